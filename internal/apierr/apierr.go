@@ -1,0 +1,70 @@
+// Package apierr is the error vocabulary shared by the gateway, the handlers
+// and the domain packages. A handler returns an *Error (or wraps one) and the
+// gateway's single error writer turns it into a status and a JSON body
+// {"error":{"code","message"}}; any other error becomes a 500.
+package apierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Codes, stable strings that clients may switch on.
+const (
+	CodeInvalidArgument  = "invalid_argument"
+	CodeUnauthenticated  = "unauthenticated"
+	CodePermission       = "permission_denied"
+	CodeForbiddenHost    = "forbidden_host"
+	CodeForbiddenOrigin  = "forbidden_origin"
+	CodeNotFound         = "not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeTooLarge         = "payload_too_large"
+	CodeAlreadyExists    = "already_exists"
+	CodeUnavailable      = "unavailable"
+	CodeInternal         = "internal"
+)
+
+// Error is an error with an HTTP status and a stable code.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// New returns an *Error with a formatted message.
+func New(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// BadRequest is a 400 invalid_argument; the message should name the
+// offending input and what is allowed.
+func BadRequest(format string, args ...any) *Error {
+	return New(http.StatusBadRequest, CodeInvalidArgument, format, args...)
+}
+
+// NotFound is a 404 not_found.
+func NotFound(format string, args ...any) *Error {
+	return New(http.StatusNotFound, CodeNotFound, format, args...)
+}
+
+// Unavailable is a 503 unavailable.
+func Unavailable(format string, args ...any) *Error {
+	return New(http.StatusServiceUnavailable, CodeUnavailable, format, args...)
+}
+
+// As reports the *Error inside err, or a 500 internal error carrying err's
+// text when err is not one. Callers decide whether the text may be shown.
+func As(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return New(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is larger than the %d bytes this route accepts", mbe.Limit)
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
+}

@@ -1,0 +1,67 @@
+// Package config loads core's settings in koanf layers (later wins):
+// built-in defaults, the user's config file, the workspace's
+// .core/config.yaml, the environment (CORE_ + the key upper-cased, '.' as
+// '_'), then command-line flags. Every layer is checked on its own first, so
+// an error names the key, the value, where it came from and what is allowed;
+// then validator checks the merged struct. The server refuses to start on any
+// problem: a security setting is never guessed.
+package config
+
+import (
+	"time"
+)
+
+// Config is the effective configuration. The koanf tags are the keys users
+// write; Keys() lists them with their environment names.
+type Config struct {
+	MCP struct {
+		// The one loopback port of the server: console, Connect services, /mcp.
+		Address string `koanf:"address" validate:"required,hostport" help:"address the server listens on (host:port); the console mounts only on a loopback address"`
+	} `koanf:"mcp"`
+
+	Console struct {
+		Enabled      bool   `koanf:"enabled" help:"false removes every console route (/api/v1/ and /console/)"`
+		HostedOrigin string `koanf:"hosted_origin" validate:"omitempty,origin" help:"origin of the hosted console web app, e.g. https://console.example.com (empty: none)"`
+		Dir          string `koanf:"dir" help:"directory of a built console to serve instead of the embedded one"`
+	} `koanf:"console"`
+
+	// Pool capacity for runs; 0 picks it from the machine (see the runner).
+	Concurrency int `koanf:"concurrency" validate:"min=0,max=1024" help:"parallel targets; 0 = 4 on hosted CI runners, else min(CPUs, 8)"`
+
+	CacheDir string `koanf:"cache_dir" help:"cache directory (default <workspace>/.core)"`
+
+	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" help:"base address of the hosted log viewer that --open points to"`
+
+	Log struct {
+		Level  string `koanf:"level" validate:"oneof=debug info warn error" help:"log level"`
+		Format string `koanf:"format" validate:"oneof=auto json console" help:"log format; auto = console on a terminal, else json"`
+	} `koanf:"log"`
+
+	Server struct {
+		ReadHeaderTimeout time.Duration `koanf:"read_header_timeout" validate:"min=100ms,max=10m" help:"time allowed to read request headers"`
+		IdleTimeout       time.Duration `koanf:"idle_timeout" validate:"min=1s,max=24h" help:"keep-alive idle timeout"`
+		ShutdownTimeout   time.Duration `koanf:"shutdown_timeout" validate:"min=100ms,max=10m" help:"grace period for in-flight requests on shutdown"`
+		MaxBody           int64         `koanf:"max_body" validate:"min=1024,max=1073741824" help:"largest request body a route accepts, in bytes (a row's max_body overrides)"`
+	} `koanf:"server"`
+
+	Events struct {
+		KeepAlive time.Duration `koanf:"keepalive" validate:"min=100ms,max=10m" help:"interval of SSE keep-alive comments"`
+		Debounce  time.Duration `koanf:"debounce" validate:"min=1ms,max=10s" help:"quiet time after a file change before the graph is rebuilt"`
+	} `koanf:"events"`
+}
+
+// Defaults is the bottom layer.
+func Defaults() Config {
+	var c Config
+	c.MCP.Address = "127.0.0.1:7391"
+	c.Console.Enabled = true
+	c.Log.Level = "info"
+	c.Log.Format = "auto"
+	c.Server.ReadHeaderTimeout = 10 * time.Second
+	c.Server.IdleTimeout = 120 * time.Second
+	c.Server.ShutdownTimeout = 10 * time.Second
+	c.Server.MaxBody = 1 << 20
+	c.Events.KeepAlive = 15 * time.Second
+	c.Events.Debounce = 50 * time.Millisecond
+	return c
+}

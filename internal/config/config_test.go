@@ -1,0 +1,148 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// load runs Load with an isolated user file and the given environment.
+func load(t *testing.T, env []string, workspaceYAML string, flags map[string]any) (*Config, error) {
+	t.Helper()
+	root := t.TempDir()
+	if workspaceYAML != "" {
+		if err := os.MkdirAll(filepath.Join(root, ".core"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ".core", "config.yaml"), []byte(workspaceYAML), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if env == nil {
+		env = []string{}
+	}
+	return Load(Sources{WorkspaceRoot: root, UserFile: filepath.Join(root, "no-user-config.yaml"), Environ: env, Flags: flags})
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := load(t, nil, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MCP.Address != "127.0.0.1:7391" || !c.Console.Enabled || c.Console.HostedOrigin != "" {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+func TestEnvironmentNamesFollowTheKeys(t *testing.T) {
+	cases := map[string]string{
+		"mcp.address":           "CORE_MCP_ADDRESS",
+		"console.enabled":       "CORE_CONSOLE_ENABLED",
+		"console.hosted_origin": "CORE_CONSOLE_HOSTED_ORIGIN",
+		"console.dir":           "CORE_CONSOLE_DIR",
+		"concurrency":           "CORE_CONCURRENCY",
+		"cache_dir":             "CORE_CACHE_DIR",
+		"log_viewer_url":        "CORE_LOG_VIEWER_URL",
+	}
+	for key, want := range cases {
+		if _, ok := keyIndex[key]; !ok {
+			t.Errorf("key %s is not a setting", key)
+		}
+		if got := EnvName(key); got != want {
+			t.Errorf("EnvName(%s) = %s, want %s", key, got, want)
+		}
+	}
+}
+
+func TestLayersLaterWins(t *testing.T) {
+	c, err := load(t,
+		[]string{"CORE_CONSOLE_ENABLED=false", "CORE_CONSOLE_HOSTED_ORIGIN=https://Console.Example.com", "CORE_CONCURRENCY=3", "CORE_UNRELATED=x"},
+		"mcp:\n  address: 127.0.0.1:9000\nconsole:\n  enabled: true\nevents:\n  debounce: 20ms\n",
+		map[string]any{"mcp.address": "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Console.Enabled {
+		t.Error("environment did not override the workspace file")
+	}
+	if c.MCP.Address != "127.0.0.1:0" {
+		t.Errorf("flag did not override the workspace file: %s", c.MCP.Address)
+	}
+	if c.Concurrency != 3 || c.Events.Debounce != 20*time.Millisecond {
+		t.Errorf("concurrency=%d debounce=%s", c.Concurrency, c.Events.Debounce)
+	}
+}
+
+func TestInvalidValuesNameKeyValueSourceAndAllowed(t *testing.T) {
+	cases := []struct {
+		name      string
+		env       []string
+		workspace string
+		want      []string
+	}{
+		{"a boolean that is not one", []string{"CORE_CONSOLE_ENABLED=maybe"}, "",
+			[]string{`console.enabled="maybe"`, "CORE_CONSOLE_ENABLED", "allowed: true, false"}},
+		{"an address without a port", []string{"CORE_MCP_ADDRESS=localhost"}, "",
+			[]string{`mcp.address="localhost"`, "CORE_MCP_ADDRESS", "host:port"}},
+		{"a hosted origin over http", []string{"CORE_CONSOLE_HOSTED_ORIGIN=http://console.example.com"}, "",
+			[]string{"console.hosted_origin", `scheme "http" is not https`}},
+		{"a hosted origin with a path", []string{"CORE_CONSOLE_HOSTED_ORIGIN=https://console.example.com/app"}, "",
+			[]string{"console.hosted_origin", "path"}},
+		{"a negative concurrency", []string{"CORE_CONCURRENCY=-2"}, "",
+			[]string{"concurrency=", "at least 0"}},
+		{"concurrency that is not a number", []string{"CORE_CONCURRENCY=lots"}, "",
+			[]string{`concurrency="lots"`, "whole number"}},
+		{"a log level outside the list", nil, "log:\n  level: loud\n",
+			[]string{`log.level="loud"`, "config.yaml", "allowed values: debug, info, warn, error"}},
+		{"an unknown key in the workspace file", nil, "console:\n  enabeld: false\n",
+			[]string{"unknown key", "console.enabeld", `did you mean "console.enabled"`}},
+		{"a duration without a unit", nil, "events:\n  debounce: soon\n",
+			[]string{"events.debounce", "not a duration"}},
+		{"a file that is not YAML", nil, "mcp: [\n",
+			[]string{"not a valid YAML config file"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+" is refused with its key and what is allowed", func(t *testing.T) {
+			_, err := load(t, tc.env, tc.workspace, nil)
+			if err == nil {
+				t.Fatal("Load accepted it")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestAllProblemsAreReportedAtOnce(t *testing.T) {
+	_, err := load(t, []string{"CORE_CONSOLE_ENABLED=maybe", "CORE_CONCURRENCY=lots"}, "bogus: 1\n", nil)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	if n := len(err.(*Error).Problems); n != 3 {
+		t.Fatalf("got %d problems, want 3: %v", n, err)
+	}
+}
+
+func TestParseOriginNormalises(t *testing.T) {
+	cases := map[string]string{
+		"https://Console.Example.com":      "https://console.example.com",
+		"https://console.example.com:443/": "https://console.example.com",
+		"https://console.example.com:8443": "https://console.example.com:8443",
+	}
+	for in, want := range cases {
+		u, err := ParseOrigin(in)
+		if err != nil || u.String() != want {
+			t.Errorf("ParseOrigin(%q) = %v, %v; want %s", in, u, err, want)
+		}
+	}
+	for _, bad := range []string{"", "console.example.com", "http://console.example.com", "https://user@console.example.com", "https://console.example.com/?q", "https://console.example.com#x", "https://:443"} {
+		if _, err := ParseOrigin(bad); err == nil {
+			t.Errorf("ParseOrigin(%q) accepted", bad)
+		}
+	}
+}

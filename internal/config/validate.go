@@ -1,0 +1,134 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-playground/validator/v10"
+)
+
+type fieldError struct{ key, msg string }
+
+var (
+	validatorOnce sync.Once
+	validatorInst *validator.Validate
+)
+
+func newValidator() *validator.Validate {
+	validatorOnce.Do(func() {
+		v := validator.New(validator.WithRequiredStructEnabled())
+		v.RegisterTagNameFunc(func(f reflect.StructField) string { return f.Tag.Get("koanf") })
+		_ = v.RegisterValidation("hostport", func(fl validator.FieldLevel) bool {
+			return CheckHostPort(fl.Field().String()) == nil
+		})
+		_ = v.RegisterValidation("origin", func(fl validator.FieldLevel) bool {
+			_, err := ParseOrigin(fl.Field().String())
+			return err == nil
+		})
+		validatorInst = v
+	})
+	return validatorInst
+}
+
+func validate(c *Config) []fieldError {
+	err := newValidator().Struct(c)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) {
+		return []fieldError{{key: "?", msg: err.Error()}}
+	}
+	out := make([]fieldError, 0, len(verrs))
+	for _, fe := range verrs {
+		key := strings.TrimPrefix(fe.Namespace(), "Config.")
+		out = append(out, fieldError{key: key, msg: explain(fe)})
+	}
+	return out
+}
+
+// explain turns a validator failure into what is allowed.
+func explain(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "must be set"
+	case "hostport":
+		return fmt.Sprintf("%v; write host:port, for example 127.0.0.1:7391 or [::1]:7391", CheckHostPort(fmt.Sprint(fe.Value())))
+	case "origin":
+		_, err := ParseOrigin(fmt.Sprint(fe.Value()))
+		return fmt.Sprintf("%v; write an origin like https://console.example.com (https, a host, no path)", err)
+	case "oneof":
+		return "allowed values: " + strings.Join(strings.Fields(fe.Param()), ", ")
+	case "min":
+		return "must be at least " + fe.Param()
+	case "max":
+		return "must be at most " + fe.Param()
+	case "url":
+		return "must be an absolute URL such as https://logs.example.com"
+	}
+	return fmt.Sprintf("fails the %q rule", fe.Tag())
+}
+
+// CheckHostPort accepts host:port with a non-empty host and a port in
+// 0..65535 (0 picks a free port).
+func CheckHostPort(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("not host:port")
+	}
+	if host == "" {
+		return fmt.Errorf("the host is empty")
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	return nil
+}
+
+// ParseOrigin parses a web origin (scheme://host[:port]) as the hosted
+// console's: https only, no user info, path, query or fragment. The result is
+// normalised (lower-case host, default port dropped) so that comparisons are
+// exact.
+func ParseOrigin(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("not a URL")
+	}
+	switch {
+	case u.Scheme != "https":
+		return nil, fmt.Errorf("scheme %q is not https", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return nil, fmt.Errorf("no host")
+	case u.User != nil:
+		return nil, fmt.Errorf("user info is not allowed")
+	case u.Path != "" && u.Path != "/":
+		return nil, fmt.Errorf("path %q is not allowed", u.Path)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return nil, fmt.Errorf("query and fragment are not allowed")
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	port := u.Port()
+	if port == "443" {
+		port = ""
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+			return nil, fmt.Errorf("port %q is not valid", port)
+		}
+	}
+	out := &url.URL{Scheme: "https", Host: host}
+	if strings.Contains(host, ":") {
+		out.Host = "[" + host + "]"
+	}
+	if port != "" {
+		out.Host += ":" + port
+	}
+	return out, nil
+}
