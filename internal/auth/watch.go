@@ -1,0 +1,53 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watch reloads tokens.json whenever it changes, so a token revoked by the
+// CLI (another process) stops working in the server. It watches the cache
+// directory rather than the file because every write replaces the file by
+// rename. Reload failures and watcher errors go to onError (which may be nil)
+// and the last good set of tokens stays in force. Watch returns nil when ctx
+// ends, or an error if the watch cannot be set up.
+func (s *Store) Watch(ctx context.Context, onError func(error)) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch tokens in %s: %w", s.dir, err)
+	}
+	defer func() { _ = w.Close() }()
+	if err := w.Add(s.dir); err != nil {
+		return fmt.Errorf("watch tokens in %s: %w", s.dir, err)
+	}
+	report := func(err error) {
+		if err != nil && onError != nil {
+			onError(err)
+		}
+	}
+	// Catch a change made between OpenStore and the watch taking effect.
+	if s.currentID() != s.persist.Load().seen {
+		report(s.Reload())
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if filepath.Base(ev.Name) == tokensFile {
+				report(s.Reload())
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			report(fmt.Errorf("watch tokens in %s: %w", s.dir, err))
+		}
+	}
+}
