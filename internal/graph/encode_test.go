@@ -1,0 +1,170 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestEmptyGraphEncodesEmptyLists(t *testing.T) {
+	t.Parallel()
+	if got := string((&Graph{}).Encode()); got != "{\"nodes\":[],\"edges\":[]}\n" {
+		t.Errorf("Encode = %q", got)
+	}
+}
+
+func TestSortRemovesDuplicatesKeepingTheFirstNode(t *testing.T) {
+	t.Parallel()
+	g := &Graph{
+		Nodes: []Node{{ID: "b", Name: "first"}, {ID: "a"}, {ID: "b", Name: "second"}},
+		Edges: []Edge{{"b", "a", "x"}, {"a", "b", "y"}, {"a", "b", "x"}, {"b", "a", "x"}},
+	}
+	g.Sort()
+	if len(g.Nodes) != 2 || g.Nodes[0].ID != "a" || g.Nodes[1].Name != "first" {
+		t.Errorf("nodes = %+v", g.Nodes)
+	}
+	want := []Edge{{"a", "b", "x"}, {"a", "b", "y"}, {"b", "a", "x"}}
+	if len(g.Edges) != len(want) {
+		t.Fatalf("edges = %+v", g.Edges)
+	}
+	for i := range want {
+		if g.Edges[i] != want[i] {
+			t.Errorf("edges = %+v", g.Edges)
+		}
+	}
+}
+
+func TestEncodingIsDeterministic(t *testing.T) {
+	ws := loadDemo(t)
+	g, err := Build(ws, os.DirFS(ws.Root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := g.Encode()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20; i++ {
+		shuffled := &Graph{Nodes: append([]Node(nil), g.Nodes...), Edges: append([]Edge(nil), g.Edges...)}
+		rng.Shuffle(len(shuffled.Nodes), func(i, j int) { shuffled.Nodes[i], shuffled.Nodes[j] = shuffled.Nodes[j], shuffled.Nodes[i] })
+		rng.Shuffle(len(shuffled.Edges), func(i, j int) { shuffled.Edges[i], shuffled.Edges[j] = shuffled.Edges[j], shuffled.Edges[i] })
+		before := append([]Node(nil), shuffled.Nodes...)
+		if got := shuffled.Encode(); !bytes.Equal(got, want) {
+			t.Fatalf("shuffle %d encodes differently", i)
+		}
+		if shuffled.Nodes[0].ID != before[0].ID {
+			t.Fatal("Encode reordered the graph it was called on")
+		}
+		shuffled.Sort()
+		if got := shuffled.Encode(); !bytes.Equal(got, want) {
+			t.Fatalf("shuffle %d sorts differently", i)
+		}
+	}
+	again, err := Build(ws, os.DirFS(ws.Root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Encode(), want) {
+		t.Fatal("two builds encode differently")
+	}
+}
+
+// randString mixes what JSON escaping has to get right: quotes,
+// backslashes, control bytes, HTML characters, multi-byte runes, U+2028,
+// U+2029 and invalid UTF-8.
+func randString(rng *rand.Rand) string {
+	pieces := []string{"a", "Z", "0", " ", "\"", "\\", "/", "<", ">", "&", "\x00", "\x01", "\x1f", "\x7f",
+		"\b", "\f", "\n", "\r", "\t", "é", "漢", "😀", "\u2028", "\u2029", "\ufffd", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "project:", "**/*.go"}
+	n := rng.IntN(8)
+	var b []byte
+	for i := 0; i < n; i++ {
+		if rng.IntN(4) == 0 {
+			b = append(b, byte(rng.IntN(256)))
+		} else {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+	}
+	return string(b)
+}
+
+func randList(rng *rand.Rand) []string {
+	switch rng.IntN(4) {
+	case 0:
+		return nil
+	case 1:
+		return []string{}
+	}
+	out := make([]string, rng.IntN(4)+1)
+	for i := range out {
+		out[i] = randString(rng)
+	}
+	return out
+}
+
+func randGraph(rng *rand.Rand) *Graph {
+	g := &Graph{Nodes: []Node{}, Edges: []Edge{}}
+	for i := rng.IntN(12); i > 0; i-- {
+		g.Nodes = append(g.Nodes, Node{
+			ID: randString(rng), Kind: randString(rng), Name: randString(rng),
+			Path: randString(rng), Project: randString(rng),
+			Command: randList(rng), Inputs: randList(rng), Outputs: randList(rng),
+			Drift: rng.IntN(2) == 0, Description: randString(rng), Title: randString(rng),
+		})
+	}
+	for i := rng.IntN(12); i > 0; i-- {
+		g.Edges = append(g.Edges, Edge{Source: randString(rng), Target: randString(rng), Kind: randString(rng)})
+	}
+	g.Sort()
+	return g
+}
+
+func TestEncodeMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 11))
+	for i := 0; i < 3000; i++ {
+		g := randGraph(rng)
+		want, err := json.Marshal(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, '\n')
+		got := g.Encode()
+		if !bytes.Equal(got, want) {
+			t.Fatalf("graph %d:\n got %q\nwant %q", i, got, want)
+		}
+		if !json.Valid(got) || !utf8.Valid(got) {
+			t.Fatalf("graph %d: invalid JSON or UTF-8: %q", i, got)
+		}
+	}
+}
+
+func TestEncodeRoundTrips(t *testing.T) {
+	t.Parallel()
+	ws := loadDemo(t)
+	g, err := Build(ws, os.DirFS(ws.Root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Graph
+	if err := json.Unmarshal(g.Encode(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back.Encode(), g.Encode()) {
+		t.Fatal("decoding and re-encoding changed the bytes")
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	g := &Graph{}
+	for i := 0; i < 100; i++ {
+		g.Nodes = append(g.Nodes, randGraph(rng).Nodes...)
+		g.Edges = append(g.Edges, randGraph(rng).Edges...)
+	}
+	g.Sort()
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Encode()
+	}
+}

@@ -1,0 +1,182 @@
+// Package graph is the knowledge graph of a workspace: the nodes (projects,
+// targets, spells, docs, and later files, packages and symbols) and the
+// edges between them that the console draws, the query engine walks and
+// GET /api/v1/graph serves.
+//
+// The JSON form is a contract: `core graph --json` and the HTTP route print
+// the same bytes, so Encode is deterministic (sorted nodes and edges, fixed
+// field order) and hand-written rather than left to reflection.
+package graph
+
+import (
+	"io/fs"
+	"strings"
+
+	"github.com/corehq/core/internal/workspace"
+)
+
+// Node kinds.
+const (
+	KindProject = "project"
+	KindTarget  = "target"
+	KindSpell   = "spell"
+	KindDoc     = "doc"
+	KindFile    = "file"
+	KindPackage = "package"
+	KindSymbol  = "symbol"
+)
+
+// Edge kinds. Dependency edges point from the dependent to what it depends
+// on; ownership edges from the owner to what it owns.
+const (
+	EdgeOwns            = "owns"             // project -> target, project -> doc (later file, symbol)
+	EdgeDepends         = "depends"          // target -> target
+	EdgeDependsDeclared = "depends_declared" // project -> project, from targets.yaml
+	EdgeDependsInferred = "depends_inferred" // project -> project, from imports
+	EdgeImports         = "imports"
+	EdgeLinks           = "links"
+	EdgeMentions        = "mentions"
+	EdgeReferences      = "references"
+)
+
+// Node is a vertex of the graph. Fields after Name are kind-specific.
+type Node struct {
+	ID          string   `json:"id"`
+	Kind        string   `json:"kind"`
+	Name        string   `json:"name"`
+	Path        string   `json:"path,omitempty"`    // project dir, doc path, target's project dir
+	Project     string   `json:"project,omitempty"` // owning project of targets and docs
+	Command     []string `json:"command,omitempty"` // target and spell argv
+	Inputs      []string `json:"inputs,omitempty"`
+	Outputs     []string `json:"outputs,omitempty"`
+	Drift       bool     `json:"drift,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Title       string   `json:"title,omitempty"` // doc: its first "# " heading
+}
+
+// Edge is a directed, typed relation between two node ids.
+type Edge struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+	Kind   string `json:"kind"`
+}
+
+// Graph is a set of nodes and edges. Build, Targets and Projects return it
+// sorted; call Sort after adding to it.
+type Graph struct {
+	Nodes []Node `json:"nodes"`
+	Edges []Edge `json:"edges"`
+}
+
+// ProjectID returns the node id of a project, "project:<name>".
+func ProjectID(name string) string { return "project:" + name }
+
+// TargetID returns the node id of a target, "target:<project>:<target>".
+func TargetID(project, target string) string { return "target:" + project + ":" + target }
+
+// SpellID returns the node id of a spell, "spell:<name>".
+func SpellID(name string) string { return "spell:" + name }
+
+// DocID returns the node id of a doc, "doc:<slash path from the root>".
+func DocID(path string) string { return "doc:" + path }
+
+// Build returns the knowledge graph of ws: project, target, spell and doc
+// nodes, with declared project dependencies, target dependencies and
+// ownership of targets and docs. fsys is the workspace root
+// (os.DirFS(ws.Root)); docs are found in it with ws.Docs. A nil fsys yields
+// no docs.
+func Build(ws *workspace.Workspace, fsys fs.FS) (*Graph, error) {
+	g := &Graph{}
+	addProjects(g, ws)
+	addTargets(g, ws, true)
+	for _, s := range ws.Spells {
+		g.Nodes = append(g.Nodes, Node{
+			ID: SpellID(s.Name), Kind: KindSpell, Name: s.Name,
+			Command: s.Run, Description: s.Description,
+		})
+	}
+	if fsys != nil {
+		docs, err := findDocs(fsys, ws.Docs)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			n := Node{ID: DocID(d.path), Kind: KindDoc, Name: d.name(), Path: d.path, Title: d.title}
+			if owner := ownerOf(ws, d.path); owner != nil {
+				n.Project = owner.Name
+				g.Edges = append(g.Edges, Edge{Source: ProjectID(owner.Name), Target: n.ID, Kind: EdgeOwns})
+			}
+			g.Nodes = append(g.Nodes, n)
+		}
+	}
+	g.Sort()
+	return g, nil
+}
+
+// Targets returns the target graph (flavor=targets): target nodes and their
+// dependency edges only.
+func Targets(ws *workspace.Workspace) *Graph {
+	g := &Graph{}
+	addTargets(g, ws, false)
+	g.Sort()
+	return g
+}
+
+// Projects returns the project skeleton (level=projects): project nodes and
+// their declared dependency edges only.
+func Projects(ws *workspace.Workspace) *Graph {
+	g := &Graph{}
+	addProjects(g, ws)
+	g.Sort()
+	return g
+}
+
+func addProjects(g *Graph, ws *workspace.Workspace) {
+	for _, p := range ws.Projects {
+		g.Nodes = append(g.Nodes, Node{ID: ProjectID(p.Name), Kind: KindProject, Name: p.Name, Path: p.Path})
+		for _, d := range p.Deps {
+			g.Edges = append(g.Edges, Edge{Source: ProjectID(p.Name), Target: ProjectID(d), Kind: EdgeDependsDeclared})
+		}
+	}
+}
+
+func addTargets(g *Graph, ws *workspace.Workspace, owns bool) {
+	for _, p := range ws.Projects {
+		for _, t := range p.Targets {
+			id := TargetID(p.Name, t.Name)
+			g.Nodes = append(g.Nodes, Node{
+				ID: id, Kind: KindTarget, Name: t.Name, Path: p.Path, Project: p.Name,
+				Command: t.Run, Inputs: t.Inputs, Outputs: t.Outputs, Drift: t.Drift,
+			})
+			if owns {
+				g.Edges = append(g.Edges, Edge{Source: ProjectID(p.Name), Target: id, Kind: EdgeOwns})
+			}
+			for _, d := range t.Deps {
+				project, target, _ := strings.Cut(d, ":")
+				g.Edges = append(g.Edges, Edge{Source: id, Target: TargetID(project, target), Kind: EdgeDepends})
+			}
+		}
+	}
+}
+
+// ownerOf returns the project whose directory is the longest prefix of the
+// slash path p, or nil when p lies outside every project.
+func ownerOf(ws *workspace.Workspace, p string) *workspace.Project {
+	var best *workspace.Project
+	bestLen := -1
+	for _, pr := range ws.Projects {
+		var n int
+		switch {
+		case pr.Path == ".":
+			n = 0
+		case strings.HasPrefix(p, pr.Path+"/"):
+			n = len(pr.Path)
+		default:
+			continue
+		}
+		if n > bestLen {
+			best, bestLen = pr, n
+		}
+	}
+	return best
+}

@@ -1,0 +1,418 @@
+package workspace
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"go.yaml.in/yaml/v3"
+)
+
+// The file is read by walking yaml.Nodes rather than decoding into structs:
+// that is what lets every problem carry a line, a column and a field path,
+// and lets one pass collect all of them instead of stopping at the first.
+
+const namePatternText = "[a-z0-9][a-z0-9_-]*"
+
+var namePattern = regexp.MustCompile(`^` + namePatternText + `$`)
+
+func validName(s string) bool { return namePattern.MatchString(s) }
+
+// Allowed keys at each level, sorted: they are printed as the fix for an
+// unknown key.
+var (
+	rootKeys    = []string{"docs", "projects", "spells"}
+	projectKeys = []string{"deps", "path", "targets"}
+	targetKeys  = []string{"deps", "drift", "inputs", "outputs", "run"}
+	spellKeys   = []string{"description", "run"}
+)
+
+// maxExpanded bounds the nodes read through aliases, so a small file of
+// nested aliases cannot make the walker do exponential work. Sharing a glob
+// list between a thousand targets costs a few thousand.
+const maxExpanded = 100_000
+
+type parser struct {
+	file          string
+	problems      []Problem
+	expanded      int                // nodes read through aliases so far
+	sizes         map[*yaml.Node]int // memo for size
+	aliasReported bool
+}
+
+// ref is a string read from the file with where it was written, kept until
+// the resolve pass has what it needs to judge it.
+type ref struct {
+	value string
+	node  *yaml.Node
+	field string
+}
+
+type rawProject struct {
+	p       *Project
+	deps    []ref
+	targets []*rawTarget
+}
+
+type rawTarget struct {
+	t    *Target
+	deps []ref
+}
+
+type entry struct {
+	key, val *yaml.Node
+	name     string
+}
+
+func parse(filename string, data []byte) (*Workspace, []Problem) {
+	p := &parser{file: filename}
+	ws := &Workspace{Docs: DefaultDocs()}
+	root := p.document(data)
+	if root == nil {
+		return ws, p.problems
+	}
+	raws := p.root(root, ws)
+	p.resolve(ws, raws)
+	return ws, p.problems
+}
+
+func (p *parser) at(n *yaml.Node, field, format string, args ...any) {
+	line, col := 1, 1
+	if n != nil && n.Line > 0 {
+		line, col = n.Line, n.Column
+	}
+	p.problems = append(p.problems, Problem{File: p.file, Line: line, Column: col, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func join(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
+
+func index(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }
+
+func (p *parser) root(n *yaml.Node, ws *Workspace) []*rawProject {
+	n = p.deref(n)
+	if n == nil {
+		return nil
+	}
+	if isNull(n) {
+		p.at(n, "", "the file is empty: declare your projects under a top-level projects: key")
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.at(n, "", "the file must be a mapping with the keys %s, found %s", strings.Join(rootKeys, ", "), describe(n))
+		return nil
+	}
+	f := p.fields(n, "", rootKeys)
+	var raws []*rawProject
+	if e, ok := f["projects"]; ok {
+		raws = p.projects(e.val, "projects")
+	}
+	if e, ok := f["spells"]; ok {
+		ws.Spells = p.spells(e.val, "spells")
+	}
+	if e, ok := f["docs"]; ok {
+		if docs, ok := p.globs(e.val, "docs", "the workspace root"); ok {
+			ws.Docs = docs
+		}
+	}
+	return raws
+}
+
+// namedMapping checks that n is a mapping from names to settings and
+// returns its entries; a null value means an empty mapping.
+func (p *parser) namedMapping(n *yaml.Node, field, what string) []entry {
+	n = p.deref(n)
+	if n == nil || isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		p.at(n, field, "%s must be a mapping from %s name to its settings, found %s", field[strings.LastIndexByte(field, '.')+1:], what, describe(n))
+		return nil
+	}
+	es := p.entries(n, field)
+	for _, e := range es {
+		if !validName(e.name) {
+			p.at(e.key, join(field, e.name), "invalid %s name %q: use lowercase letters, digits, - and _, starting with a letter or digit (pattern %s)", what, e.name, namePatternText)
+		}
+	}
+	return es
+}
+
+// settings checks that the value of a named entry is a mapping. A null value
+// reads as an empty mapping so the missing required keys get reported.
+func (p *parser) settings(e entry, field, what string, allowed []string) (map[string]entry, bool) {
+	v := p.deref(e.val)
+	if v == nil {
+		return nil, false
+	}
+	if isNull(v) {
+		return map[string]entry{}, true
+	}
+	if v.Kind != yaml.MappingNode {
+		msg := fmt.Sprintf("%s %q must be a mapping with the keys %s, found %s", what, e.name, strings.Join(allowed, ", "), describe(v))
+		if v.Kind == yaml.SequenceNode && contains(allowed, "run") {
+			example := "[go, build, ./...]"
+			if args := scalars(v); len(args) > 0 {
+				example = flowList(args)
+			}
+			msg += fmt.Sprintf(": put the command under run, e.g. %s: {run: %s}", e.name, example)
+		}
+		p.at(v, field, "%s", msg)
+		return nil, false
+	}
+	return p.fields(v, field, allowed), true
+}
+
+func (p *parser) projects(n *yaml.Node, field string) []*rawProject {
+	var raws []*rawProject
+	for _, e := range p.namedMapping(n, field, "project") {
+		pf := join(field, e.name)
+		rp := &rawProject{p: &Project{Name: e.name, Line: e.key.Line}}
+		raws = append(raws, rp)
+		f, ok := p.settings(e, pf, "project", projectKeys)
+		if !ok {
+			continue
+		}
+		if pe, ok := f["path"]; ok {
+			p.projectPath(rp.p, pe.val, join(pf, "path"))
+		} else {
+			p.at(e.key, pf, "missing path: give the project's directory relative to the workspace root, e.g. path: services/api (\".\" for the root itself)")
+		}
+		if de, ok := f["deps"]; ok {
+			rp.deps, _ = p.stringList(de.val, join(pf, "deps"), "deps", "project names, e.g. deps: [util]")
+		}
+		if te, ok := f["targets"]; ok {
+			rp.targets = p.targets(te.val, join(pf, "targets"), e.name)
+		}
+	}
+	return raws
+}
+
+func (p *parser) projectPath(pr *Project, n *yaml.Node, field string) {
+	n = p.deref(n)
+	if n == nil {
+		return
+	}
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		p.at(n, field, "path must be a directory relative to the workspace root, e.g. path: services/api (\".\" for the root itself), found %s", describe(n))
+		return
+	}
+	s := n.Value
+	switch {
+	case s == "":
+		p.at(n, field, "path is empty: write the project's directory relative to the workspace root, or \".\" for the root itself")
+	case strings.Contains(s, "\\"):
+		p.at(n, field, "path %q contains a backslash: separate directories with /, e.g. services/api", s)
+	case path.IsAbs(s) || (len(s) >= 2 && s[1] == ':'):
+		p.at(n, field, "path %q is absolute: write it relative to the workspace root, e.g. services/api", s)
+	case escapes(s):
+		p.at(n, field, "path %q leaves the workspace root: projects must live under the directory holding %s", s, FileName)
+	default:
+		pr.Path = path.Clean(s)
+		pr.pathLine, pr.pathColumn = n.Line, n.Column
+	}
+}
+
+// escapes reports whether a relative slash path climbs above its base.
+func escapes(s string) bool {
+	c := path.Clean(s)
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
+// stringList reads a list of strings. ok is false when the key holds null (or
+// an expansion was refused), which callers treat like an absent key.
+func (p *parser) stringList(n *yaml.Node, field, what, example string) (refs []ref, ok bool) {
+	n = p.deref(n)
+	if n == nil || isNull(n) {
+		return nil, false
+	}
+	if n.Kind != yaml.SequenceNode {
+		msg := fmt.Sprintf("%s must be a list of %s, found %s", what, example, describe(n))
+		if n.Kind == yaml.ScalarNode && n.Value != "" {
+			msg += fmt.Sprintf(": write %s: %s", what, flowList([]string{n.Value}))
+		}
+		p.at(n, field, "%s", msg)
+		return nil, false
+	}
+	refs = []ref{}
+	for i, c := range n.Content {
+		cf := index(field, i)
+		c = p.deref(c)
+		if c == nil {
+			continue
+		}
+		if c.Kind != yaml.ScalarNode || isNull(c) {
+			p.at(c, cf, "%s entries must be strings, found %s", what, describe(c))
+			continue
+		}
+		refs = append(refs, ref{value: c.Value, node: c, field: cf})
+	}
+	return refs, true
+}
+
+// globs reads a list of doublestar globs relative to base (named in
+// messages). ok is false when the key holds null.
+func (p *parser) globs(n *yaml.Node, field, base string) ([]string, bool) {
+	what := field[strings.LastIndexByte(field, '.')+1:]
+	refs, ok := p.stringList(n, field, what, `globs, e.g. ["**/*.go"]`)
+	if !ok {
+		return nil, false
+	}
+	out := []string{}
+	for _, r := range refs {
+		s := r.value
+		switch {
+		case s == "":
+			p.at(r.node, r.field, "empty glob: remove it, or write \"**/*\" for every file")
+		case !doublestar.ValidatePattern(s):
+			p.at(r.node, r.field, "invalid glob %q: check that every [ and { is closed (doublestar syntax: *, **, ?, [abc], {a,b})", s)
+		case strings.HasPrefix(s, "/"):
+			p.at(r.node, r.field, "glob %q is absolute: globs are relative to %s", s, base)
+		case contains(strings.Split(s, "/"), ".."):
+			p.at(r.node, r.field, "glob %q uses ..: globs are relative to %s and cannot leave it", s, base)
+		default:
+			out = append(out, s)
+		}
+	}
+	return out, true
+}
+
+// shellChars mark a run string that needed a shell, for the hint.
+const shellChars = "|&;<>$`*\"'(){}"
+
+func (p *parser) argv(e entry, field string) []string {
+	n := p.deref(e.val)
+	if n == nil {
+		return nil
+	}
+	switch {
+	case isNull(n):
+		p.at(e.key, field, "run is empty: give the command as an argv list, e.g. run: [go, build, ./...]")
+		return nil
+	case n.Kind == yaml.ScalarNode:
+		words := strings.Fields(n.Value)
+		if len(words) == 0 {
+			p.at(n, field, "run must be an argv list such as [go, build, ./...], found %s", describe(n))
+			return nil
+		}
+		msg := fmt.Sprintf("run must be an argv list, not a string (commands run without a shell): write run: %s", flowList(words))
+		if strings.ContainsAny(n.Value, shellChars) {
+			msg = fmt.Sprintf("run must be an argv list, not a string (commands run without a shell): for pipes, redirects or globs write run: [sh, -c, %s]", strconv.Quote(n.Value))
+		}
+		p.at(n, field, "%s", msg)
+		return nil
+	case n.Kind != yaml.SequenceNode:
+		p.at(n, field, "run must be an argv list such as [go, build, ./...], found %s", describe(n))
+		return nil
+	case len(n.Content) == 0:
+		p.at(n, field, "run is empty: give the command as an argv list, e.g. run: [go, build, ./...]")
+		return nil
+	}
+	var args []string
+	ok := true
+	for i, c := range n.Content {
+		cf := index(field, i)
+		c = p.deref(c)
+		if c == nil {
+			ok = false
+			continue
+		}
+		if c.Kind != yaml.ScalarNode || isNull(c) {
+			p.at(c, cf, "run entries must be strings, found %s: quote it if it is one argument", describe(c))
+			ok = false
+			continue
+		}
+		if i == 0 && strings.TrimSpace(c.Value) == "" {
+			p.at(c, cf, "the program name (run[0]) is empty: write the program to run, e.g. go")
+			ok = false
+			continue
+		}
+		args = append(args, c.Value)
+	}
+	if !ok {
+		return nil
+	}
+	return args
+}
+
+func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
+	var out []*rawTarget
+	for _, e := range p.namedMapping(n, field, "target") {
+		tf := join(field, e.name)
+		rt := &rawTarget{t: &Target{Project: project, Name: e.name, Line: e.key.Line, Inputs: DefaultInputs()}}
+		out = append(out, rt)
+		f, ok := p.settings(e, tf, "target", targetKeys)
+		if !ok {
+			continue
+		}
+		if re, ok := f["run"]; ok {
+			rt.t.Run = p.argv(re, join(tf, "run"))
+		} else {
+			p.at(e.key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
+		}
+		if ie, ok := f["inputs"]; ok {
+			if in, ok := p.globs(ie.val, join(tf, "inputs"), "the project directory"); ok {
+				rt.t.Inputs = in
+			}
+		}
+		if oe, ok := f["outputs"]; ok {
+			rt.t.Outputs, _ = p.globs(oe.val, join(tf, "outputs"), "the project directory")
+		}
+		if de, ok := f["deps"]; ok {
+			rt.deps, _ = p.stringList(de.val, join(tf, "deps"), "deps", `targets, e.g. deps: [build, "util:build", "^build"]`)
+		}
+		if de, ok := f["drift"]; ok {
+			rt.t.Drift = p.boolean(de.val, join(tf, "drift"))
+		}
+	}
+	return out
+}
+
+func (p *parser) boolean(n *yaml.Node, field string) bool {
+	n = p.deref(n)
+	if n == nil || isNull(n) {
+		return false
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		return strings.EqualFold(n.Value, "true")
+	}
+	p.at(n, field, "%s must be true or false, found %s", field[strings.LastIndexByte(field, '.')+1:], describe(n))
+	return false
+}
+
+func (p *parser) spells(n *yaml.Node, field string) []*Spell {
+	var out []*Spell
+	for _, e := range p.namedMapping(n, field, "spell") {
+		sf := join(field, e.name)
+		s := &Spell{Name: e.name, Line: e.key.Line}
+		out = append(out, s)
+		f, ok := p.settings(e, sf, "spell", spellKeys)
+		if !ok {
+			continue
+		}
+		if re, ok := f["run"]; ok {
+			s.Run = p.argv(re, join(sf, "run"))
+		} else {
+			p.at(e.key, sf, "missing run: give the command as an argv list, e.g. run: [gofmt, -l, .]")
+		}
+		if de, ok := f["description"]; ok {
+			if d := p.deref(de.val); d != nil && !isNull(d) {
+				if d.Kind == yaml.ScalarNode {
+					s.Description = d.Value
+				} else {
+					p.at(d, join(sf, "description"), "description must be a string, found %s", describe(d))
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

@@ -1,0 +1,212 @@
+// Package workspace loads the workspace target file, targets.yaml: the one
+// place a monorepo declares its projects, their targets (argv commands with
+// dependencies and inputs) and its spells (named tool commands).
+//
+// Everything downstream (the knowledge graph, the runner, the plan, the
+// console) starts from the *Workspace this package returns, so the loader is
+// strict: it walks the YAML nodes itself, resolves every dependency, rejects
+// cycles, and reports every problem at once with its line, column and field
+// path, in words that say how to fix it. A file that loads is a file every
+// other package can trust without re-checking.
+//
+// Decisions the design leaves open, taken here:
+//   - path is required ("." names the root) and two projects cannot share
+//     one; nested project directories are fine.
+//   - Names (projects, targets, spells) match [a-z0-9][a-z0-9_-]*, so a
+//     dependency string "project:target" or "^target" is never ambiguous.
+//   - Globs (inputs, outputs, docs) are relative and cannot climb out with
+//     "..": a target that needs another project's files depends on its
+//     target instead.
+//   - Absent inputs mean every file of the project ("**/*"); inputs: []
+//     means none. An empty value (key with nothing after it) reads as absent.
+//   - A dependency string listed twice is a problem; "^build" expanding to
+//     a target also named explicitly is not.
+//   - Anchors and aliases work (within a budget); merge keys (<<) do not,
+//     because they make "which key wins" invisible in review.
+//   - Cycles are reported once per strongly connected group, as the
+//     shortest cycle through its alphabetically first member.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FileName is the name of the target file at the workspace root.
+const FileName = "targets.yaml"
+
+// DefaultDocs returns the doc globs used when targets.yaml has no docs key.
+func DefaultDocs() []string { return []string{"docs/**/*.md", "**/README.md"} }
+
+// DefaultInputs returns the input globs of a target that declares none: every
+// file of its project.
+func DefaultInputs() []string { return []string{"**/*"} }
+
+// Workspace is a parsed, fully resolved targets.yaml.
+type Workspace struct {
+	Root     string     // absolute root dir ("" when parsed from bytes)
+	Projects []*Project // sorted by Name
+	Spells   []*Spell   // sorted by Name
+	Docs     []string   // doc globs, relative to Root
+}
+
+// Project is a directory of the workspace with its targets.
+type Project struct {
+	Name    string
+	Path    string    // cleaned, slash-separated, relative to the root; "." is the root
+	Deps    []string  // declared project dependencies, sorted, unique
+	Targets []*Target // sorted by Name
+	Line    int       // line of the project's key in targets.yaml
+
+	pathLine, pathColumn int // where path is written, for Load's disk check
+}
+
+// Target is a command of a project.
+type Target struct {
+	Project string
+	Name    string
+	Run     []string // argv; cwd is the project directory
+	Inputs  []string // globs relative to the project (default ["**/*"])
+	Outputs []string // globs relative to the project
+	Drift   bool     // run against HEAD by check-drift; output means stale
+	Deps    []string // resolved "project:target" ids, sorted, unique
+	Line    int      // line of the target's key in targets.yaml
+}
+
+// ID returns the target's id, "project:target".
+func (t *Target) ID() string { return t.Project + ":" + t.Name }
+
+// Spell is a named tool command run from the workspace root.
+type Spell struct {
+	Name        string
+	Run         []string
+	Description string
+	Line        int
+}
+
+// Project returns the project called name, or nil.
+func (w *Workspace) Project(name string) *Project {
+	for _, p := range w.Projects {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Target returns the target with id "project:target", or nil.
+func (w *Workspace) Target(id string) *Target {
+	project, name, ok := strings.Cut(id, ":")
+	if !ok {
+		return nil
+	}
+	p := w.Project(project)
+	if p == nil {
+		return nil
+	}
+	return p.Target(name)
+}
+
+// Target returns the project's target called name, or nil.
+func (p *Project) Target(name string) *Target {
+	for _, t := range p.Targets {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// ErrNotFound is matched (errors.Is) by the error Find returns when no
+// directory above the start holds a targets.yaml.
+var ErrNotFound = errors.New("workspace not found")
+
+type notFoundError struct{ start string }
+
+func (e *notFoundError) Error() string {
+	return fmt.Sprintf("no %s in %s or any parent directory: run core inside a workspace or pass --workspace DIR", FileName, e.start)
+}
+
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// Find walks up from start to the first directory holding targets.yaml and
+// returns that directory as an absolute path.
+func Find(start string) (string, error) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return "", fmt.Errorf("find workspace from %s: %w", start, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("find workspace from %s: %w", start, err)
+	}
+	dir := abs
+	if !fi.IsDir() {
+		dir = filepath.Dir(abs)
+	}
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, FileName)); err == nil && fi.Mode().IsRegular() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", &notFoundError{start: abs}
+		}
+		dir = parent
+	}
+}
+
+// Load reads root/targets.yaml, parses it and checks that every project
+// directory exists under root. Problems come back as an *Error.
+func Load(root string) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("load workspace %s: %w", root, err)
+	}
+	data, err := os.ReadFile(filepath.Join(abs, FileName))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("load workspace: no %s in %s (pass --workspace DIR pointing at the directory that holds it): %w", FileName, abs, err)
+		}
+		return nil, fmt.Errorf("load workspace: %w", err)
+	}
+	ws, problems := parse(FileName, data)
+	for _, p := range ws.Projects {
+		problems = append(problems, checkDir(abs, p)...)
+	}
+	if len(problems) > 0 {
+		return nil, newError(problems)
+	}
+	ws.Root = abs
+	return ws, nil
+}
+
+func checkDir(root string, p *Project) []Problem {
+	dir := filepath.Join(root, filepath.FromSlash(p.Path))
+	fi, err := os.Stat(dir)
+	var msg string
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		msg = fmt.Sprintf("project directory %q does not exist under the workspace root %s: create it or fix path", p.Path, root)
+	case err != nil:
+		msg = fmt.Sprintf("project directory %q cannot be read: %v", p.Path, err)
+	case !fi.IsDir():
+		msg = fmt.Sprintf("project path %q is a file, not a directory: point path at the project's directory", p.Path)
+	default:
+		return nil
+	}
+	return []Problem{{File: FileName, Line: p.pathLine, Column: p.pathColumn, Field: "projects." + p.Name + ".path", Message: msg}}
+}
+
+// Parse parses targets.yaml content. filename is used in problem positions
+// only. Problems come back as an *Error listing every one of them.
+func Parse(filename string, data []byte) (*Workspace, error) {
+	ws, problems := parse(filename, data)
+	if len(problems) > 0 {
+		return nil, newError(problems)
+	}
+	return ws, nil
+}

@@ -1,0 +1,5 @@
+"""Product recommendations for the demo shop."""
+
+from .model import recommend
+
+__all__ = ["recommend"]
