@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/workspace"
+	"github.com/corehq/core/server"
+)
+
+// env is what most commands need: the workspace root, the effective
+// configuration and the cache directory.
+type env struct {
+	root     string
+	cfg      *config.Config
+	cacheDir string
+}
+
+// resolveRoot finds the workspace: --workspace, else a walk up from the
+// current directory.
+func (g *globals) resolveRoot() (string, error) {
+	if g.workspace != "" {
+		abs, err := filepath.Abs(g.workspace)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(filepath.Join(abs, workspace.FileName)); err != nil {
+			return "", fmt.Errorf("--workspace %s: no %s there; create one or point --workspace at the directory that holds it", g.workspace, workspace.FileName)
+		}
+		return abs, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return workspace.Find(wd)
+}
+
+// load resolves the workspace and loads the configuration with flags (by
+// key) on top.
+func (g *globals) load(flags map[string]any) (*env, error) {
+	root, err := g.resolveRoot()
+	if err != nil {
+		return nil, err
+	}
+	if g.logLevel != "" {
+		if flags == nil {
+			flags = map[string]any{}
+		}
+		flags["log.level"] = g.logLevel
+	}
+	cfg, err := config.Load(config.Sources{WorkspaceRoot: root, Flags: flags})
+	if err != nil {
+		return nil, err
+	}
+	return &env{root: root, cfg: cfg, cacheDir: server.CacheDir(root, cfg)}, nil
+}

@@ -1,0 +1,72 @@
+// Command core is the CLI and server of a monorepo workspace. The commands
+// are thin: they parse flags, resolve the workspace and configuration, and
+// call into server/ and internal/.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	root := newRootCmd()
+	if err := root.Execute(); err != nil {
+		var ex *exitError
+		if errors.As(err, &ex) {
+			if ex.msg != "" {
+				fmt.Fprintln(os.Stderr, "core: "+ex.msg)
+			}
+			os.Exit(ex.code)
+		}
+		fmt.Fprintln(os.Stderr, "core: "+err.Error())
+		os.Exit(1)
+	}
+}
+
+// exitError ends the process with a specific code.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+type globals struct {
+	workspace string
+	logLevel  string
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "core",
+		Short: "A live knowledge graph, runner and console server for a monorepo",
+		Long: `core keeps a live knowledge graph of a workspace (projects, targets, spells,
+docs) declared in targets.yaml, and serves it on one loopback port to a browser
+console, to this CLI and to coding agents. Every request to the server carries
+a bearer token; see "core config console token create".
+
+The workspace is the directory holding targets.yaml: --workspace names it, or
+core walks up from the current directory to find it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace directory (default: walk up from the current directory to targets.yaml)")
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default from log.level)")
+	root.AddCommand(
+		newServerCmd(g),
+		newConfigCmd(g),
+		newGraphCmd(g),
+		newDescribeCmd(g),
+		newRoutesCmd(),
+		newDoctorCmd(g),
+	)
+	return root
+}

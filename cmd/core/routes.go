@@ -1,0 +1,32 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/corehq/core/gateway"
+	"github.com/corehq/core/handlers"
+	"github.com/corehq/core/server"
+)
+
+func newRoutesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "routes",
+		Short: "Print the exposure matrix of routes.yaml",
+		Long: `Prints every route the server can answer, from the routes.yaml compiled into
+this binary, checked exactly as the server checks it: name, method, path, the
+grant a token needs, and on which listener it is exposed (loopback, share).
+Rows marked console are removed when console.enabled is false or the server
+binds a non-loopback address.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			reg := gateway.NewRegistry()
+			handlers.Register(reg, handlers.Deps{})
+			t, err := server.BuildTable(reg)
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write([]byte(gateway.Matrix(t)))
+			return err
+		},
+	}
+}

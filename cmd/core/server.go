@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/state"
+	"github.com/corehq/core/server"
+)
+
+func newServerCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Start, stop and inspect the workspace's server",
+	}
+	cmd.AddCommand(newServerStartCmd(g), newServerStopCmd(g), newServerStatusCmd(g))
+	return cmd
+}
+
+func newServerStartCmd(g *globals) *cobra.Command {
+	var open bool
+	var address string
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Run the server in the foreground until interrupted",
+		Long: `Runs the server for the workspace in the foreground, on mcp.address
+(default 127.0.0.1:7391), until SIGINT or SIGTERM. It watches the workspace and
+rebuilds the graph when files change. Its state (address, pid, the CLI's admin
+credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flags := map[string]any{}
+			if cmd.Flags().Changed("address") {
+				flags["mcp.address"] = address
+			}
+			e, err := g.load(flags)
+			if err != nil {
+				return err
+			}
+			log := logx.New(os.Stderr, e.cfg.Log.Level, e.cfg.Log.Format)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			server.Version = version
+			out := cmd.OutOrStdout()
+			return server.Run(ctx, server.Options{
+				Root: e.root, Config: e.cfg, Log: log,
+				Ready: func(r server.Ready) {
+					fmt.Fprintf(out, "core server: serving %s at %s\n", e.root, r.BaseURL)
+					if !r.ConsoleMount {
+						fmt.Fprintln(out, "console: not mounted (disabled, or the address is not loopback)")
+						return
+					}
+					if open {
+						// The console page arrives with the explorer; until then
+						// --open shows where the console API lives.
+						fmt.Fprintf(out, "console API: %s/api/v1/graph (mint a token with `core config console token create`)\n", r.BaseURL)
+					}
+				},
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&open, "open", false, "print (and open, once the console page exists) the console link")
+	cmd.Flags().StringVar(&address, "address", "", "listen address host:port (sets mcp.address; port 0 picks a free one)")
+	return cmd
+}
+
+func newServerStopCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the running server gracefully",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := g.load(nil)
+			if err != nil {
+				return err
+			}
+			st, err := state.Read(e.cacheDir)
+			if errors.Is(err, state.ErrNotRunning) {
+				fmt.Fprintln(cmd.OutOrStdout(), "core server is not running")
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if !st.ProcessAlive() {
+				_ = state.Remove(e.cacheDir, st.PID)
+				fmt.Fprintf(cmd.OutOrStdout(), "core server is not running (removed a stale state file of pid %d)\n", st.PID)
+				return nil
+			}
+			proc, err := os.FindProcess(st.PID)
+			if err != nil {
+				return err
+			}
+			if err := proc.Signal(syscall.SIGTERM); err != nil {
+				return fmt.Errorf("stop pid %d: %w", st.PID, err)
+			}
+			deadline := time.Now().Add(e.cfg.Server.ShutdownTimeout + 5*time.Second)
+			for time.Now().Before(deadline) {
+				if !st.ProcessAlive() {
+					fmt.Fprintf(cmd.OutOrStdout(), "core server stopped (pid %d)\n", st.PID)
+					return nil
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			return fmt.Errorf("pid %d did not stop within %s; it may be stuck: kill it with `kill -9 %d`", st.PID, e.cfg.Server.ShutdownTimeout+5*time.Second, st.PID)
+		},
+	}
+}
+
+func newServerStatusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Say whether the server runs, where, and since when",
+		Long:  "Prints the server's address, pid and uptime. Exits 0 when it runs and answers, 3 when it is not running, 1 when it runs but does not answer.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := g.load(nil)
+			if err != nil {
+				return err
+			}
+			st, err := state.Read(e.cacheDir)
+			if errors.Is(err, state.ErrNotRunning) || (err == nil && !st.ProcessAlive()) {
+				fmt.Fprintln(cmd.OutOrStdout(), "core server: not running")
+				return &exitError{code: 3}
+			}
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "core server: running\n  address:   %s\n  pid:       %d\n  started:   %s (%s ago)\n  workspace: %s\n  version:   %s\n",
+				st.BaseURL, st.PID, st.StartedAt.Local().Format(time.DateTime), time.Since(st.StartedAt).Round(time.Second), st.Workspace, st.Version)
+			if _, err := probeConsole(cmd.Context(), st.BaseURL); err != nil {
+				return &exitError{code: 1, msg: fmt.Sprintf("the server at %s does not answer: %v", st.BaseURL, err)}
+			}
+			return nil
+		},
+	}
+}
+
+// probeConsole asks the console route for the graph without a token: a
+// mounted console answers 401 with a Bearer challenge, an unmounted one 404.
+func probeConsole(ctx context.Context, baseURL string) (mounted bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/api/v1/graph", nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false, err
+	}
+	_ = resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized && resp.Header.Get("WWW-Authenticate") != "":
+		return true, nil
+	case resp.StatusCode == http.StatusNotFound:
+		return false, nil
+	}
+	return false, fmt.Errorf("unexpected answer %s", resp.Status)
+}

@@ -1,0 +1,349 @@
+package gateway
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rs/cors"
+	"github.com/rs/zerolog"
+
+	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/logx"
+)
+
+// bodyReadTimeout bounds how long a client may take to send a request body.
+const bodyReadTimeout = 30 * time.Second
+
+// Authenticator resolves the Authorization header to a principal.
+type Authenticator interface {
+	Authenticate(authorization string) (auth.Principal, error)
+}
+
+// ListenerConfig says what one listener serves and to whom.
+type ListenerConfig struct {
+	// Exposure selects the rows: ExposureLoopback or ExposureShare.
+	Exposure string
+	// Port is the bound port; loopback origins must name it.
+	Port string
+	// HostedOrigin is the hosted console's origin ("" for none).
+	HostedOrigin string
+	// ExtraHosts are Host values admitted besides the loopback names, such
+	// as the share listener's LAN address (host:port).
+	ExtraHosts []string
+	Tokens     Authenticator
+	// Kinds are the token kinds this listener accepts.
+	Kinds []auth.Kind
+	// MaxBody is the body limit of rows that set none.
+	MaxBody int64
+	// Keep, when set, drops the rows for which it is false (the console
+	// routes when the console is disabled or the bind is not loopback).
+	Keep func(*Row) bool
+	Log  zerolog.Logger
+}
+
+// Listener is the request pipeline in front of one mux.
+type Listener struct {
+	exposure   string
+	exact      map[string]*route
+	prefixes   []*route // longest first
+	origins    originPolicy
+	hostedHost string
+	hostedPort string
+	extraHosts []string
+	tokens     Authenticator
+	kinds      []auth.Kind
+	cors       *cors.Cors
+	corsHosted *cors.Cors
+	log        zerolog.Logger
+	rows       []Row
+}
+
+// route is every row of one path, compiled.
+type route struct {
+	name    string // the first row's name, for the log of refused methods
+	path    string
+	prefix  bool
+	hosted  bool
+	public  bool
+	connect bool
+	allow   string
+	get     *endpoint
+	post    *endpoint
+}
+
+func (rt *route) endpoint(method string) *endpoint {
+	switch method {
+	case http.MethodGet:
+		return rt.get
+	case http.MethodPost:
+		return rt.post
+	}
+	return nil
+}
+
+type endpoint struct {
+	name    string
+	grant   auth.Grant
+	peer    bool
+	maxBody int64
+	fn      HandlerFunc
+	h       http.Handler
+}
+
+// NewListener compiles the rows of t exposed on cfg.Exposure into a handler.
+func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error) {
+	l := &Listener{
+		exposure:   cfg.Exposure,
+		exact:      map[string]*route{},
+		origins:    originPolicy{port: cfg.Port},
+		extraHosts: cfg.ExtraHosts,
+		tokens:     cfg.Tokens,
+		kinds:      cfg.Kinds,
+		log:        cfg.Log,
+	}
+	if cfg.HostedOrigin != "" {
+		u, err := config.ParseOrigin(cfg.HostedOrigin)
+		if err != nil {
+			return nil, fmt.Errorf("hosted origin %q: %w", cfg.HostedOrigin, err)
+		}
+		o, ok := parseOrigin(u.String())
+		if !ok {
+			return nil, fmt.Errorf("hosted origin %q does not parse", cfg.HostedOrigin)
+		}
+		l.origins.hosted = &o
+		l.hostedHost, l.hostedPort = o.host, o.port
+	}
+	l.cors = newCORS(func(o string) bool { return l.origins.corsAllowed(o, false) })
+	l.corsHosted = newCORS(func(o string) bool { return l.origins.corsAllowed(o, true) })
+
+	l.rows = t.Select(cfg.Exposure, cfg.Keep)
+	for i := range l.rows {
+		row := &l.rows[i]
+		ep := &endpoint{name: row.Name, peer: row.LoopbackPeer, maxBody: row.MaxBody}
+		if ep.maxBody == 0 {
+			ep.maxBody = cfg.MaxBody
+		}
+		if row.Grant != GrantNone {
+			g, err := auth.ParseGrant(row.Grant)
+			if err != nil {
+				return nil, fmt.Errorf("row %d (%s): %w", row.Index, row.Name, err)
+			}
+			ep.grant = g
+		}
+		if row.Procedure != "" {
+			ep.h = reg.services[row.Handler].handler
+		} else {
+			ep.fn = reg.plain[row.Handler]
+		}
+		if ep.h == nil && ep.fn == nil {
+			return nil, fmt.Errorf("row %d (%s): handler %q is not registered", row.Index, row.Name, row.Handler)
+		}
+		rt := l.exact[row.Path]
+		if rt == nil {
+			rt = &route{name: row.Name, path: row.Path, prefix: row.Prefix, hosted: row.Hosted, public: row.Grant == GrantNone, connect: row.Procedure != ""}
+			l.exact[row.Path] = rt
+			if row.Prefix {
+				l.prefixes = append(l.prefixes, rt)
+			}
+		}
+		switch row.Method {
+		case http.MethodGet:
+			rt.get = ep
+		case http.MethodPost:
+			rt.post = ep
+		}
+	}
+	for _, rt := range l.exact {
+		var allow []string
+		if rt.get != nil {
+			allow = append(allow, http.MethodGet)
+		}
+		if rt.post != nil {
+			allow = append(allow, http.MethodPost)
+		}
+		rt.allow = strings.Join(allow, ", ")
+	}
+	sort.Slice(l.prefixes, func(i, j int) bool { return len(l.prefixes[i].path) > len(l.prefixes[j].path) })
+	return l, nil
+}
+
+func newCORS(allowed func(string) bool) *cors.Cors {
+	return cors.New(cors.Options{
+		AllowOriginFunc:     allowed,
+		AllowedMethods:      []string{http.MethodGet, http.MethodPost},
+		AllowedHeaders:      []string{"Authorization", "Content-Type", "Connect-Protocol-Version", "Connect-Timeout-Ms", "Last-Event-Id"},
+		ExposedHeaders:      []string{"WWW-Authenticate", "ETag"},
+		AllowPrivateNetwork: true,
+		MaxAge:              600,
+	})
+}
+
+// Rows lists the rows this listener serves, in table order.
+func (l *Listener) Rows() []Row { return l.rows }
+
+// match finds the route of a path: an exact row first, then the longest
+// prefix row.
+func (l *Listener) match(path string) *route {
+	if rt, ok := l.exact[path]; ok && !rt.prefix {
+		return rt
+	}
+	for _, rt := range l.prefixes {
+		if strings.HasPrefix(path, rt.path) {
+			return rt
+		}
+	}
+	return nil
+}
+
+// ServeHTTP is the whole pipeline, in DESIGN.md's order: recover, access
+// log, Host guard, Origin check, CORS and Private Network Access (preflights
+// end there), then the route: authenticate, method, grant, loopback peer,
+// body limit, handler.
+func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := getRecorder(w)
+	start := time.Now()
+	rt := l.match(r.URL.Path)
+	var ep *endpoint
+	if rt != nil {
+		rec.route = rt.name
+		if ep = rt.endpoint(r.Method); ep != nil {
+			rec.route = ep.name
+		}
+	}
+	defer l.finish(rec, r, rt, start)
+
+	hosted := rt != nil && rt.hosted
+	if !l.hostAllowed(r.Host, hosted) {
+		writeError(rec, r, rt, errForbiddenHost)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !l.origins.allowed(o, hosted) {
+		writeError(rec, r, rt, errForbiddenOrigin)
+		return
+	}
+	c := l.cors
+	if hosted {
+		c = l.corsHosted
+	}
+	c.HandlerFunc(rec, r)
+	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		return // a preflight; rs/cors answered it
+	}
+	if rt == nil {
+		writeError(rec, r, rt, errNotFound)
+		return
+	}
+	var p auth.Principal
+	if !rt.public {
+		var err error
+		if p, err = l.tokens.Authenticate(r.Header.Get("Authorization")); err != nil {
+			writeError(rec, r, rt, unauthenticated(err))
+			return
+		}
+		if !l.kindAccepted(p.Kind) {
+			writeError(rec, r, rt, errKind)
+			return
+		}
+		rec.authed = true
+	}
+	if ep == nil {
+		rec.Header().Set("Allow", rt.allow)
+		writeError(rec, r, rt, errMethod)
+		return
+	}
+	if !p.Grants.Has(ep.grant) {
+		writeError(rec, r, rt, errGrant)
+		return
+	}
+	if ep.peer && !loopbackPeer(r.RemoteAddr) {
+		writeError(rec, r, rt, errPeer)
+		return
+	}
+	if r.ContentLength > ep.maxBody {
+		writeError(rec, r, rt, &http.MaxBytesError{Limit: ep.maxBody})
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		// The server has no ReadTimeout (it would cut SSE streams), so a
+		// body gets its own deadline here.
+		_ = http.NewResponseController(rec).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+		r.Body = http.MaxBytesReader(rec, r.Body, ep.maxBody)
+	}
+	if ep.h != nil {
+		ep.h.ServeHTTP(rec, r)
+		return
+	}
+	if err := ep.fn(rec, r); err != nil {
+		writeError(rec, r, rt, err)
+	}
+}
+
+// finish recovers a panic into a 500 and writes the access line. The line
+// holds the method, the route's name, the status and the latency: never a
+// header, a token, a query value or a body.
+func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.Time) {
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			putRecorder(rec)
+			panic(v)
+		}
+		l.log.Error().Str(logx.Route, rec.route).Str(logx.Panic, fmt.Sprint(v)).Str(logx.Stack, string(debug.Stack())).Msg("handler panicked")
+		writeError(rec, r, rt, errInternal)
+	}
+	status := rec.status
+	if !rec.wroteHeader {
+		status = http.StatusOK
+	}
+	l.log.Info().
+		Str(logx.Listener, l.exposure).
+		Str(logx.Method, logx.SafeMethod(r.Method)).
+		Str(logx.Route, rec.route).
+		Int(logx.Status, status).
+		Dur(logx.Latency, time.Since(start)).
+		Msg("request")
+	putRecorder(rec)
+}
+
+func (l *Listener) hostAllowed(host string, hosted bool) bool {
+	if IsLoopbackHost(host) {
+		return true
+	}
+	if hosted && l.hostedHost != "" && hostMatches(host, l.hostedHost, l.hostedPort, "443") {
+		return true
+	}
+	for _, h := range l.extraHosts {
+		if strings.EqualFold(host, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Listener) kindAccepted(k auth.Kind) bool {
+	for _, x := range l.kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func loopbackPeer(remote string) bool {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		host, _, err := net.SplitHostPort(remote)
+		if err != nil {
+			return false
+		}
+		a, err := netip.ParseAddr(host)
+		return err == nil && a.Unmap().IsLoopback()
+	}
+	return ap.Addr().Unmap().IsLoopback()
+}

@@ -1,0 +1,106 @@
+// Package events fans server events out to SSE subscribers through go-sse.
+// Every connected client gets every event (the console refreshes its graph on
+// `event: graph`), plus a keep-alive comment at a fixed interval so proxies
+// and browsers keep idle streams open and dead ones are noticed.
+package events
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	sse "github.com/tmaxmax/go-sse"
+)
+
+// Kinds of events.
+const (
+	KindGraph      = "graph"      // the workspace graph changed
+	KindDiagnostic = "diagnostic" // the workspace has a problem (a broken targets.yaml)
+)
+
+// Hub is the event stream's publisher.
+type Hub struct {
+	joe         *sse.Joe
+	subscribers atomic.Int64
+	closed      atomic.Bool
+	stop        chan struct{}
+}
+
+// NewHub starts a hub that sends a keep-alive comment every keepAlive.
+func NewHub(keepAlive time.Duration) *Hub {
+	h := &Hub{joe: &sse.Joe{}, stop: make(chan struct{})}
+	go h.keepAlive(keepAlive)
+	return h
+}
+
+func (h *Hub) keepAlive(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+			m := &sse.Message{}
+			m.AppendComment("keep-alive")
+			_ = h.joe.Publish(m, []string{sse.DefaultTopic})
+		}
+	}
+}
+
+// Publish sends an event of kind with a JSON data payload to every
+// subscriber.
+func (h *Hub) Publish(kind string, data []byte) {
+	if h.closed.Load() {
+		return
+	}
+	m := &sse.Message{Type: sse.Type(kind)}
+	m.AppendData(string(data))
+	_ = h.joe.Publish(m, []string{sse.DefaultTopic})
+}
+
+// Subscribers is the number of open streams.
+func (h *Hub) Subscribers() int64 { return h.subscribers.Load() }
+
+// ErrClosed is returned to a subscriber that arrives after Shutdown.
+var ErrClosed = errors.New("the server is shutting down")
+
+// Serve streams events to one client until it leaves or the hub shuts down.
+// The headers and a first comment go out at once, so the client knows the
+// stream is open before the first event.
+func (h *Hub) Serve(w http.ResponseWriter, r *http.Request) error {
+	if h.closed.Load() {
+		return ErrClosed
+	}
+	sess, err := sse.Upgrade(w, r)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	hello := &sse.Message{}
+	hello.AppendComment("connected")
+	if err := sess.Send(hello); err != nil {
+		return nil // the client left already
+	}
+	if err := sess.Flush(); err != nil {
+		return nil
+	}
+	h.subscribers.Add(1)
+	defer h.subscribers.Add(-1)
+	// Subscribe returns when the client leaves, a write fails or the hub
+	// shuts down; the stream is already open, so there is nothing to answer.
+	_ = h.joe.Subscribe(r.Context(), sse.Subscription{Client: sess, Topics: []string{sse.DefaultTopic}})
+	return nil
+}
+
+// Shutdown ends every stream; later Serve calls fail with ErrClosed.
+func (h *Hub) Shutdown(ctx context.Context) error {
+	if h.closed.Swap(true) {
+		return nil
+	}
+	close(h.stop)
+	return h.joe.Shutdown(ctx)
+}

@@ -1,0 +1,183 @@
+// Package server is core's composition root: it opens the stores, builds the
+// live workspace and the event hub, registers the handlers, loads routes.yaml
+// into listeners and runs them until the context ends, keeping the state file
+// that the CLI reads. It sits above gateway and handlers and below cmd.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	core "github.com/corehq/core"
+	"github.com/corehq/core/gateway"
+	"github.com/corehq/core/handlers"
+	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/state"
+)
+
+// Version is the server's version, set by the CLI.
+var Version = "dev"
+
+// Options configure Run.
+type Options struct {
+	Root   string
+	Config *config.Config
+	Log    zerolog.Logger
+	// Ready is called once the listener accepts connections.
+	Ready func(Ready)
+}
+
+// Ready describes a server that has started.
+type Ready struct {
+	BaseURL      string
+	Address      string
+	AdminToken   string
+	ConsoleMount bool
+	Tokens       *auth.Store
+}
+
+// CacheDir is the cache directory of a workspace under cfg.
+func CacheDir(root string, cfg *config.Config) string {
+	if cfg.CacheDir != "" {
+		if filepath.IsAbs(cfg.CacheDir) {
+			return cfg.CacheDir
+		}
+		return filepath.Join(root, cfg.CacheDir)
+	}
+	return filepath.Join(root, ".core")
+}
+
+// BuildTable loads routes.yaml against a registry, the way the server does.
+// `core routes` uses it too, so the matrix it prints is checked the same way.
+func BuildTable(reg *gateway.Registry) (*gateway.Table, error) {
+	return gateway.Load(core.RoutesFile, core.Routes, reg)
+}
+
+// Run serves the workspace until ctx ends, then shuts down gracefully.
+func Run(ctx context.Context, o Options) error {
+	cfg, log := o.Config, o.Log
+	cacheDir := CacheDir(o.Root, cfg)
+	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
+		return err
+	}
+	if st, err := state.Read(cacheDir); err == nil && st.ProcessAlive() && st.PID != os.Getpid() {
+		return fmt.Errorf("a core server already runs for this workspace at %s (pid %d); stop it with `core server stop`", st.Address, st.PID)
+	}
+
+	tokens, err := auth.OpenStore(cacheDir)
+	if err != nil {
+		return err
+	}
+	hub := events.NewHub(cfg.Events.KeepAlive)
+	ws := live.New(o.Root, cacheDir, hub, log)
+
+	reg := gateway.NewRegistry()
+	handlers.Register(reg, handlers.Deps{Workspace: ws, Hub: hub, Tokens: tokens})
+	table, err := BuildTable(reg)
+	if err != nil {
+		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
+	}
+
+	ln, err := listen(cfg.MCP.Address)
+	if err != nil {
+		return err
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	baseURL := "http://" + net.JoinHostPort(addr.IP.String(), strconv.Itoa(addr.Port))
+
+	consoleMount := cfg.Console.Enabled
+	if !addr.IP.IsLoopback() {
+		consoleMount = false
+		log.Warn().Str(logx.Address, cfg.MCP.Address).Msg("mcp.address is not a loopback address: the console refuses to mount there, so no console route is registered; bind 127.0.0.1 to use the console")
+	}
+	if !cfg.Console.Enabled {
+		log.Info().Msg("console.enabled is false: no console route is registered")
+	}
+	listener, err := gateway.NewListener(table, reg, gateway.ListenerConfig{
+		Exposure:     gateway.ExposureLoopback,
+		Port:         strconv.Itoa(addr.Port),
+		HostedOrigin: cfg.Console.HostedOrigin,
+		Tokens:       tokens,
+		Kinds:        []auth.Kind{auth.KindConsole, auth.KindAdmin, auth.KindPair, auth.KindMCP},
+		MaxBody:      cfg.Server.MaxBody,
+		Keep:         func(r *gateway.Row) bool { return consoleMount || !r.IsConsole() },
+		Log:          log,
+	})
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	srv := gateway.NewHTTPServer(listener, gateway.Timeouts{ReadHeader: cfg.Server.ReadHeaderTimeout, Idle: cfg.Server.IdleTimeout}, log)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := ws.Watch(runCtx, cfg.Events.Debounce); err != nil {
+		log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
+	}
+	go func() {
+		_ = tokens.Watch(runCtx, func(err error) {
+			log.Warn().Str(logx.Reason, err.Error()).Msg("token file")
+		})
+	}()
+
+	admin := tokens.Mint(auth.KindAdmin, auth.Admin|auth.ConsoleRead|auth.ConsoleWrite, 0)
+	st := state.State{
+		Address: addr.String(), BaseURL: baseURL, PID: os.Getpid(), StartedAt: time.Now().UTC(),
+		Workspace: o.Root, Version: Version, AdminToken: admin,
+	}
+	if err := state.Write(cacheDir, st); err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer func() { _ = state.Remove(cacheDir, st.PID) }()
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info().Str(logx.Address, baseURL).Str(logx.Workspace, o.Root).Msg("serving")
+	if o.Ready != nil {
+		o.Ready(Ready{BaseURL: baseURL, Address: addr.String(), AdminToken: admin, ConsoleMount: consoleMount, Tokens: tokens})
+	}
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve %s: %w", baseURL, err)
+	case <-ctx.Done():
+	}
+	log.Info().Msg("shutting down")
+	shutdownCtx, done := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
+	defer done()
+	_ = hub.Shutdown(shutdownCtx) // SSE streams first: Shutdown waits for handlers to return
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func listen(address string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", address)
+	if err == nil {
+		return ln, nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another core server? try `core server status`); pick another with --address or CORE_MCP_ADDRESS", address)
+	}
+	return nil, fmt.Errorf("cannot listen on %s: %w", address, err)
+}
