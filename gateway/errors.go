@@ -45,7 +45,7 @@ func writeError(rec *recorder, r *http.Request, rt *route, err error) {
 	if e.Status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="core"`)
 	}
-	if rt != nil && rt.connect && connectErrors.IsSupported(r) {
+	if rt != nil && rt.connect && r.Method == http.MethodPost && connectErrors.IsSupported(r) {
 		ce := connect.NewError(connectCode(e), errors.New(e.Message))
 		_ = connectErrors.Write(rec, r, ce)
 		return

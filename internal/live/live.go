@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -178,7 +177,7 @@ func (w *Workspace) Ignore(rel string, _ bool) bool {
 			}
 		}
 	}
-	return path.Base(rel) == "" // never
+	return false
 }
 
 // Watch rebuilds on every debounced batch of changes until ctx ends. It

@@ -1,0 +1,148 @@
+package live
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/corehq/core/internal/events"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) Publish(kind string, data []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, kind+" "+string(data))
+}
+
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.events
+	r.events = nil
+	return out
+}
+
+const goodYAML = `projects:
+  app:
+    path: app
+    targets:
+      build:
+        run: [go, build, ./...]
+`
+
+func newRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "targets.yaml", goodYAML)
+	return root
+}
+
+func write(t *testing.T, root, rel, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestABrokenFileKeepsTheLastGoodGraph(t *testing.T) {
+	root := newRoot(t)
+	rec := &recorder{}
+	w := New(root, filepath.Join(root, ".core"), rec, zerolog.Nop())
+	first, err := w.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := rec.take(); len(ev) != 1 || !strings.HasPrefix(ev[0], events.KindGraph+" ") {
+		t.Fatalf("first build published %v", ev)
+	}
+
+	write(t, root, "targets.yaml", "projects: [\n")
+	if err := w.Rebuild(); err == nil {
+		t.Fatal("a broken targets.yaml rebuilt")
+	}
+	cur, err := w.Current()
+	if err != nil || cur != first {
+		t.Fatalf("the last good graph is gone: %v", err)
+	}
+	if w.Diagnostic() == nil || !strings.Contains(w.Diagnostic().Error(), "targets.yaml") {
+		t.Fatalf("diagnostic = %v", w.Diagnostic())
+	}
+	if ev := rec.take(); len(ev) != 1 || !strings.HasPrefix(ev[0], events.KindDiagnostic+" ") || !strings.Contains(ev[0], "targets.yaml") {
+		t.Fatalf("the breakage published %v", ev)
+	}
+
+	write(t, root, "targets.yaml", goodYAML)
+	if err := w.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Diagnostic() != nil {
+		t.Fatal("the diagnostic outlived the fix")
+	}
+	ev := rec.take()
+	if len(ev) != 1 || ev[0] != events.KindDiagnostic+` {"message":"","source":"targets.yaml"}` {
+		t.Fatalf("the fix published %v (the graph did not change, so no graph event)", ev)
+	}
+}
+
+func TestAnUnchangedGraphPublishesNothing(t *testing.T) {
+	root := newRoot(t)
+	rec := &recorder{}
+	w := New(root, "", rec, zerolog.Nop())
+	first, _ := w.Current()
+	rec.take()
+	write(t, root, "app/main.go", "package main\n")
+	if err := w.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := w.Current()
+	if cur != first || len(rec.take()) != 0 {
+		t.Fatal("a rebuild with the same bytes made a new version")
+	}
+	write(t, root, "docs/guide.md", "# Guide\n")
+	if err := w.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ = w.Current()
+	if cur.Version != first.Version+1 || cur.ETag == first.ETag {
+		t.Fatalf("version %d etag %s after a new doc", cur.Version, cur.ETag)
+	}
+	if ev := rec.take(); len(ev) != 1 || !strings.HasPrefix(ev[0], "graph ") {
+		t.Fatalf("published %v", ev)
+	}
+}
+
+func TestAWorkspaceThatNeverLoadedHasNoGraph(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "targets.yaml", "bogus: 1\n")
+	w := New(root, "", nil, zerolog.Nop())
+	if _, err := w.Current(); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Fatalf("Current() = %v", err)
+	}
+}
+
+func TestIgnoreSkipsCacheAndVCS(t *testing.T) {
+	w := &Workspace{root: "/ws", cacheDir: "/ws/build/cache"}
+	for rel, want := range map[string]bool{
+		".git": true, ".git/HEAD": true, "a/node_modules/x": true, ".core/tokens.json": true,
+		"build/cache/x": true, "build/cache": true, "build/cachex": false, "docs/a.md": false, "targets.yaml": false,
+	} {
+		if got := w.Ignore(rel, false); got != want {
+			t.Errorf("Ignore(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

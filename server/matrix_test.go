@@ -1,0 +1,309 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/corehq/core/gateway"
+	"github.com/corehq/core/handlers"
+	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/config"
+)
+
+const hostedOrigin = "https://console.example.com"
+
+// running is a server started in-process on a copy of the demo workspace.
+type running struct {
+	Ready
+	port string
+}
+
+func startServer(t *testing.T, mutate func(*config.Config)) *running {
+	t.Helper()
+	root := copyDemo(t)
+	cfg := config.Defaults()
+	cfg.MCP.Address = "127.0.0.1:0"
+	cfg.Console.HostedOrigin = hostedOrigin
+	cfg.Server.ShutdownTimeout = 2 * time.Second
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan Ready, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Root: root, Config: &cfg, Log: zerolog.Nop(), Ready: func(r Ready) { ready <- r }})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server: %v", err)
+		}
+	})
+	select {
+	case r := <-ready:
+		return &running{Ready: r, port: r.Address[strings.LastIndexByte(r.Address, ':')+1:]}
+	case err := <-done:
+		t.Fatalf("server did not start: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start within 30s")
+	}
+	return nil
+}
+
+func copyDemo(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join("..", "testdata", "demo")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == ".core" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// realTable is routes.yaml as the server loads it.
+func realTable(t *testing.T) *gateway.Table {
+	t.Helper()
+	reg := gateway.NewRegistry()
+	handlers.Register(reg, handlers.Deps{})
+	tab, err := BuildTable(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+var allGrants = auth.ConsoleRead | auth.ConsoleWrite | auth.Admin | auth.Pair | auth.MCP
+
+type probe struct {
+	method  string
+	host    string
+	origin  string
+	token   string
+	headers map[string]string
+	query   string
+}
+
+func (s *running) do(t *testing.T, row gateway.Row, p probe) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	var body io.Reader
+	if row.Procedure != "" && p.method == http.MethodPost {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequestWithContext(ctx, p.method, s.BaseURL+row.Path+p.query, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Procedure != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if p.host != "" {
+		req.Host = p.host
+	}
+	if p.origin != "" {
+		req.Header.Set("Origin", p.origin)
+	}
+	if p.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	for k, v := range p.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", p.method, row.Path, err)
+	}
+	// Streams never end on their own: read only the status and headers.
+	if row.Stream == "" || resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	_ = resp.Body.Close()
+	return resp
+}
+
+// TestRouteMatrix drives every row of routes.yaml, through the listener it
+// is exposed on, with the credential, Host, Origin, method and preflight
+// cases the gateway must refuse or answer.
+func TestRouteMatrix(t *testing.T) {
+	s := startServer(t, nil)
+	tab := realTable(t)
+	for _, row := range tab.Select(gateway.ExposureLoopback, nil) {
+		row := row
+		grant, _ := auth.ParseGrant(row.Grant)
+		kind := auth.KindAdmin
+		if grant == auth.Pair {
+			kind = auth.KindPair // the exchange spends a real pairing code
+		}
+		// A fresh token per probe: the exchange spends its pairing code.
+		fresh := func() string { return s.Tokens.Mint(kind, grant, time.Hour) }
+		method := row.Method
+		okOrigin := "http://127.0.0.1:" + s.port
+		t.Run(row.Name, func(t *testing.T) {
+			if row.Grant != gateway.GrantNone {
+				t.Run("no token is 401 with a Bearer challenge", func(t *testing.T) {
+					resp := s.do(t, row, probe{method: method})
+					want(t, resp, http.StatusUnauthorized)
+					if !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+						t.Errorf("WWW-Authenticate = %q", resp.Header.Get("WWW-Authenticate"))
+					}
+				})
+				t.Run("a garbage token is 401", func(t *testing.T) {
+					want(t, s.do(t, row, probe{method: method, token: "core_console_" + strings.Repeat("A", 43)}), http.StatusUnauthorized)
+					want(t, s.do(t, row, probe{method: method, token: "not-a-token"}), http.StatusUnauthorized)
+				})
+				t.Run("an expired token is 401", func(t *testing.T) {
+					expired := s.Tokens.Mint(auth.KindAdmin, grant, time.Nanosecond)
+					time.Sleep(time.Millisecond)
+					want(t, s.do(t, row, probe{method: method, token: expired}), http.StatusUnauthorized)
+				})
+				t.Run("a token in the query string is not a token", func(t *testing.T) {
+					want(t, s.do(t, row, probe{method: method, query: "?access_token=" + fresh() + "&token=" + fresh()}), http.StatusUnauthorized)
+				})
+				t.Run("a token without the grant is 403", func(t *testing.T) {
+					without := s.Tokens.Mint(auth.KindAdmin, allGrants&^grant, time.Hour)
+					want(t, s.do(t, row, probe{method: method, token: without}), http.StatusForbidden)
+				})
+			}
+			t.Run("the token with the grant is served", func(t *testing.T) {
+				resp := s.do(t, row, probe{method: method, token: fresh()})
+				switch resp.StatusCode {
+				case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusMethodNotAllowed:
+					t.Errorf("status %d", resp.StatusCode)
+				}
+			})
+			t.Run("other methods are 405 with Allow", func(t *testing.T) {
+				others := []string{http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPatch, http.MethodOptions}
+				if method == http.MethodGet {
+					others = append(others, http.MethodPost)
+				} else {
+					others = append(others, http.MethodGet)
+				}
+				for _, m := range others {
+					resp := s.do(t, row, probe{method: m, token: fresh()})
+					want(t, resp, http.StatusMethodNotAllowed)
+					if allow := resp.Header.Get("Allow"); !strings.Contains(allow, method) {
+						t.Errorf("%s: Allow = %q, want it to list %s", m, allow, method)
+					}
+				}
+			})
+			t.Run("a foreign Host is 403 before the token is looked at", func(t *testing.T) {
+				for _, h := range []string{"evil.example", "127.0.0.1.evil.example", "localhost.evil.example:" + s.port, "192.168.1.10:" + s.port, "0.0.0.0:" + s.port} {
+					want(t, s.do(t, row, probe{method: method, host: h}), http.StatusForbidden)
+					want(t, s.do(t, row, probe{method: method, host: h, token: fresh()}), http.StatusForbidden)
+				}
+			})
+			t.Run("a foreign Origin is 403", func(t *testing.T) {
+				for _, o := range []string{"http://evil.example", "null", "http://127.0.0.1.evil.example:" + s.port, hostedOrigin + ".evil.example", "http://console.example.com"} {
+					want(t, s.do(t, row, probe{method: method, origin: o, token: fresh()}), http.StatusForbidden)
+				}
+			})
+			t.Run("the hosted console is admitted only on hosted rows", func(t *testing.T) {
+				resp := s.do(t, row, probe{method: method, origin: hostedOrigin, token: fresh()})
+				if row.Hosted {
+					if resp.StatusCode == http.StatusForbidden {
+						t.Errorf("hosted origin refused on a hosted row")
+					}
+					if got := resp.Header.Get("Access-Control-Allow-Origin"); got != hostedOrigin {
+						t.Errorf("Access-Control-Allow-Origin = %q", got)
+					}
+				} else {
+					want(t, resp, http.StatusForbidden)
+				}
+				hostResp := s.do(t, row, probe{method: method, host: "console.example.com", token: fresh()})
+				if row.Hosted == (hostResp.StatusCode == http.StatusForbidden) {
+					t.Errorf("Host console.example.com on hosted=%v row: status %d", row.Hosted, hostResp.StatusCode)
+				}
+			})
+			t.Run("a preflight answers Private Network Access only when asked", func(t *testing.T) {
+				pre := map[string]string{"Access-Control-Request-Method": method, "Access-Control-Request-Headers": "authorization"}
+				resp := s.do(t, row, probe{method: http.MethodOptions, origin: okOrigin, headers: pre})
+				want(t, resp, http.StatusNoContent)
+				if resp.Header.Get("Access-Control-Allow-Origin") != okOrigin {
+					t.Errorf("Access-Control-Allow-Origin = %q", resp.Header.Get("Access-Control-Allow-Origin"))
+				}
+				if resp.Header.Get("Access-Control-Allow-Private-Network") != "" {
+					t.Errorf("Private Network Access allowed without being asked")
+				}
+				pre["Access-Control-Request-Private-Network"] = "true"
+				resp = s.do(t, row, probe{method: http.MethodOptions, origin: okOrigin, headers: pre})
+				want(t, resp, http.StatusNoContent)
+				if resp.Header.Get("Access-Control-Allow-Private-Network") != "true" {
+					t.Errorf("Access-Control-Allow-Private-Network = %q", resp.Header.Get("Access-Control-Allow-Private-Network"))
+				}
+				resp = s.do(t, row, probe{method: http.MethodOptions, origin: "http://evil.example", headers: pre})
+				want(t, resp, http.StatusForbidden)
+				if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+					t.Errorf("CORS headers for a foreign origin")
+				}
+			})
+			t.Run("the CORS origins are exactly the spec's", func(t *testing.T) {
+				for _, o := range []string{"http://127.0.0.1:" + s.port, "http://localhost:" + s.port} {
+					resp := s.do(t, row, probe{method: method, origin: o, token: fresh()})
+					if got := resp.Header.Get("Access-Control-Allow-Origin"); got != o {
+						t.Errorf("origin %s: Access-Control-Allow-Origin = %q", o, got)
+					}
+				}
+				resp := s.do(t, row, probe{method: method, origin: "http://[::1]:" + s.port, token: fresh()})
+				if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
+					t.Errorf("[::1] is same-origin only, yet got Access-Control-Allow-Origin %q", got)
+				}
+			})
+		})
+	}
+}
+
+func TestRemovedAndUnknownPathsAre404(t *testing.T) {
+	s := startServer(t, nil)
+	tok := s.Tokens.Mint(auth.KindAdmin, allGrants, time.Hour)
+	for _, p := range []string{"/api/v1/status", "/api/v1/runs", "/api/v1/graph/", "/api/v1//graph", "/api/v2/graph", "/", "/core.job.v1.JobService/SyncGraph"} {
+		resp := s.do(t, gateway.Row{Path: p}, probe{method: http.MethodGet, token: tok})
+		want(t, resp, http.StatusNotFound)
+	}
+}
+
+func TestConsoleDisabledRegistersNoConsoleRoute(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.Console.Enabled = false })
+	tok := s.Tokens.Mint(auth.KindAdmin, allGrants, time.Hour)
+	for _, row := range realTable(t).Rows {
+		resp := s.do(t, row, probe{method: row.Method, token: tok})
+		if row.IsConsole() {
+			want(t, resp, http.StatusNotFound)
+		} else if resp.StatusCode == http.StatusNotFound {
+			t.Errorf("%s: a non-console route disappeared", row.Name)
+		}
+	}
+}
+
+func want(t *testing.T, resp *http.Response, status int) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Errorf("%s %s (Host %s): status %d, want %d", resp.Request.Method, resp.Request.URL.Path, resp.Request.Host, resp.StatusCode, status)
+	}
+}
