@@ -3,12 +3,11 @@ package gateway
 import (
 	"errors"
 	"net/http"
-	"strconv"
-	"unicode/utf8"
 
 	"connectrpc.com/connect"
 
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/jsonx"
 )
 
 // The pipeline's own refusals, built once.
@@ -45,6 +44,9 @@ func writeError(rec *recorder, r *http.Request, rt *route, err error) {
 	if e.Status == http.StatusUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="core"`)
 	}
+	// A Connect call gets a Connect error (a body over the limit is
+	// resource_exhausted, as connect-go answers a body it cannot read);
+	// anything else, a wrong method included, gets the JSON body.
 	if rt != nil && rt.connect && r.Method == http.MethodPost && connectErrors.IsSupported(r) {
 		ce := connect.NewError(connectCode(e), errors.New(e.Message))
 		_ = connectErrors.Write(rec, r, ce)
@@ -56,9 +58,9 @@ func writeError(rec *recorder, r *http.Request, rt *route, err error) {
 	rec.WriteHeader(e.Status)
 	body := make([]byte, 0, 64+len(e.Message))
 	body = append(body, `{"error":{"code":`...)
-	body = strconv.AppendQuote(body, e.Code)
+	body = jsonx.AppendString(body, e.Code)
 	body = append(body, `,"message":`...)
-	body = appendJSONString(body, e.Message)
+	body = jsonx.AppendString(body, e.Message)
 	body = append(body, "}}\n"...)
 	_, _ = rec.Write(body)
 }
@@ -83,28 +85,4 @@ func connectCode(e *apierr.Error) connect.Code {
 		return connect.CodeUnimplemented
 	}
 	return connect.CodeInternal
-}
-
-// appendJSONString appends s as a JSON string (valid UTF-8 out, control
-// characters and HTML-significant characters escaped).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', byte(c))
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x2028 || c == 0x2029:
-			b = append(b, '\\', 'u', hex[c>>12&0xf], hex[c>>8&0xf], hex[c>>4&0xf], hex[c&0xf])
-		default:
-			b = utf8.AppendRune(b, c)
-		}
-	}
-	return append(b, '"')
 }

@@ -240,6 +240,12 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, r, rt, errNotFound)
 		return
 	}
+	hasBody := r.Body != nil && r.Body != http.NoBody
+	if hasBody {
+		// The server has no ReadTimeout (it would cut SSE streams), so a
+		// body gets its own deadline, before anything else reads it.
+		_ = http.NewResponseController(rec).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+	}
 	var p auth.Principal
 	if !rt.public {
 		var err error
@@ -270,11 +276,10 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, r, rt, &http.MaxBytesError{Limit: ep.maxBody})
 		return
 	}
-	if r.Body != nil && r.Body != http.NoBody {
-		// The server has no ReadTimeout (it would cut SSE streams), so a
-		// body gets its own deadline here.
-		_ = http.NewResponseController(rec).SetReadDeadline(time.Now().Add(bodyReadTimeout))
-		r.Body = http.MaxBytesReader(rec, r.Body, ep.maxBody)
+	if hasBody {
+		// The real ResponseWriter, so that net/http learns the limit was hit
+		// and closes the connection instead of reading the rest as a request.
+		r.Body = http.MaxBytesReader(rec.w, r.Body, ep.maxBody)
 	}
 	if ep.h != nil {
 		ep.h.ServeHTTP(rec, r)

@@ -75,9 +75,19 @@ func Run(ctx context.Context, o Options) error {
 	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
 		return err
 	}
-	if st, err := state.Read(cacheDir); err == nil && st.ProcessAlive() && st.PID != os.Getpid() {
-		return fmt.Errorf("a core server already runs for this workspace at %s (pid %d); stop it with `core server stop`", st.Address, st.PID)
+	// One server per workspace: the lock is held for the server's life and
+	// dies with its process, so a crash never leaves it behind.
+	lock, err := fsx.TryLockFile(filepath.Join(cacheDir, "server.lock"))
+	if errors.Is(err, fsx.ErrLocked) {
+		if st, err := state.Read(cacheDir); err == nil {
+			return fmt.Errorf("a core server already runs for this workspace at %s (pid %d); stop it with `core server stop`", st.BaseURL, st.PID)
+		}
+		return fmt.Errorf("a core server already runs for this workspace (it is still starting); see `core server status`")
 	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = lock.Unlock() }()
 
 	tokens, err := auth.OpenStore(cacheDir)
 	if err != nil {
@@ -98,7 +108,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	baseURL := "http://" + net.JoinHostPort(addr.IP.String(), strconv.Itoa(addr.Port))
+	baseURL := "http://" + net.JoinHostPort(dialHost(addr.IP), strconv.Itoa(addr.Port))
 
 	consoleMount := cfg.Console.Enabled
 	if !addr.IP.IsLoopback() {
@@ -130,9 +140,12 @@ func Run(ctx context.Context, o Options) error {
 		log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
 	}
 	go func() {
-		_ = tokens.Watch(runCtx, func(err error) {
+		err := tokens.Watch(runCtx, func(err error) {
 			log.Warn().Str(logx.Reason, err.Error()).Msg("token file")
 		})
+		if err != nil {
+			log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the token file: new tokens still work at once, but a revocation takes effect only after a restart")
+		}
 	}()
 
 	admin := tokens.Mint(auth.KindAdmin, auth.Admin|auth.ConsoleRead|auth.ConsoleWrite, 0)
@@ -169,6 +182,15 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	return nil
+}
+
+// dialHost is the host a local client uses to reach a listener bound to ip:
+// the unspecified address is reached over IPv4 loopback.
+func dialHost(ip net.IP) string {
+	if ip.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return ip.String()
 }
 
 func listen(address string) (net.Listener, error) {

@@ -78,6 +78,32 @@ func LockFile(path string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
+// ErrLocked is returned by TryLockFile when another holder has the lock.
+var ErrLocked = errors.New("locked by another process")
+
+// TryLockFile takes an exclusive lock on path without waiting: ErrLocked
+// when another process (or another open of the file) holds it.
+func TryLockFile(path string) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrLocked
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
 // Unlock releases the lock.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
