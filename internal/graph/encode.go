@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/corehq/core/internal/jsonx"
 )
 
 // Sort orders nodes by id and edges by (source, target, kind), and removes
@@ -67,11 +68,11 @@ func (g *Graph) Encode() []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"source":`...)
-		b = appendString(b, e.Source)
+		b = jsonx.AppendString(b, e.Source)
 		b = append(b, `,"target":`...)
-		b = appendString(b, e.Target)
+		b = jsonx.AppendString(b, e.Target)
 		b = append(b, `,"kind":`...)
-		b = appendString(b, e.Kind)
+		b = jsonx.AppendString(b, e.Kind)
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...)
@@ -81,11 +82,11 @@ func (g *Graph) Encode() []byte {
 // struct's omitempty tags leave out.
 func appendNode(b []byte, n *Node) []byte {
 	b = append(b, `{"id":`...)
-	b = appendString(b, n.ID)
+	b = jsonx.AppendString(b, n.ID)
 	b = append(b, `,"kind":`...)
-	b = appendString(b, n.Kind)
+	b = jsonx.AppendString(b, n.Kind)
 	b = append(b, `,"name":`...)
-	b = appendString(b, n.Name)
+	b = jsonx.AppendString(b, n.Name)
 	b = appendField(b, "path", n.Path)
 	b = appendField(b, "project", n.Project)
 	b = appendList(b, "command", n.Command)
@@ -96,6 +97,16 @@ func appendNode(b []byte, n *Node) []byte {
 	}
 	b = appendField(b, "description", n.Description)
 	b = appendField(b, "title", n.Title)
+	b = appendField(b, "language", n.Language)
+	b = appendField(b, "symbol_kind", n.SymbolKind)
+	if n.Line != 0 {
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(n.Line), 10)
+	}
+	if n.External {
+		b = append(b, `,"external":true`...)
+	}
+	b = appendField(b, "diagnostic", n.Diagnostic)
 	return append(b, '}')
 }
 
@@ -106,7 +117,7 @@ func appendField(b []byte, key, value string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
 	b = append(b, '"', ':')
-	return appendString(b, value)
+	return jsonx.AppendString(b, value)
 }
 
 func appendList(b []byte, key string, values []string) []byte {
@@ -120,68 +131,7 @@ func appendList(b []byte, key string, values []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, v)
+		b = jsonx.AppendString(b, v)
 	}
 	return append(b, ']')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string the way encoding/json does:
-// quotes, backslashes and control characters escaped (\b \f \n \r \t by
-// name, the rest as \u00XX), <, > and & as \u003c \u003e \u0026, U+2028
-// and U+2029 escaped, and each byte of invalid UTF-8 replaced by \ufffd.
-// (strconv.Quote would write Go escapes such as \x00 and \U0001f600, which
-// JSON does not have.)
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, `\u202`...)
-			b = strconv.AppendInt(b, int64(r&0xf), 16)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"unicode/utf8"
 )
@@ -39,10 +38,7 @@ func TestSortRemovesDuplicatesKeepingTheFirstNode(t *testing.T) {
 
 func TestEncodingIsDeterministic(t *testing.T) {
 	ws := loadDemo(t)
-	g, err := Build(ws, os.DirFS(ws.Root))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := Declared(ws)
 	want := g.Encode()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20; i++ {
@@ -61,10 +57,7 @@ func TestEncodingIsDeterministic(t *testing.T) {
 			t.Fatalf("shuffle %d sorts differently", i)
 		}
 	}
-	again, err := Build(ws, os.DirFS(ws.Root))
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := Declared(ws)
 	if !bytes.Equal(again.Encode(), want) {
 		t.Fatal("two builds encode differently")
 	}
@@ -142,10 +135,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 func TestEncodeRoundTrips(t *testing.T) {
 	t.Parallel()
 	ws := loadDemo(t)
-	g, err := Build(ws, os.DirFS(ws.Root))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := Declared(ws)
 	var back Graph
 	if err := json.Unmarshal(g.Encode(), &back); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@
 package graph
 
 import (
-	"io/fs"
 	"strings"
 
 	"github.com/corehq/core/internal/workspace"
@@ -37,6 +36,7 @@ const (
 	EdgeLinks           = "links"
 	EdgeMentions        = "mentions"
 	EdgeReferences      = "references"
+	EdgeContains        = "contains" // package -> file
 )
 
 // Node is a vertex of the graph. Fields after Name are kind-specific.
@@ -51,7 +51,12 @@ type Node struct {
 	Outputs     []string `json:"outputs,omitempty"`
 	Drift       bool     `json:"drift,omitempty"`
 	Description string   `json:"description,omitempty"`
-	Title       string   `json:"title,omitempty"` // doc: its first "# " heading
+	Title       string   `json:"title,omitempty"`       // doc: its first "# " heading
+	Language    string   `json:"language,omitempty"`    // file: go, typescript, javascript, python
+	SymbolKind  string   `json:"symbol_kind,omitempty"` // symbol: func, method, type, const, var, class, function
+	Line        int      `json:"line,omitempty"`        // symbol: line of its declaration
+	External    bool     `json:"external,omitempty"`    // package: not part of the workspace
+	Diagnostic  string   `json:"diagnostic,omitempty"`  // file: why it did not (fully) parse
 }
 
 // Edge is a directed, typed relation between two node ids.
@@ -80,12 +85,11 @@ func SpellID(name string) string { return "spell:" + name }
 // DocID returns the node id of a doc, "doc:<slash path from the root>".
 func DocID(path string) string { return "doc:" + path }
 
-// Build returns the knowledge graph of ws: project, target, spell and doc
-// nodes, with declared project dependencies, target dependencies and
-// ownership of targets and docs. fsys is the workspace root
-// (os.DirFS(ws.Root)); docs are found in it with ws.Docs. A nil fsys yields
-// no docs.
-func Build(ws *workspace.Workspace, fsys fs.FS) (*Graph, error) {
+// Declared returns the part of the knowledge graph that targets.yaml
+// declares: project, target and spell nodes, declared project dependencies,
+// target dependencies and project -> target ownership. The index adds
+// docs, files, packages and their edges (internal/index).
+func Declared(ws *workspace.Workspace) *Graph {
 	g := &Graph{}
 	addProjects(g, ws)
 	addTargets(g, ws, true)
@@ -95,22 +99,8 @@ func Build(ws *workspace.Workspace, fsys fs.FS) (*Graph, error) {
 			Command: s.Run, Description: s.Description,
 		})
 	}
-	if fsys != nil {
-		docs, err := findDocs(fsys, ws.Docs)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
-			n := Node{ID: DocID(d.path), Kind: KindDoc, Name: d.name(), Path: d.path, Title: d.title}
-			if owner := ownerOf(ws, d.path); owner != nil {
-				n.Project = owner.Name
-				g.Edges = append(g.Edges, Edge{Source: ProjectID(owner.Name), Target: n.ID, Kind: EdgeOwns})
-			}
-			g.Nodes = append(g.Nodes, n)
-		}
-	}
 	g.Sort()
-	return g, nil
+	return g
 }
 
 // Targets returns the target graph (flavor=targets): target nodes and their
@@ -122,11 +112,21 @@ func Targets(ws *workspace.Workspace) *Graph {
 	return g
 }
 
-// Projects returns the project skeleton (level=projects): project nodes and
-// their declared dependency edges only.
-func Projects(ws *workspace.Workspace) *Graph {
+// Projects returns the project skeleton (level=projects): project nodes,
+// their declared dependency edges, and the inferred ones given (those
+// between projects of ws; others are dropped).
+func Projects(ws *workspace.Workspace, inferred ...Edge) *Graph {
 	g := &Graph{}
 	addProjects(g, ws)
+	known := map[string]bool{}
+	for _, p := range ws.Projects {
+		known[ProjectID(p.Name)] = true
+	}
+	for _, e := range inferred {
+		if e.Kind == EdgeDependsInferred && known[e.Source] && known[e.Target] {
+			g.Edges = append(g.Edges, e)
+		}
+	}
 	g.Sort()
 	return g
 }
@@ -159,9 +159,9 @@ func addTargets(g *Graph, ws *workspace.Workspace, owns bool) {
 	}
 }
 
-// ownerOf returns the project whose directory is the longest prefix of the
+// OwnerOf returns the project whose directory is the longest prefix of the
 // slash path p, or nil when p lies outside every project.
-func ownerOf(ws *workspace.Workspace, p string) *workspace.Project {
+func OwnerOf(ws *workspace.Workspace, p string) *workspace.Project {
 	var best *workspace.Project
 	bestLen := -1
 	for _, pr := range ws.Projects {

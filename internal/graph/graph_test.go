@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/corehq/core/internal/workspace"
 )
@@ -49,21 +48,15 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestDemoGolden(t *testing.T) {
 	ws := loadDemo(t)
-	g, err := Build(ws, os.DirFS(ws.Root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Run("knowledge graph", func(t *testing.T) { golden(t, "demo.json", g.Encode()) })
+	g := Declared(ws)
+	t.Run("declared graph", func(t *testing.T) { golden(t, "demo-declared.json", g.Encode()) })
 	t.Run("target graph", func(t *testing.T) { golden(t, "demo-targets.json", Targets(ws).Encode()) })
 	t.Run("project skeleton", func(t *testing.T) { golden(t, "demo-projects.json", Projects(ws).Encode()) })
 }
 
 func TestDemoGraph(t *testing.T) {
 	ws := loadDemo(t)
-	g, err := Build(ws, os.DirFS(ws.Root))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := Declared(ws)
 	node := func(id string) *Node {
 		for i := range g.Nodes {
 			if g.Nodes[i].ID == id {
@@ -74,34 +67,6 @@ func TestDemoGraph(t *testing.T) {
 	}
 	hasEdge := func(e Edge) bool { return slices.Contains(g.Edges, e) }
 
-	t.Run("a doc with a heading is named by it", func(t *testing.T) {
-		n := node("doc:docs/architecture.md")
-		if n == nil || n.Name != "Architecture" || n.Title != "Architecture" || n.Project != "docs" {
-			t.Fatalf("node = %+v", n)
-		}
-	})
-	t.Run("a doc without a heading is named by its file", func(t *testing.T) {
-		n := node("doc:docs/glossary.md")
-		if n == nil || n.Name != "glossary.md" || n.Title != "" {
-			t.Fatalf("node = %+v", n)
-		}
-	})
-	t.Run("a doc outside every project has no owner", func(t *testing.T) {
-		n := node("doc:README.md")
-		if n == nil || n.Project != "" {
-			t.Fatalf("node = %+v", n)
-		}
-		for _, e := range g.Edges {
-			if e.Target == "doc:README.md" {
-				t.Errorf("unexpected edge %+v", e)
-			}
-		}
-	})
-	t.Run("a project owns its README", func(t *testing.T) {
-		if !hasEdge(Edge{Source: "project:api", Target: "doc:services/api/README.md", Kind: EdgeOwns}) {
-			t.Error("missing owns edge")
-		}
-	})
 	t.Run("project dependencies are declared edges", func(t *testing.T) {
 		if !hasEdge(Edge{Source: "project:api", Target: "project:auth", Kind: EdgeDependsDeclared}) {
 			t.Error("missing depends_declared edge")
@@ -159,99 +124,5 @@ func TestVariantsHoldOnlyTheirKinds(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestDocs(t *testing.T) {
-	t.Parallel()
-	ws, err := workspace.Parse(workspace.FileName, []byte(`
-projects:
-  root: {path: .}
-  api: {path: services/api}
-  apix: {path: services/apix}
-  nested: {path: services/api/internal}
-docs: ["**/*.md"]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{
-		"README.md":                         {Data: []byte("# Root\n")},
-		"services/api/README.md":            {Data: []byte("# API\n")},
-		"services/apix/notes.md":            {Data: []byte("text\n")},
-		"services/api/internal/doc.md":      {Data: []byte("# Internal\n")},
-		".git/info.md":                      {Data: []byte("# no\n")},
-		".core/cache.md":                    {Data: []byte("# no\n")},
-		"web/node_modules/pkg/README.md":    {Data: []byte("# no\n")},
-		"link.md":                           {Data: []byte("README.md"), Mode: 0o777 | os.ModeSymlink},
-		"services/api/main.go":              {Data: []byte("package main\n")},
-		"docs/sub.md/README.txt":            {Data: []byte("not md\n")},
-		"services/api/internal/x/deep/z.md": {Data: []byte("# Deep\n")},
-	}
-	g, err := Build(ws, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owners := map[string]string{}
-	for _, n := range g.Nodes {
-		if n.Kind == KindDoc {
-			owners[n.Path] = n.Project
-		}
-	}
-	want := map[string]string{
-		"README.md":                         "root",
-		"services/api/README.md":            "api",
-		"services/apix/notes.md":            "apix",
-		"services/api/internal/doc.md":      "nested",
-		"services/api/internal/x/deep/z.md": "nested",
-	}
-	for p, owner := range want {
-		t.Run(p+"_is_owned_by_"+owner, func(t *testing.T) {
-			got, ok := owners[p]
-			if !ok {
-				t.Fatalf("doc not found; docs = %v", owners)
-			}
-			if got != owner {
-				t.Errorf("owner = %q", got)
-			}
-		})
-	}
-	t.Run("ignored directories, symlinks and non-matching files are not docs", func(t *testing.T) {
-		if len(owners) != len(want) {
-			t.Errorf("docs = %v", owners)
-		}
-	})
-}
-
-func TestTitle(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ name, md, want string }{
-		{"first level-one heading", "intro\n# Title\n# Second\n", "Title"},
-		{"level-two headings are skipped", "## Sub\n# Main\n", "Main"},
-		{"closing hashes are stripped", "# Title ##\n", "Title"},
-		{"a hash inside the text stays", "# C# tips\n", "C# tips"},
-		{"a heading inside a code fence does not count", "```sh\n# comment\n```\n# Real\n", "Real"},
-		{"a tilde fence works too", "~~~\n# comment\n~~~~\n# Real\n", "Real"},
-		{"front matter is skipped", "---\ntitle: x\n# not\n---\n# Real\n", "Real"},
-		{"up to three spaces of indent are allowed", "   # Indented\n", "Indented"},
-		{"four spaces make code", "    # code\n", ""},
-		{"no space after the hash is not a heading", "#hashtag\n", ""},
-		{"an empty heading is skipped", "#\n# Real\n", "Real"},
-		{"windows line endings", "# Title\r\n", "Title"},
-		{"no heading at all", "just text\n", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Title([]byte(tc.md)); got != tc.want {
-				t.Errorf("Title = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestBuildRefusesAnInvalidDocGlob(t *testing.T) {
-	t.Parallel()
-	ws := &workspace.Workspace{Docs: []string{"docs/["}}
-	if _, err := Build(ws, fstest.MapFS{}); err == nil {
-		t.Fatal("Build accepted an invalid glob")
 	}
 }
