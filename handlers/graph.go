@@ -10,6 +10,7 @@ import (
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -53,9 +54,20 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 			if l := q.Get("level"); l != "projects" {
 				return apierr.BadRequest("level %q is not allowed; allowed: projects", l)
 			}
-			return serveReparsed(w, ws.Root(), graph.Projects)
+			inferred := ws.InferredDeps()
+			return serveReparsed(w, ws.Root(), func(wsp *workspace.Workspace) *graph.Graph {
+				return graph.Projects(wsp, inferred...)
+			})
 		default:
-			return apierr.New(http.StatusNotImplemented, "not_implemented", "select= queries need the query engine, which this build does not have yet; use the default graph, flavor=targets or level=projects")
+			q, err := query.Parse(q.Get("select"))
+			if err != nil {
+				return apierr.BadRequest("select: %v", err)
+			}
+			g, err := ws.Query(q)
+			if err != nil {
+				return apierr.Unavailable("%v", err)
+			}
+			return writeGraph(w, g.Encode())
 		}
 	}
 }
@@ -66,19 +78,26 @@ func serveSnapshot(w http.ResponseWriter, r *http.Request, ws *live.Workspace) e
 		return apierr.Unavailable("%v", err)
 	}
 	h := w.Header()
-	h.Set("ETag", snap.ETag)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Vary", "Accept-Encoding")
-	if etagMatches(r.Header.Get("If-None-Match"), snap.ETag) {
+	// Each representation has its own strong ETag; either one still names
+	// the current version when a client revalidates.
+	gzipETag := snap.ETag[:len(snap.ETag)-1] + `-gzip"`
+	if inm := r.Header.Get("If-None-Match"); etagMatches(inm, snap.ETag) || etagMatches(inm, gzipETag) {
+		h.Set("ETag", snap.ETag)
+		if etagMatches(inm, gzipETag) {
+			h.Set("ETag", gzipETag)
+		}
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
 	h.Set("Content-Type", "application/json")
-	body := snap.JSON
+	body, etag := snap.JSON, snap.ETag
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
-		body = snap.Gzip
+		body, etag = snap.Gzip, gzipETag
 	}
+	h.Set("ETag", etag)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body)
 	return nil
@@ -89,7 +108,10 @@ func serveReparsed(w http.ResponseWriter, root string, variant func(*workspace.W
 	if err != nil {
 		return apierr.Unavailable("%v", err)
 	}
-	body := variant(wsp).Encode()
+	return writeGraph(w, variant(wsp).Encode())
+}
+
+func writeGraph(w http.ResponseWriter, body []byte) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

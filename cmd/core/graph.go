@@ -10,6 +10,7 @@ import (
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -22,11 +23,11 @@ func newGraphCmd(g *globals) *cobra.Command {
 byte-for-byte what GET /api/v1/graph serves; without it, a summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := g.resolveRoot()
+			e, err := g.load(nil)
 			if err != nil {
 				return err
 			}
-			gr, err := live.Build(root)
+			gr, _, err := live.Build(e.root, e.cacheDir)
 			if err != nil {
 				return err
 			}
@@ -39,6 +40,58 @@ byte-for-byte what GET /api/v1/graph serves; without it, a summary.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the graph as JSON (the bytes of GET /api/v1/graph)")
+	return cmd
+}
+
+func newQueryCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "query TERMS...",
+		Short: "Print the neighbourhood of the nodes the terms select",
+		Long: `Selects nodes of the knowledge graph and prints them with their neighbours.
+With --json the output is byte-for-byte what GET /api/v1/graph?select=TERMS serves.
+
+Terms (space-separated; the seeds are the union of what they select):
+  kind:K                 every node of kind K: project, target, spell, doc, file, package, symbol
+  project:NAME           a project
+  target:PROJECT:TARGET  a target
+  spell:NAME             a spell
+  symbol:NAME            symbols named NAME; * globs (symbol:Server.*)
+  path:GLOB              files and docs whose path matches GLOB
+  depth:N                neighbours within N edges, both directions (default 1, at most 10)
+  WORD                   nodes whose id or name contains WORD, ignoring case
+
+Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
+		Example: `  core query project:api
+  core query symbol:Greet depth:2 --json
+  core query path:'docs/**' kind:target`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q, err := query.Parse(strings.Join(args, " "))
+			if err != nil {
+				return err
+			}
+			e, err := g.load(nil)
+			if err != nil {
+				return err
+			}
+			gr, ix, err := live.Build(e.root, e.cacheDir)
+			if err != nil {
+				return err
+			}
+			res, err := query.Eval(q, gr, ix.Symbols)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				_, err := cmd.OutOrStdout().Write(res.Encode())
+				return err
+			}
+			printSummary(cmd, res)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (the bytes of GET /api/v1/graph?select=TERMS)")
 	return cmd
 }
 

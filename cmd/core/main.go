@@ -65,6 +65,7 @@ core walks up from the current directory to find it.`,
 		newConfigCmd(g),
 		newGraphCmd(g),
 		newDescribeCmd(g),
+		newQueryCmd(g),
 		newRoutesCmd(),
 		newDoctorCmd(g),
 	)

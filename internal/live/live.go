@@ -1,8 +1,9 @@
-// Package live keeps the server's current view of the workspace: the graph
-// built from targets.yaml and the files it names, pre-encoded once per change
-// so that every read serves the same bytes. A broken targets.yaml never takes
-// the view down: the last good graph stays served and the problem is kept as
-// a diagnostic (and published) until the file is fixed.
+// Package live keeps the server's current view of the workspace: the
+// knowledge graph from targets.yaml and the index of its files, pre-encoded
+// once per change so that every read serves the same bytes. File changes
+// re-index only what changed; a broken targets.yaml never takes the view
+// down: the last good graph stays served and the problem is kept as a
+// diagnostic (and published) until the file is fixed.
 package live
 
 import (
@@ -13,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,8 +23,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/watch"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -32,12 +35,23 @@ import (
 // Snapshot is one version of the workspace graph, encoded.
 type Snapshot struct {
 	Version uint64
+	Graph   *graph.Graph
 	JSON    []byte // exactly what `core graph --json` prints
 	Gzip    []byte // JSON, gzip-compressed once
 	ETag    string // strong, quoted
 	Nodes   int
 	Edges   int
 	BuiltAt time.Time
+
+	qOnce sync.Once
+	qIdx  *query.Index
+}
+
+// QueryIndex is the query engine's index of this snapshot, built on first
+// use and shared by every query of the version.
+func (s *Snapshot) QueryIndex() *query.Index {
+	s.qOnce.Do(func() { s.qIdx = query.NewIndex(s.Graph) })
+	return s.qIdx
 }
 
 // Publisher receives events (the SSE hub).
@@ -51,9 +65,11 @@ type Workspace struct {
 	cacheDir string
 	log      zerolog.Logger
 	pub      Publisher
+	ix       *index.Indexer
 
 	cur     atomic.Pointer[Snapshot]
 	mu      sync.Mutex // serialises rebuilds
+	ws      *workspace.Workspace
 	diag    atomic.Pointer[diagnostic]
 	version uint64
 }
@@ -63,16 +79,28 @@ type diagnostic struct{ err error }
 // ErrNoGraph is returned before the first good build.
 var ErrNoGraph = errors.New("the workspace has no graph yet")
 
-// New builds the first graph of the workspace at root. A broken targets.yaml
-// is not fatal: the view starts empty with the diagnostic set.
+// NewIndexer returns the indexer a workspace uses, caching in cacheDir.
+func NewIndexer(root, cacheDir string) *index.Indexer {
+	if cacheDir == "" {
+		cacheDir = filepath.Join(root, ".core")
+	}
+	return index.New(root, cacheDir, index.Options{Skip: skipper(root, cacheDir)})
+}
+
+// New indexes the workspace at root (warm from cacheDir when it can). A
+// broken targets.yaml is not fatal: the view starts empty with the
+// diagnostic set.
 func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
-	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log}
+	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: NewIndexer(root, cacheDir)}
 	_ = w.Rebuild()
 	return w
 }
 
 // Root is the workspace root.
 func (w *Workspace) Root() string { return w.root }
+
+// Indexer is the workspace's indexer.
+func (w *Workspace) Indexer() *index.Indexer { return w.ix }
 
 // Current returns the latest good snapshot, or an error explaining why there
 // is none (the diagnostic of a workspace that never loaded).
@@ -94,42 +122,102 @@ func (w *Workspace) Diagnostic() error {
 	return nil
 }
 
-// Build loads the workspace and builds its knowledge graph from disk.
-func Build(root string) (*graph.Graph, error) {
+// Build indexes the workspace at root once, using and refreshing the cache
+// in cacheDir, and returns its knowledge graph: what the CLI prints.
+func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 	ws, err := workspace.Load(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return graph.Build(ws, os.DirFS(root))
+	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
+		return nil, nil, err
+	}
+	ix := NewIndexer(root, cacheDir)
+	g, _, err := ix.Sync(ws)
+	return g, ix, err
 }
 
-// Rebuild rebuilds the graph from disk. On success it installs a new
-// snapshot (publishing `graph` when the bytes changed); on failure it keeps
-// the last good snapshot and publishes a diagnostic.
+// Rebuild reloads targets.yaml and reconciles the whole index with disk
+// (the sync-graph job). On failure it keeps the last good snapshot.
 func (w *Workspace) Rebuild() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	g, err := Build(w.root)
+	ws, err := w.reload()
 	if err != nil {
-		prev := w.diag.Swap(&diagnostic{err: err})
-		if prev == nil || prev.err.Error() != err.Error() {
-			w.log.Warn().Str(logx.File, workspace.FileName).Str(logx.Reason, err.Error()).Msg("workspace does not load; serving the last good graph")
-			w.publish(events.KindDiagnostic, map[string]any{"source": workspace.FileName, "message": err.Error()})
-		}
 		return err
+	}
+	g, st, err := w.ix.Sync(ws)
+	if err != nil {
+		w.fail(err)
+		return err
+	}
+	w.log.Debug().Int("files", st.Files).Int("parsed", st.Parsed).Dur(logx.Latency, st.Duration).Msg("index synced")
+	w.install(g)
+	return nil
+}
+
+// Changed re-indexes after a batch of file changes: only the changed paths,
+// unless targets.yaml changed or events were lost (then everything).
+func (w *Workspace) Changed(b watch.Batch) error {
+	reconcile := b.Overflow
+	for _, p := range b.Paths {
+		if p == workspace.FileName {
+			reconcile = true
+		}
+	}
+	if reconcile {
+		return w.Rebuild()
+	}
+	w.mu.Lock()
+	ws := w.ws
+	if ws == nil {
+		w.mu.Unlock()
+		return w.Rebuild()
+	}
+	defer w.mu.Unlock()
+	g, _, err := w.ix.Update(ws, b.Paths)
+	if err != nil {
+		w.fail(err)
+		return err
+	}
+	w.install(g)
+	return nil
+}
+
+// reload reads targets.yaml, keeping the last good workspace on failure.
+func (w *Workspace) reload() (*workspace.Workspace, error) {
+	ws, err := workspace.Load(w.root)
+	if err != nil {
+		w.fail(err)
+		return nil, err
 	}
 	if prev := w.diag.Swap(nil); prev != nil {
 		w.log.Info().Str(logx.File, workspace.FileName).Msg("workspace loads again")
 		w.publish(events.KindDiagnostic, map[string]any{"source": workspace.FileName, "message": ""})
 	}
+	w.ws = ws
+	return ws, nil
+}
+
+func (w *Workspace) fail(err error) {
+	prev := w.diag.Swap(&diagnostic{err: err})
+	if prev == nil || prev.err.Error() != err.Error() {
+		w.log.Warn().Str(logx.File, workspace.FileName).Str(logx.Reason, err.Error()).Msg("workspace does not load; serving the last good graph")
+		w.publish(events.KindDiagnostic, map[string]any{"source": workspace.FileName, "message": err.Error()})
+	}
+}
+
+// install makes g current if its bytes differ from the current graph's.
+func (w *Workspace) install(g *graph.Graph) {
 	data := g.Encode()
 	if old := w.cur.Load(); old != nil && bytes.Equal(old.JSON, data) {
-		return nil
+		return
 	}
 	w.version++
 	sum := sha256.Sum256(data)
 	snap := &Snapshot{
 		Version: w.version,
+		Graph:   g,
 		JSON:    data,
 		Gzip:    gzipBytes(data),
 		ETag:    `"` + hex.EncodeToString(sum[:16]) + `"`,
@@ -140,7 +228,25 @@ func (w *Workspace) Rebuild() error {
 	w.cur.Store(snap)
 	w.log.Info().Uint64(logx.Version, snap.Version).Int(logx.Nodes, snap.Nodes).Int(logx.Edges, snap.Edges).Msg("graph built")
 	w.publish(events.KindGraph, map[string]any{"version": snap.Version, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
-	return nil
+}
+
+// Query runs a parsed query over the current graph, loading the symbol
+// shards only when the query seeds on symbols.
+func (w *Workspace) Query(q *query.Query) (*graph.Graph, error) {
+	snap, err := w.Current()
+	if err != nil {
+		return nil, err
+	}
+	return snap.QueryIndex().Eval(q, w.ix.Symbols)
+}
+
+// InferredDeps are the current graph's inferred project dependencies.
+func (w *Workspace) InferredDeps() []graph.Edge {
+	snap, err := w.Current()
+	if err != nil {
+		return nil
+	}
+	return index.InferredDeps(snap.Graph)
 }
 
 func (w *Workspace) publish(kind string, payload map[string]any) {
@@ -159,28 +265,32 @@ func gzipBytes(b []byte) []byte {
 	return buf.Bytes()
 }
 
+// skipper says which directories neither the index nor the watcher enter
+// (beyond .git and node_modules): the cache directory, wherever it is.
+func skipper(root, cacheDir string) func(rel string) bool {
+	cacheRel := ""
+	if r, err := filepath.Rel(root, cacheDir); err == nil && !strings.HasPrefix(r, "..") {
+		cacheRel = filepath.ToSlash(r)
+	}
+	return func(rel string) bool {
+		return rel == ".core" || strings.HasPrefix(rel, ".core/") || (cacheRel != "" && (rel == cacheRel || strings.HasPrefix(rel, cacheRel+"/")))
+	}
+}
+
 // Ignore says which paths the watcher skips: version control, dependency
 // trees and the cache directory (core's own writes must not trigger
 // rebuilds).
 func (w *Workspace) Ignore(rel string, _ bool) bool {
 	for _, seg := range strings.Split(rel, "/") {
 		switch seg {
-		case ".git", ".core", "node_modules":
+		case ".git", "node_modules":
 			return true
 		}
 	}
-	if w.cacheDir != "" {
-		if r, err := filepath.Rel(w.root, w.cacheDir); err == nil && !strings.HasPrefix(r, "..") {
-			r = filepath.ToSlash(r)
-			if rel == r || strings.HasPrefix(rel, r+"/") {
-				return true
-			}
-		}
-	}
-	return false
+	return skipper(w.root, w.cacheDir)(rel)
 }
 
-// Watch rebuilds on every debounced batch of changes until ctx ends. It
+// Watch re-indexes on every debounced batch of changes until ctx ends. It
 // returns the watcher's set-up error, if any, at once.
 func (w *Workspace) Watch(ctx context.Context, debounce time.Duration) error {
 	wt, err := watch.New(w.root, w.Ignore, debounce)
@@ -188,10 +298,30 @@ func (w *Workspace) Watch(ctx context.Context, debounce time.Duration) error {
 		return err
 	}
 	if err := wt.LimitError(); err != nil {
-		w.log.Warn().Str(logx.Reason, err.Error()).Msg("file watching is partial")
+		w.log.Warn().Str(logx.Reason, err.Error()).Dur("poll", PollInterval).Msg("file watching is partial; polling the whole workspace as well")
+		go w.poll(ctx, PollInterval)
 	}
 	go func() {
-		_ = wt.Run(ctx, func(b watch.Batch) { _ = w.Rebuild() })
+		_ = wt.Run(ctx, func(b watch.Batch) { _ = w.Changed(b) })
 	}()
 	return nil
+}
+
+// PollInterval is how often the workspace is reconciled when the watcher
+// cannot see everything (the inotify limit was hit).
+const PollInterval = 5 * time.Second
+
+// poll reconciles the index with disk at every tick: a warm Sync stats the
+// tree and re-parses only what changed, so polling stays cheap.
+func (w *Workspace) poll(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = w.Rebuild()
+		}
+	}
 }

@@ -105,7 +105,7 @@ func TestAnUnchangedGraphPublishesNothing(t *testing.T) {
 	w := New(root, "", rec, zerolog.Nop())
 	first, _ := w.Current()
 	rec.take()
-	write(t, root, "app/main.go", "package main\n")
+	write(t, root, "app/notes.txt", "not indexed\n")
 	if err := w.Rebuild(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,196 @@
+package index
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// ParseGo indexes one Go file with go/parser alone (no type checking): its
+// package clause, imports, top-level declarations and the names each
+// declaration uses. A file that does not parse keeps what the parser
+// recovered, plus a diagnostic.
+func ParseGo(path string, src []byte) FileRecord {
+	rec := FileRecord{Path: path, Lang: LangGo}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution|parser.ParseComments)
+	if err != nil {
+		rec.Diag = firstLine(err.Error())
+	}
+	if f == nil {
+		return rec
+	}
+	if f.Name != nil {
+		rec.Package = f.Name.Name
+	}
+	for _, is := range f.Imports {
+		p, err := strconv.Unquote(is.Path.Value)
+		if err != nil {
+			continue
+		}
+		imp := Import{Path: p, Line: fset.Position(is.Pos()).Line}
+		if is.Name != nil {
+			imp.Alias = is.Name.Name
+		}
+		rec.Imports = append(rec.Imports, imp)
+	}
+	refs := refSet{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			name := d.Name.Name
+			kind := "func"
+			if d.Recv != nil && len(d.Recv.List) > 0 {
+				if recv := receiverType(d.Recv.List[0].Type); recv != "" {
+					name, kind = recv+"."+name, "method"
+				}
+			}
+			pos := fset.Position(d.Name.Pos())
+			if name != "_" {
+				rec.Symbols = append(rec.Symbols, Symbol{Name: name, Kind: kind, Line: pos.Line, Col: pos.Column})
+			}
+			collectRefs(fset, d, name, refs)
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					pos := fset.Position(s.Name.Pos())
+					rec.Symbols = append(rec.Symbols, Symbol{Name: s.Name.Name, Kind: "type", Line: pos.Line, Col: pos.Column})
+					collectRefs(fset, s.Type, s.Name.Name, refs)
+					if s.TypeParams != nil {
+						collectRefs(fset, s.TypeParams, s.Name.Name, refs)
+					}
+				case *ast.ValueSpec:
+					kind := "var"
+					if d.Tok == token.CONST {
+						kind = "const"
+					}
+					from := ""
+					for _, n := range s.Names {
+						if n.Name == "_" {
+							continue
+						}
+						pos := fset.Position(n.Pos())
+						rec.Symbols = append(rec.Symbols, Symbol{Name: n.Name, Kind: kind, Line: pos.Line, Col: pos.Column})
+						if from == "" {
+							from = n.Name
+						}
+					}
+					if s.Type != nil {
+						collectRefs(fset, s.Type, from, refs)
+					}
+					for _, v := range s.Values {
+						collectRefs(fset, v, from, refs)
+					}
+				}
+			}
+		}
+	}
+	rec.Refs = refs.list()
+	return rec
+}
+
+// receiverType names the type of a method receiver: T, *T, T[P], *T[P].
+func receiverType(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// collectRefs records the names n uses, on behalf of the declaration from:
+// `pkg.Name` selections (the qualifier may be an import) and bare
+// identifiers (which may name a declaration of the same package). Field
+// names, selected members and declared names are not uses.
+func collectRefs(fset *token.FileSet, n ast.Node, from string, refs refSet) {
+	skip := map[*ast.Ident]bool{}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			skip[x.Sel] = true
+			if id, ok := x.X.(*ast.Ident); ok {
+				skip[id] = true
+				refs.add(Ref{From: from, Qual: id.Name, Name: x.Sel.Name, Line: fset.Position(x.Sel.Pos()).Line})
+			}
+		case *ast.Field:
+			for _, id := range x.Names {
+				skip[id] = true
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := x.Key.(*ast.Ident); ok {
+				skip[id] = true // usually a struct field name
+			}
+		case *ast.FuncDecl:
+			skip[x.Name] = true
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						skip[id] = true
+					}
+				}
+			}
+		case *ast.Ident:
+			if skip[x] || x.Name == "_" || x.Name == from || isPredeclared(x.Name) {
+				return true
+			}
+			refs.add(Ref{From: from, Name: x.Name, Line: fset.Position(x.Pos()).Line})
+		}
+		return true
+	})
+}
+
+// refSet keeps the first use of each (from, qual, name).
+type refSet map[[3]string]Ref
+
+func (s refSet) add(r Ref) {
+	k := [3]string{r.From, r.Qual, r.Name}
+	if _, ok := s[k]; !ok {
+		s[k] = r
+	}
+}
+
+func (s refSet) list() []Ref {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make([]Ref, 0, len(s))
+	for _, r := range s {
+		out = append(out, r)
+	}
+	sortRefs(out)
+	return out
+}
+
+var predeclared = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64
+		rune string uint uint8 uint16 uint32 uint64 uintptr any comparable true false iota nil
+		append cap clear close complex copy delete imag len make max min new panic print println real recover`) {
+		predeclared[n] = true
+	}
+}
+
+func isPredeclared(name string) bool { return predeclared[name] }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

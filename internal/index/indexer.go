@@ -1,0 +1,512 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// Stats describe one indexing pass.
+type Stats struct {
+	Files    int           // files indexed in all
+	Parsed   int           // files parsed in this pass
+	Removed  int           // records dropped in this pass
+	Duration time.Duration // wall time of the pass
+}
+
+// Indexer keeps the index of one workspace, in memory and in the cache
+// directory. It is safe for concurrent use; passes are serialised.
+type Indexer struct {
+	root     string
+	store    store
+	lockPath string
+	skip     func(rel string) bool
+	maxSize  int64
+
+	mu     sync.Mutex
+	ws     *workspace.Workspace
+	files  map[string]*FileRecord // symbols and refs live in the shards, not here
+	layout string
+	diags  []Diagnostic
+
+	symMu   sync.Mutex
+	symbols *graph.Graph // assembled from the shards on demand; nil after a change
+
+	shardLoads atomic.Int64
+	parsed     atomic.Int64
+}
+
+// Options tune an Indexer.
+type Options struct {
+	// Skip names directories (relative, slash-separated) never to index,
+	// besides .git and node_modules: the cache directory.
+	Skip func(rel string) bool
+	// MaxFileSize skips larger files with a diagnostic.
+	MaxFileSize int64
+}
+
+// New returns the indexer of the workspace at root, caching in cacheDir.
+func New(root, cacheDir string, o Options) *Indexer {
+	dir := filepath.Join(cacheDir, cacheSubdir)
+	return &Indexer{root: root, store: store{dir: dir}, lockPath: filepath.Join(cacheDir, "index.lock"), skip: o.Skip, maxSize: o.MaxFileSize}
+}
+
+// ShardLoads counts how many @symbols shards were read to answer queries.
+func (ix *Indexer) ShardLoads() int64 { return ix.shardLoads.Load() }
+
+// Parsed counts the files parsed since New.
+func (ix *Indexer) Parsed() int64 { return ix.parsed.Load() }
+
+// Diagnostics are the paths the last pass skipped or could not parse.
+func (ix *Indexer) Diagnostics() []Diagnostic {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	out := append([]Diagnostic(nil), ix.diags...)
+	for _, p := range sortedPaths(ix.files) {
+		if d := ix.files[p].Diag; d != "" {
+			out = append(out, Diagnostic{Path: p, Message: d})
+		}
+	}
+	return out
+}
+
+func layoutOf(ws *workspace.Workspace) string {
+	var b strings.Builder
+	for _, p := range ws.Projects {
+		b.WriteString(p.Name + "=" + p.Path + "\n")
+	}
+	return b.String()
+}
+
+// Sync indexes the whole workspace from disk: a cold index when nothing is
+// cached, a warm one that parses only files whose size or modification
+// time changed otherwise. Its result equals a cold index of the same tree.
+// It returns the default graph.
+func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
+	start := time.Now()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	lock, err := ix.lock()
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer lock.Unlock()
+
+	prev := ix.files
+	if prev == nil {
+		prev = ix.store.loadFiles(ix.root)
+	}
+	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
+	files := make(map[string]*FileRecord, len(found))
+	var todo []Found
+	for _, f := range found {
+		if old, ok := prev[f.Path]; ok && old.Size == f.Size && old.ModTime == f.ModTime && old.Lang == f.Lang {
+			files[f.Path] = old
+			continue
+		}
+		todo = append(todo, f)
+	}
+	parsed := ix.parse(todo)
+	for _, rec := range parsed {
+		files[rec.Path] = rec
+	}
+	var removed []string
+	for p := range prev {
+		if _, ok := files[p]; !ok {
+			removed = append(removed, p)
+		}
+	}
+	layout := layoutOf(ws)
+	if err := ix.writeShards(ws, files, parsed, removed, layout != ix.cachedLayout()); err != nil {
+		return nil, Stats{}, err
+	}
+	for _, rec := range parsed {
+		rec.Symbols, rec.Refs = nil, nil
+	}
+	ix.ws, ix.files, ix.diags, ix.layout = ws, files, diags, layout
+	ix.resetSymbols()
+	if err := ix.store.saveFiles(ix.root, files); err != nil {
+		return nil, Stats{}, err
+	}
+	if err := ix.saveLayout(layout); err != nil {
+		return nil, Stats{}, err
+	}
+	g := Assemble(ws, files)
+	return g, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
+}
+
+// Update re-indexes only the given paths (relative, slash-separated):
+// changed files are re-parsed, vanished ones dropped, new directories
+// walked. A change to a .gitignore falls back to Sync. Only the shards of
+// the projects holding those paths are rewritten.
+func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph, Stats, error) {
+	for _, p := range paths {
+		if path.Base(p) == ".gitignore" || p == workspace.FileName {
+			return ix.Sync(ws)
+		}
+	}
+	start := time.Now()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.files == nil || layoutOf(ws) != ix.layout || !sameDocs(ws, ix.ws) {
+		ix.mu.Unlock()
+		g, st, err := ix.Sync(ws)
+		ix.mu.Lock()
+		return g, st, err
+	}
+	lock, err := ix.lock()
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer lock.Unlock()
+
+	var todo []Found
+	var removed []string
+	drop := func(p string) {
+		if _, ok := ix.files[p]; ok {
+			removed = append(removed, p)
+		}
+		prefix := p + "/"
+		for q := range ix.files {
+			if strings.HasPrefix(q, prefix) {
+				removed = append(removed, q)
+			}
+		}
+	}
+	for _, p := range paths {
+		if ix.skip != nil && ix.skip(p) {
+			continue
+		}
+		abs := filepath.Join(ix.root, filepath.FromSlash(p))
+		st, err := os.Lstat(abs)
+		if err != nil {
+			drop(p)
+			continue
+		}
+		if st.IsDir() {
+			found, diags := discoverUnder(ix.root, p, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
+			ix.diags = append(ix.diags, diags...)
+			seen := map[string]bool{}
+			for _, f := range found {
+				seen[f.Path] = true
+				if old, ok := ix.files[f.Path]; !ok || old.Size != f.Size || old.ModTime != f.ModTime {
+					todo = append(todo, f)
+				}
+			}
+			for q := range ix.files {
+				if strings.HasPrefix(q, p+"/") && !seen[q] {
+					removed = append(removed, q)
+				}
+			}
+			continue
+		}
+		f, ok := ix.admit(ws, p, st)
+		if !ok {
+			drop(p)
+			continue
+		}
+		if old, ok := ix.files[p]; ok && old.Size == f.Size && old.ModTime == f.ModTime {
+			continue
+		}
+		todo = append(todo, f)
+	}
+	parsed := ix.parse(todo)
+	if len(parsed) == 0 && len(removed) == 0 {
+		return Assemble(ws, ix.files), Stats{Files: len(ix.files), Duration: time.Since(start)}, nil
+	}
+	next := make(map[string]*FileRecord, len(ix.files)+len(parsed))
+	for p, r := range ix.files {
+		next[p] = r
+	}
+	for _, p := range removed {
+		delete(next, p)
+	}
+	for _, r := range parsed {
+		next[r.Path] = r
+	}
+	if err := ix.writeShards(ws, next, parsed, removed, false); err != nil {
+		return nil, Stats{}, err
+	}
+	for _, rec := range parsed {
+		rec.Symbols, rec.Refs = nil, nil
+	}
+	ix.files, ix.ws = next, ws
+	ix.resetSymbols()
+	if err := ix.store.saveFiles(ix.root, next); err != nil {
+		return nil, Stats{}, err
+	}
+	return Assemble(ws, next), Stats{Files: len(next), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
+}
+
+func sameDocs(a, b *workspace.Workspace) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	return strings.Join(a.Docs, "\x00") == strings.Join(b.Docs, "\x00")
+}
+
+// admit decides whether one changed file belongs in the index, the way
+// Discover would: not ignored by a .gitignore above it, a language core
+// indexes, a doc if markdown, not too big.
+func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Found, bool) {
+	if st.Mode()&fs.ModeSymlink != 0 {
+		t, err := os.Stat(filepath.Join(ix.root, filepath.FromSlash(p)))
+		if err != nil || !t.Mode().IsRegular() {
+			return Found{}, false
+		}
+		st = t
+	}
+	if !st.Mode().IsRegular() {
+		return Found{}, false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".git" || seg == "node_modules" {
+			return Found{}, false
+		}
+	}
+	found, _ := discoverUnder(ix.root, path.Dir(p), WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize, only: path.Base(p)})
+	for _, f := range found {
+		if f.Path == p {
+			return f, true
+		}
+	}
+	return Found{}, false
+}
+
+// parse reads and parses files on every core.
+func (ix *Indexer) parse(todo []Found) []*FileRecord {
+	out := make([]*FileRecord, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(todo) {
+					return
+				}
+				f := todo[i]
+				src, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(f.Path)))
+				var rec FileRecord
+				if err != nil {
+					rec = FileRecord{Path: f.Path, Lang: f.Lang, Diag: "unreadable: " + unwrapPath(err).Error()}
+				} else {
+					rec = parseSafely(f.Lang, f.Path, src)
+				}
+				rec.Size, rec.ModTime = f.Size, f.ModTime
+				out[i] = &rec
+			}
+		}()
+	}
+	wg.Wait()
+	ix.parsed.Add(int64(len(todo)))
+	return out
+}
+
+// parseSafely turns a parser panic into a diagnostic: one bad file never
+// aborts the index.
+func parseSafely(lang, p string, src []byte) (rec FileRecord) {
+	defer func() {
+		if v := recover(); v != nil {
+			rec = FileRecord{Path: p, Lang: lang, Diag: fmt.Sprintf("parser failed: %v", v)}
+		}
+	}()
+	return Parse(lang, p, src)
+}
+
+// writeShards rewrites the @symbols shard of every project that holds a
+// parsed or removed file (all of them when the project layout changed).
+func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRecord, parsed []*FileRecord, removed []string, relayout bool) error {
+	if err := ix.store.ensure(); err != nil {
+		return err
+	}
+	owner := func(p string) string {
+		if o := graph.OwnerOf(ws, p); o != nil {
+			return o.Name
+		}
+		return ""
+	}
+	affected := map[string]bool{}
+	if relayout {
+		for _, p := range ix.store.shardProjects() {
+			affected[p] = true
+		}
+		for _, p := range ws.Projects {
+			affected[p.Name] = true
+		}
+		affected[""] = true
+	}
+	for _, r := range parsed {
+		affected[owner(r.Path)] = true
+	}
+	for _, p := range removed {
+		affected[owner(p)] = true
+	}
+	if len(affected) == 0 {
+		return nil
+	}
+	// Entries of unchanged files come from the shards on disk.
+	old := map[string]shardEntry{}
+	sources := affected
+	if relayout {
+		sources = map[string]bool{}
+		for _, p := range ix.store.shardProjects() {
+			sources[p] = true
+		}
+	}
+	for p := range sources {
+		entries, err := ix.store.loadShard(p)
+		if err != nil {
+			continue // unreadable: its files are re-parsed below
+		}
+		for k, v := range entries {
+			old[k] = v
+		}
+	}
+	fresh := map[string]*FileRecord{}
+	for _, r := range parsed {
+		fresh[r.Path] = r
+	}
+	shards := map[string]map[string]shardEntry{}
+	for p := range affected {
+		shards[p] = map[string]shardEntry{}
+	}
+	var missing []Found
+	for _, p := range sortedPaths(files) {
+		proj := owner(p)
+		if !affected[proj] {
+			continue
+		}
+		if r, ok := fresh[p]; ok {
+			if len(r.Symbols) > 0 || len(r.Refs) > 0 {
+				shards[proj][p] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
+			}
+			continue
+		}
+		if e, ok := old[p]; ok {
+			shards[proj][p] = e
+			continue
+		}
+		if f := files[p]; hasSymbols(f.Lang) {
+			missing = append(missing, Found{Path: p, Size: f.Size, ModTime: f.ModTime, Lang: f.Lang})
+		}
+	}
+	// A file whose shard entry was lost (a deleted or unreadable shard) is
+	// parsed again rather than silently losing its symbols.
+	for _, r := range ix.parse(missing) {
+		if len(r.Symbols) > 0 || len(r.Refs) > 0 {
+			shards[owner(r.Path)][r.Path] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
+		}
+	}
+	known := map[string]bool{"": true}
+	for _, p := range ws.Projects {
+		known[p.Name] = true
+	}
+	for p, entries := range shards {
+		if !known[p] {
+			ix.store.removeShard(p)
+			continue
+		}
+		if err := ix.store.saveShard(p, entries); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasSymbols(lang string) bool {
+	switch lang {
+	case LangGo, LangTypeScript, LangJavaScript, LangPython:
+		return true
+	}
+	return false
+}
+
+// Symbols returns the symbol part of the graph, reading every @symbols
+// shard the first time it is asked for after a change. Only queries that
+// seed on symbols call it (rule G3).
+func (ix *Indexer) Symbols() (*graph.Graph, error) {
+	ix.symMu.Lock()
+	defer ix.symMu.Unlock()
+	if ix.symbols != nil {
+		return ix.symbols, nil
+	}
+	ix.mu.Lock()
+	ws, files := ix.ws, ix.files
+	ix.mu.Unlock()
+	if ws == nil {
+		return nil, errors.New("the workspace is not indexed yet")
+	}
+	full := make(map[string]*FileRecord, len(files))
+	for p, r := range files {
+		c := *r
+		full[p] = &c
+	}
+	projects := []string{""}
+	for _, p := range ws.Projects {
+		projects = append(projects, p.Name)
+	}
+	sort.Strings(projects)
+	for _, p := range projects {
+		entries, err := ix.store.loadShard(p)
+		if err != nil {
+			return nil, err
+		}
+		ix.shardLoads.Add(1)
+		for path, e := range entries {
+			if r, ok := full[path]; ok {
+				r.Symbols, r.Refs = e.Symbols, e.Refs
+			}
+		}
+	}
+	ix.symbols = AssembleSymbols(ws, full)
+	return ix.symbols, nil
+}
+
+func (ix *Indexer) resetSymbols() {
+	ix.symMu.Lock()
+	ix.symbols = nil
+	ix.symMu.Unlock()
+}
+
+func (ix *Indexer) lock() (*fsx.Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(ix.lockPath), 0o700); err != nil {
+		return nil, err
+	}
+	return fsx.LockFile(ix.lockPath)
+}
+
+func (ix *Indexer) layoutPath() string { return filepath.Join(ix.store.dir, "layout") }
+
+func (ix *Indexer) cachedLayout() string {
+	if ix.layout != "" {
+		return ix.layout
+	}
+	b, _ := os.ReadFile(ix.layoutPath())
+	return string(b)
+}
+
+func (ix *Indexer) saveLayout(l string) error {
+	if l == ix.cachedLayout() {
+		if _, err := os.Stat(ix.layoutPath()); err == nil {
+			return nil
+		}
+	}
+	return fsx.WriteFileAtomic(ix.layoutPath(), []byte(l), 0o600)
+}

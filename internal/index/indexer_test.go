@@ -1,0 +1,319 @@
+package index
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/workspace"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixture is a small polyglot workspace: two Go projects in one module, a
+// TypeScript project, a Python project and docs.
+var fixture = map[string]string{
+	"targets.yaml": `projects:
+  app:
+    path: app
+    deps: [lib]
+    targets:
+      build: {run: [go, build, ./...], deps: ["^build"]}
+  lib:
+    path: lib
+    targets:
+      build: {run: [go, build, ./...]}
+  web:
+    path: web
+  py:
+    path: py
+docs: ["docs/**/*.md", "**/README.md"]
+`,
+	"go.mod":             "module example.com/fx\n\ngo 1.22\n",
+	"app/main.go":        "package main\n\nimport (\n\t\"fmt\"\n\t\"example.com/fx/lib\"\n)\n\nfunc main() { fmt.Println(lib.Greet(name())) }\n\nfunc name() string { return lib.Default }\n",
+	"lib/lib.go":         "package lib\n\n// Default is the default name.\nconst Default = \"world\"\n\nfunc Greet(n string) string { return prefix + n }\n",
+	"lib/util.go":        "package lib\n\nvar prefix = \"hello, \"\n",
+	"lib/broken.go":      "package lib\n\nfunc Broken( {\n",
+	"web/package.json":   `{"name": "@fx/web", "main": "src/index.ts"}`,
+	"web/src/index.ts":   "import { render } from './view';\nimport React from 'react';\nexport function main() { render(); }\n",
+	"web/src/view.ts":    "export function render() {}\nexport class View { draw() {} }\n",
+	"py/pkg/__init__.py": "",
+	"py/pkg/core.py":     "from .helpers import clean\nimport os\n\ndef run():\n    return clean()\n",
+	"py/pkg/helpers.py":  "def clean():\n    return 1\n",
+	"docs/guide.md":      "# Guide\n\nStart with [the app](../app/main.go), see [lib](../lib/) and [web](../web/README.md).\nBuild with `app:build`; `nope:build` is not a target.\n",
+	"web/README.md":      "# Web\n\nBack to [the guide](../docs/guide.md).\n",
+	"ignored/.keep":      "",
+	".gitignore":         "ignored/\n*.gen.go\n",
+	"lib/skip.gen.go":    "package lib\n\nfunc Generated() {}\n",
+	"ignored/x.go":       "package ignored\n",
+}
+
+func writeTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func newFixture(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	writeTree(t, root, fixture)
+	return root
+}
+
+func syncIndex(t testing.TB, ix *Indexer, root string) *graph.Graph {
+	t.Helper()
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := ix.Sync(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// cold indexes root from scratch in a fresh cache.
+func cold(t testing.TB, root string) *graph.Graph {
+	t.Helper()
+	return syncIndex(t, New(root, t.TempDir(), Options{}), root)
+}
+
+func hasEdge(g *graph.Graph, src, dst, kind string) bool {
+	return slices.Contains(g.Edges, graph.Edge{Source: src, Target: dst, Kind: kind})
+}
+
+func node(g *graph.Graph, id string) *graph.Node {
+	for i := range g.Nodes {
+		if g.Nodes[i].ID == id {
+			return &g.Nodes[i]
+		}
+	}
+	return nil
+}
+
+func TestTheDefaultGraph(t *testing.T) {
+	root := newFixture(t)
+	g := cold(t, root)
+	cases := []struct {
+		name string
+		ok   bool
+	}{
+		{"a project owns its files", hasEdge(g, "project:lib", "file:lib/lib.go", graph.EdgeOwns)},
+		{"a Go package contains its files", hasEdge(g, "package:example.com/fx/lib", "file:lib/util.go", graph.EdgeContains)},
+		{"a Go file imports a workspace package", hasEdge(g, "file:app/main.go", "package:example.com/fx/lib", graph.EdgeImports)},
+		{"a Go file imports an external package", hasEdge(g, "file:app/main.go", "package:fmt", graph.EdgeImports) && node(g, "package:fmt").External},
+		{"a TS file imports a relative file", hasEdge(g, "file:web/src/index.ts", "file:web/src/view.ts", graph.EdgeImports)},
+		{"a TS file imports an npm package", hasEdge(g, "file:web/src/index.ts", "package:react", graph.EdgeImports)},
+		{"a Python file imports a relative module", hasEdge(g, "file:py/pkg/core.py", "file:py/pkg/helpers.py", graph.EdgeImports)},
+		{"a Python file imports a standard module", hasEdge(g, "file:py/pkg/core.py", "package:os", graph.EdgeImports)},
+		{"imports infer a project dependency beside the declared one", hasEdge(g, "project:app", "project:lib", graph.EdgeDependsInferred) && hasEdge(g, "project:app", "project:lib", graph.EdgeDependsDeclared)},
+		{"a doc links to a file", hasEdge(g, "doc:docs/guide.md", "file:app/main.go", graph.EdgeLinks)},
+		{"a doc links to a directory that is a project", hasEdge(g, "doc:docs/guide.md", "project:lib", graph.EdgeLinks)},
+		{"a doc links to a doc", hasEdge(g, "doc:web/README.md", "doc:docs/guide.md", graph.EdgeLinks)},
+		{"a doc mentions a declared target", hasEdge(g, "doc:docs/guide.md", "target:app:build", graph.EdgeMentions)},
+		{"a mention of an undeclared target is no edge", !hasEdge(g, "doc:docs/guide.md", "target:nope:build", graph.EdgeMentions)},
+		{"a doc is named by its title", node(g, "doc:docs/guide.md") != nil && node(g, "doc:docs/guide.md").Name == "Guide"},
+		{"an unparsable file is indexed with a diagnostic", node(g, "file:lib/broken.go") != nil && node(g, "file:lib/broken.go").Diagnostic != ""},
+		{".gitignore'd files are not indexed", node(g, "file:lib/skip.gen.go") == nil && node(g, "file:ignored/x.go") == nil},
+		{"the default graph holds no symbols", !slices.ContainsFunc(g.Nodes, func(n graph.Node) bool { return n.Kind == graph.KindSymbol })},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Fail()
+			}
+		})
+	}
+	t.Run("every edge joins two nodes", func(t *testing.T) {
+		for _, e := range g.Edges {
+			if node(g, e.Source) == nil || node(g, e.Target) == nil {
+				t.Errorf("dangling %+v", e)
+			}
+		}
+	})
+}
+
+func TestSymbolsLiveInShardsLoadedOnlyOnDemand(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	if n := ix.ShardLoads(); n != 0 {
+		t.Fatalf("indexing loaded %d shards", n)
+	}
+	s, err := ix.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.ShardLoads() == 0 {
+		t.Fatal("Symbols loaded no shard")
+	}
+	cases := []struct {
+		name string
+		ok   bool
+	}{
+		{"a file owns its symbols", hasEdge(s, "file:lib/lib.go", "symbol:lib/lib.go#Greet", graph.EdgeOwns)},
+		{"a use across packages resolves through the import", hasEdge(s, "symbol:app/main.go#main", "symbol:lib/lib.go#Greet", graph.EdgeReferences)},
+		{"a use of a constant across packages resolves", hasEdge(s, "symbol:app/main.go#name", "symbol:lib/lib.go#Default", graph.EdgeReferences)},
+		{"a use within a package resolves by name across files", hasEdge(s, "symbol:lib/lib.go#Greet", "symbol:lib/util.go#prefix", graph.EdgeReferences)},
+		{"a use within a file resolves", hasEdge(s, "symbol:app/main.go#main", "symbol:app/main.go#name", graph.EdgeReferences)},
+		{"a TS named import references the symbol", hasEdge(s, "file:web/src/index.ts", "symbol:web/src/view.ts#render", graph.EdgeReferences)},
+		{"a Python from-import references the symbol", hasEdge(s, "file:py/pkg/core.py", "symbol:py/pkg/helpers.py#clean", graph.EdgeReferences)},
+		{"a symbol node has a kind and a line", node(s, "symbol:lib/lib.go#Greet") != nil && node(s, "symbol:lib/lib.go#Greet").SymbolKind == "func" && node(s, "symbol:lib/lib.go#Greet").Line == 6},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.ok {
+				t.Fail()
+			}
+		})
+	}
+	before := ix.ShardLoads()
+	if _, err := ix.Symbols(); err != nil || ix.ShardLoads() != before {
+		t.Fatal("a second symbol query read the shards again")
+	}
+}
+
+func TestAWarmRestartParsesNothing(t *testing.T) {
+	root := newFixture(t)
+	cache := t.TempDir()
+	first := syncIndex(t, New(root, cache, Options{}), root)
+	ix := New(root, cache, Options{})
+	again := syncIndex(t, ix, root)
+	if ix.Parsed() != 0 {
+		t.Fatalf("a warm restart parsed %d files", ix.Parsed())
+	}
+	if !bytes.Equal(first.Encode(), again.Encode()) {
+		t.Fatal("a warm restart changed the graph")
+	}
+	if _, err := ix.Symbols(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUpdateTouchesOnlyWhatChanged(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	ws, _ := workspace.Load(root)
+	step := func(name string, change func(), paths ...string) {
+		t.Run(name, func(t *testing.T) {
+			change()
+			before := ix.Parsed()
+			g, st, err := ix.Update(ws, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix.Parsed()-before > int64(len(paths)) {
+				t.Errorf("parsed %d files for %d changed paths", ix.Parsed()-before, len(paths))
+			}
+			want := cold(t, root)
+			if !bytes.Equal(g.Encode(), want.Encode()) {
+				t.Errorf("the updated graph differs from a cold index (stats %+v)\n got: %s\nwant: %s", st, g.Encode(), want.Encode())
+			}
+			syms, err := ix.Symbols()
+			if err != nil {
+				t.Fatal(err)
+			}
+			coldIx := New(root, t.TempDir(), Options{})
+			syncIndex(t, coldIx, root)
+			wantSyms, _ := coldIx.Symbols()
+			if !bytes.Equal(syms.Encode(), wantSyms.Encode()) {
+				t.Errorf("the updated symbols differ from a cold index")
+			}
+		})
+	}
+	step("an edit re-parses that file alone", func() {
+		writeTree(t, root, map[string]string{"lib/util.go": "package lib\n\nvar prefix = \"hi, \"\n\nfunc Extra() {}\n"})
+	}, "lib/util.go")
+	step("a new file in a new directory is indexed", func() {
+		writeTree(t, root, map[string]string{"lib/sub/sub.go": "package sub\n\nfunc Sub() {}\n"})
+	}, "lib/sub")
+	step("a rename drops the old name and indexes the new", func() {
+		if err := os.Rename(filepath.Join(root, "lib/sub/sub.go"), filepath.Join(root, "lib/sub/renamed.go")); err != nil {
+			t.Fatal(err)
+		}
+	}, "lib/sub/sub.go", "lib/sub/renamed.go")
+	step("a delete drops the file", func() {
+		if err := os.Remove(filepath.Join(root, "web/src/view.ts")); err != nil {
+			t.Fatal(err)
+		}
+	}, "web/src/view.ts")
+	step("a removed directory drops everything under it", func() {
+		if err := os.RemoveAll(filepath.Join(root, "lib/sub")); err != nil {
+			t.Fatal(err)
+		}
+	}, "lib/sub")
+	step("an ignored file stays out", func() {
+		writeTree(t, root, map[string]string{"lib/more.gen.go": "package lib\n"})
+	}, "lib/more.gen.go")
+}
+
+func TestDiscoverSkipsWhatItCannotUse(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.go":              "package a\n",
+		"big.go":            "package a\n" + strings.Repeat("// generated\n", 100),
+		".core/x.go":        "package cache\n",
+		"node_modules/m.js": "x",
+		"sub/.gitignore":    "*.py\n!keep.py\n",
+		"sub/drop.py":       "",
+		"sub/keep.py":       "",
+	})
+	if err := os.Symlink("loop", filepath.Join(root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(root, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	found, diags := Discover(root, WalkOptions{Skip: func(rel string) bool { return rel == ".core" }, MaxFileSize: 200})
+	var paths []string
+	for _, f := range found {
+		paths = append(paths, f.Path)
+	}
+	if !slices.Equal(paths, []string{"a.go", "sub/keep.py"}) {
+		t.Errorf("found %v", paths)
+	}
+	msgs := map[string]string{}
+	for _, d := range diags {
+		msgs[d.Path] = d.Message
+	}
+	for p, want := range map[string]string{"big.go": "over the 200-byte indexing limit", "loop": "a loop", "dirlink": "not followed"} {
+		if !strings.Contains(msgs[p], want) {
+			t.Errorf("diagnostic for %s = %q, want it to say %q", p, msgs[p], want)
+		}
+	}
+}
+
+func TestDemoGolden(t *testing.T) {
+	root := "../../testdata/demo"
+	abs, _ := filepath.Abs(root)
+	g := syncIndex(t, New(abs, t.TempDir(), Options{Skip: func(rel string) bool { return rel == ".core" }}), abs)
+	got := g.Encode()
+	golden := "../../testdata/golden/graph/demo.json"
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("the demo graph differs from testdata/golden/graph/demo.json (run with -update to accept)")
+	}
+}

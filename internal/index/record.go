@@ -1,0 +1,78 @@
+// Package index turns the files of a workspace into the code and docs part
+// of its knowledge graph. Parsing one file yields a FileRecord; records are
+// cached on disk (keyed by size and modification time) so that a restart on
+// an unchanged tree parses nothing, and an edit re-parses only that file.
+// Assembly turns records into the default graph (files, packages, imports,
+// doc links, inferred project dependencies) and into one @symbols shard per
+// project (symbols, ownership and references), which is loaded only when a
+// query asks for symbols.
+package index
+
+// Languages a record can be in.
+const (
+	LangGo         = "go"
+	LangTypeScript = "typescript"
+	LangJavaScript = "javascript"
+	LangPython     = "python"
+	LangMarkdown   = "markdown"
+)
+
+// FileRecord is what parsing one file yields.
+type FileRecord struct {
+	Path    string // slash-separated, relative to the workspace root
+	Size    int64
+	ModTime int64 // Unix nanoseconds
+	Lang    string
+
+	// Package is the Go package name (package clause); empty elsewhere.
+	Package string
+	Imports []Import
+	// Symbols and Refs belong in the project's @symbols shard; the
+	// in-memory record drops them once the shard is written.
+	Symbols []Symbol
+	Refs    []Ref
+
+	// Markdown only.
+	Title    string
+	Links    []string // link targets as written, fragments and queries removed
+	Mentions []string // "project:target" strings found in the text
+
+	// go.mod: the module path; package.json: the package name.
+	Module string
+	// package.json: the entry file (main, module or exports "."), relative
+	// to the package directory.
+	Entry string
+
+	// Diag says why the file could not be (fully) parsed; the file is still
+	// indexed.
+	Diag string
+}
+
+// Import is one import statement.
+type Import struct {
+	Path  string // as written: a Go import path, a JS specifier, a Python module
+	Alias string // Go: the local name if renamed; "_" and "." kept as written
+	// Names are the imported names of a JS `import {a, b}` or a Python
+	// `from m import a, b`; they resolve to symbols of the imported file.
+	Names []string
+	Line  int
+}
+
+// Symbol is a declaration.
+type Symbol struct {
+	Name string // methods are "Type.Method"
+	Kind string // func, method, type, const, var, class, function
+	Line int
+	Col  int
+}
+
+// Ref is a use of a name, from inside a declaration of this file (From, the
+// symbol's name) or from file level (From empty).
+type Ref struct {
+	From string
+	// Qual is the import alias the name was selected from (Go `pkg.Name`);
+	// empty for a name of the file's own package.
+	Qual string
+	Name string
+	Line int
+}

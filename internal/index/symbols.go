@@ -1,0 +1,117 @@
+package index
+
+import (
+	"path"
+	"strings"
+
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// AssembleSymbols builds the symbol part of the graph from records whose
+// Symbols and Refs are present (loaded from the shards): symbol nodes, file
+// -> symbol ownership, and references from the symbols (or files) that use
+// a name to the symbol it resolves to, within a Go package by name, across
+// packages through the file's imports, and for JS/TS/Python through named
+// imports.
+func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
+	r := newResolver(ws, files)
+	g := &graph.Graph{}
+	// Symbols by Go package import path, then by name.
+	byPkg := map[string]map[string]string{}
+	for _, p := range sortedPaths(files) {
+		f := files[p]
+		project := r.projectOf(f.Path)
+		var table map[string]string
+		if f.Lang == LangGo {
+			ip := r.goDirPkg[path.Dir(f.Path)]
+			if table = byPkg[ip]; table == nil {
+				table = map[string]string{}
+				byPkg[ip] = table
+			}
+		}
+		for _, s := range f.Symbols {
+			id := SymbolID(f.Path, s.Name)
+			g.Nodes = append(g.Nodes, graph.Node{ID: id, Kind: graph.KindSymbol, Name: s.Name, Path: f.Path, Project: project, Language: f.Lang, SymbolKind: s.Kind, Line: s.Line})
+			g.Edges = append(g.Edges, graph.Edge{Source: FileID(f.Path), Target: id, Kind: graph.EdgeOwns})
+			if table != nil {
+				if _, dup := table[s.Name]; !dup {
+					table[s.Name] = id
+				}
+			}
+		}
+	}
+	for _, p := range sortedPaths(files) {
+		f := files[p]
+		switch f.Lang {
+		case LangGo:
+			own := byPkg[r.goDirPkg[path.Dir(f.Path)]]
+			locals := r.goLocalNames(f)
+			for _, ref := range f.Refs {
+				var to string
+				if ref.Qual == "" {
+					to = own[ref.Name]
+				} else if ip, ok := locals[ref.Qual]; ok {
+					to = byPkg[ip][ref.Name]
+				}
+				if to == "" {
+					continue
+				}
+				from := FileID(f.Path)
+				if ref.From != "" {
+					from = SymbolID(f.Path, ref.From)
+				}
+				if from != to {
+					g.Edges = append(g.Edges, graph.Edge{Source: from, Target: to, Kind: graph.EdgeReferences})
+				}
+			}
+		case LangTypeScript, LangJavaScript, LangPython:
+			for _, imp := range f.Imports {
+				if len(imp.Names) == 0 {
+					continue
+				}
+				var target string
+				if f.Lang == LangPython {
+					target = r.pyImport(f.Path, imp.Path)
+				} else {
+					target = r.jsImport(f.Path, imp.Path)
+				}
+				t := files[target]
+				if t == nil {
+					continue
+				}
+				for _, name := range imp.Names {
+					for _, s := range t.Symbols {
+						if s.Name == name {
+							g.Edges = append(g.Edges, graph.Edge{Source: FileID(f.Path), Target: SymbolID(t.Path, s.Name), Kind: graph.EdgeReferences})
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	g.Sort()
+	return g
+}
+
+// goLocalNames maps the names a Go file refers to its workspace imports by
+// (the alias, or the imported package's own name) to their import paths.
+func (r *resolver) goLocalNames(f *FileRecord) map[string]string {
+	out := map[string]string{}
+	for _, imp := range f.Imports {
+		pkg, ok := r.goPkgs[imp.Path]
+		if !ok {
+			continue
+		}
+		name := imp.Alias
+		if name == "" || name == "." || name == "_" {
+			if name != "" {
+				continue
+			}
+			name = strings.TrimSuffix(pkg.name, "_test")
+		}
+		out[name] = imp.Path
+	}
+	return out
+}
