@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,23 @@ func TestGraph(t *testing.T) {
 		for _, n := range g.Nodes {
 			if n["kind"] == "symbol" {
 				t.Errorf("the default graph holds symbol node %v", n["id"])
+			}
+		}
+	})
+
+	t.Run("core_query_json_prints_exactly_the_bytes_of_select", func(t *testing.T) {
+		t.Parallel()
+		for _, terms := range []string{"project:api", "symbol:Slug* depth:2", "path:docs/** kind:target", "billing"} {
+			r := get(t, graphURL+"?select="+url.QueryEscape(terms), token)
+			if r.Status != http.StatusOK {
+				t.Fatalf("select=%s: want 200\n%s", terms, r)
+			}
+			cli := mustCore(t, ws, nil, append([]string{"query"}, append(strings.Fields(terms), "--json")...)...)
+			if cli.Stdout != string(r.Body) {
+				t.Errorf("core query %s --json differs from ?select=\ncli: %.300s\napi: %.300s", terms, cli.Stdout, r.Body)
+			}
+			if len(decodeGraph(t, r.Body).Nodes) == 0 {
+				t.Errorf("select=%s found nothing", terms)
 			}
 		}
 	})

@@ -49,6 +49,7 @@ type Ready struct {
 	AdminToken   string
 	ConsoleMount bool
 	Tokens       *auth.Store
+	Workspace    *live.Workspace
 }
 
 // CacheDir is the cache directory of a workspace under cfg.
@@ -163,7 +164,7 @@ func Run(ctx context.Context, o Options) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info().Str(logx.Address, baseURL).Str(logx.Workspace, o.Root).Msg("serving")
 	if o.Ready != nil {
-		o.Ready(Ready{BaseURL: baseURL, Address: addr.String(), AdminToken: admin, ConsoleMount: consoleMount, Tokens: tokens})
+		o.Ready(Ready{BaseURL: baseURL, Address: addr.String(), AdminToken: admin, ConsoleMount: consoleMount, Tokens: tokens, Workspace: ws})
 	}
 
 	select {

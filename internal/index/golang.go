@@ -125,6 +125,10 @@ func collectRefs(fset *token.FileSet, n ast.Node, from string, refs refSet) {
 			if id, ok := x.X.(*ast.Ident); ok {
 				skip[id] = true
 				refs.add(Ref{From: from, Qual: id.Name, Name: x.Sel.Name, Line: fset.Position(x.Sel.Pos()).Line})
+			} else {
+				// A member of a value (s.store.Get, f().Close): resolved,
+				// without types, to the one method of that name in reach.
+				refs.add(Ref{From: from, Qual: MemberQual, Name: x.Sel.Name, Line: fset.Position(x.Sel.Pos()).Line})
 			}
 		case *ast.Field:
 			for _, id := range x.Names {

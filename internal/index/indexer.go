@@ -106,8 +106,12 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 	defer lock.Unlock()
 
 	prev := ix.files
+	fresh := false
 	if prev == nil {
 		prev = ix.store.loadFiles(ix.root)
+		// No usable cache (first run, another version of core): every
+		// shard is rewritten, stale ones removed.
+		fresh = prev == nil
 	}
 	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
 	files := make(map[string]*FileRecord, len(found))
@@ -130,7 +134,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 		}
 	}
 	layout := layoutOf(ws)
-	if err := ix.writeShards(ws, files, parsed, removed, layout != ix.cachedLayout()); err != nil {
+	if err := ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout()); err != nil {
 		return nil, Stats{}, err
 	}
 	for _, rec := range parsed {
@@ -394,7 +398,9 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 			continue
 		}
 		if r, ok := fresh[p]; ok {
-			if len(r.Symbols) > 0 || len(r.Refs) > 0 {
+			// Every code file has an entry, empty or not, so that a missing
+			// entry always means a lost one.
+			if hasSymbols(r.Lang) {
 				shards[proj][p] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
 			}
 			continue
@@ -410,9 +416,7 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 	// A file whose shard entry was lost (a deleted or unreadable shard) is
 	// parsed again rather than silently losing its symbols.
 	for _, r := range ix.parse(missing) {
-		if len(r.Symbols) > 0 || len(r.Refs) > 0 {
-			shards[owner(r.Path)][r.Path] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
-		}
+		shards[owner(r.Path)][r.Path] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
 	}
 	known := map[string]bool{"": true}
 	for _, p := range ws.Projects {
@@ -466,7 +470,9 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 	for _, p := range projects {
 		entries, err := ix.store.loadShard(p)
 		if err != nil {
-			return nil, err
+			// A damaged shard is rebuilt from its files rather than
+			// failing every symbol query until the next sync.
+			entries = ix.rebuildShard(ws, files, p)
 		}
 		ix.shardLoads.Add(1)
 		for path, e := range entries {
@@ -477,6 +483,25 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 	}
 	ix.symbols = AssembleSymbols(ws, full)
 	return ix.symbols, nil
+}
+
+// rebuildShard parses the files of one project again and rewrites its
+// shard.
+func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*FileRecord, project string) map[string]shardEntry {
+	var todo []Found
+	for _, p := range sortedPaths(files) {
+		f := files[p]
+		o := graph.OwnerOf(ws, p)
+		if (o == nil && project == "" || o != nil && o.Name == project) && hasSymbols(f.Lang) {
+			todo = append(todo, Found{Path: p, Size: f.Size, ModTime: f.ModTime, Lang: f.Lang})
+		}
+	}
+	entries := map[string]shardEntry{}
+	for _, r := range ix.parse(todo) {
+		entries[r.Path] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
+	}
+	_ = ix.store.saveShard(project, entries)
+	return entries
 }
 
 func (ix *Indexer) resetSymbols() {

@@ -66,12 +66,17 @@ type Symbol struct {
 	Col  int
 }
 
+// MemberQual marks a Ref to a member of an expression that is not a plain
+// identifier.
+const MemberQual = "*"
+
 // Ref is a use of a name, from inside a declaration of this file (From, the
 // symbol's name) or from file level (From empty).
 type Ref struct {
 	From string
-	// Qual is the import alias the name was selected from (Go `pkg.Name`);
-	// empty for a name of the file's own package.
+	// Qual is the identifier the name was selected from (Go `pkg.Name` or
+	// `value.Method`), MemberQual for a member of any other expression, and
+	// empty for a bare name of the file's own package.
 	Qual string
 	Name string
 	Line int

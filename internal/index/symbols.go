@@ -17,8 +17,10 @@ import (
 func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
 	r := newResolver(ws, files)
 	g := &graph.Graph{}
-	// Symbols by Go package import path, then by name.
+	// Symbols by Go package import path, then by name; methods also by
+	// their bare method name.
 	byPkg := map[string]map[string]string{}
+	methods := map[string]map[string][]string{}
 	for _, p := range sortedPaths(files) {
 		f := files[p]
 		project := r.projectOf(f.Path)
@@ -38,6 +40,14 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 				if _, dup := table[s.Name]; !dup {
 					table[s.Name] = id
 				}
+				if s.Kind == "method" {
+					ip := r.goDirPkg[path.Dir(f.Path)]
+					if methods[ip] == nil {
+						methods[ip] = map[string][]string{}
+					}
+					_, m, _ := strings.Cut(s.Name, ".")
+					methods[ip][m] = append(methods[ip][m], id)
+				}
 			}
 		}
 	}
@@ -45,7 +55,8 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 		f := files[p]
 		switch f.Lang {
 		case LangGo:
-			own := byPkg[r.goDirPkg[path.Dir(f.Path)]]
+			ownPkg := r.goDirPkg[path.Dir(f.Path)]
+			own := byPkg[ownPkg]
 			locals := r.goLocalNames(f)
 			for _, ref := range f.Refs {
 				var to string
@@ -53,6 +64,8 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 					to = own[ref.Name]
 				} else if ip, ok := locals[ref.Qual]; ok {
 					to = byPkg[ip][ref.Name]
+				} else {
+					to = uniqueMethod(ref.Name, ownPkg, locals, methods)
 				}
 				if to == "" {
 					continue
@@ -93,6 +106,32 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 	}
 	g.Sort()
 	return g
+}
+
+// uniqueMethod resolves a member use without types: to the method of that
+// name if exactly one type, in the file's own package or a workspace package
+// it imports, has one. Ambiguous names stay unresolved rather than guessed.
+func uniqueMethod(name, own string, imports map[string]string, methods map[string]map[string][]string) string {
+	found := ""
+	n := 0
+	consider := func(ip string) {
+		for _, id := range methods[ip][name] {
+			if id != found {
+				found = id
+				n++
+			}
+		}
+	}
+	consider(own)
+	for _, ip := range imports {
+		if ip != own {
+			consider(ip)
+		}
+	}
+	if n == 1 {
+		return found
+	}
+	return ""
 }
 
 // goLocalNames maps the names a Go file refers to its workspace imports by

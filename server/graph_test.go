@@ -1,0 +1,78 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corehq/core/internal/auth"
+)
+
+func (s *running) get(t *testing.T, path, token string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.BaseURL+path, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, body
+}
+
+// TestSymbolShardsLoadOnlyForSymbolQueries is rule G3 through the server:
+// the default graph and non-symbol queries read no @symbols shard.
+func TestSymbolShardsLoadOnlyForSymbolQueries(t *testing.T) {
+	s := startServer(t, nil)
+	tok := s.Tokens.Mint(auth.KindAdmin, auth.ConsoleRead, time.Hour)
+	loads := s.Workspace.Indexer().ShardLoads
+	for _, p := range []string{"/api/v1/graph", "/api/v1/graph?flavor=targets", "/api/v1/graph?level=projects", "/api/v1/graph?select=" + url.QueryEscape("project:api depth:2"), "/api/v1/graph?select=kind:file"} {
+		if code, body := s.get(t, p, tok); code != http.StatusOK {
+			t.Fatalf("%s: %d %s", p, code, body)
+		}
+	}
+	if n := loads(); n != 0 {
+		t.Fatalf("non-symbol requests loaded %d shards", n)
+	}
+	code, body := s.get(t, "/api/v1/graph?select="+url.QueryEscape("symbol:Slug*"), tok)
+	if code != http.StatusOK {
+		t.Fatalf("symbol query: %d %s", code, body)
+	}
+	if loads() == 0 {
+		t.Fatal("a symbol query loaded no shard")
+	}
+	var g struct{ Nodes []struct{ ID, Kind, Name string } }
+	if err := json.Unmarshal(body, &g); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range g.Nodes {
+		if n.Kind == "symbol" && strings.HasPrefix(n.Name, "Slug") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no Slug symbol in %s", body)
+	}
+}
+
+func TestABadSelectIs400NamingTheTerm(t *testing.T) {
+	s := startServer(t, nil)
+	tok := s.Tokens.Mint(auth.KindAdmin, auth.ConsoleRead, time.Hour)
+	for q, want := range map[string]string{
+		"kinds:file":  `unknown term \"kinds:file\"`,
+		"kind:widget": "is not a kind",
+		"depth:x":     "depth",
+		"path:[":      "path",
+	} {
+		code, body := s.get(t, "/api/v1/graph?select="+url.QueryEscape(q), tok)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), want) || !strings.Contains(string(body), `"invalid_argument"`) {
+			t.Errorf("select=%s: %d %s", q, code, body)
+		}
+	}
+}
