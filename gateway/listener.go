@@ -7,7 +7,9 @@ import (
 	"net/netip"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/cors"
@@ -16,6 +18,7 @@ import (
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/metrics"
 )
 
 // bodyReadTimeout bounds how long a client may take to send a request body.
@@ -46,6 +49,8 @@ type ListenerConfig struct {
 	// routes when the console is disabled or the bind is not loopback).
 	Keep func(*Row) bool
 	Log  zerolog.Logger
+	// Metrics, when set, counts requests by status class.
+	Metrics *metrics.Counters
 }
 
 // Listener is the request pipeline in front of one mux.
@@ -63,6 +68,7 @@ type Listener struct {
 	corsHosted *cors.Cors
 	log        zerolog.Logger
 	rows       []Row
+	counts     [6]*atomic.Int64 // requests_total, then 1xx..5xx by status/100
 }
 
 // route is every row of one path, compiled.
@@ -119,6 +125,12 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		}
 		l.origins.hosted = &o
 		l.hostedHost, l.hostedPort = o.host, o.port
+	}
+	if cfg.Metrics != nil {
+		l.counts[0] = cfg.Metrics.Counter("requests_total")
+		for i := 1; i <= 5; i++ {
+			l.counts[i] = cfg.Metrics.Counter("requests_" + strconv.Itoa(i) + "xx")
+		}
 	}
 	l.cors = newCORS(func(o string) bool { return l.origins.corsAllowed(o, false) })
 	l.corsHosted = newCORS(func(o string) bool { return l.origins.corsAllowed(o, true) })
@@ -305,6 +317,12 @@ func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.
 	status := rec.status
 	if !rec.wroteHeader {
 		status = http.StatusOK
+	}
+	if l.counts[0] != nil {
+		l.counts[0].Add(1)
+		if c := status / 100; c >= 1 && c <= 5 {
+			l.counts[c].Add(1)
+		}
 	}
 	l.log.Info().
 		Str(logx.Listener, l.exposure).

@@ -27,6 +27,7 @@ import (
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/metrics"
 	"github.com/corehq/core/internal/state"
 )
 
@@ -97,8 +98,9 @@ func Run(ctx context.Context, o Options) error {
 	hub := events.NewHub(cfg.Events.KeepAlive)
 	ws := live.New(o.Root, cacheDir, hub, log)
 
+	counters := metrics.New()
 	reg := gateway.NewRegistry()
-	handlers.Register(reg, handlers.Deps{Workspace: ws, Hub: hub, Tokens: tokens})
+	handlers.Register(reg, handlers.Deps{Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters})
 	table, err := BuildTable(reg)
 	if err != nil {
 		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
@@ -128,6 +130,7 @@ func Run(ctx context.Context, o Options) error {
 		MaxBody:      cfg.Server.MaxBody,
 		Keep:         func(r *gateway.Row) bool { return consoleMount || !r.IsConsole() },
 		Log:          log,
+		Metrics:      counters,
 	})
 	if err != nil {
 		_ = ln.Close()

@@ -99,6 +99,13 @@ func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
 // Root is the workspace root.
 func (w *Workspace) Root() string { return w.root }
 
+// Declared is the last targets.yaml that loaded (nil if none ever did).
+func (w *Workspace) Declared() *workspace.Workspace {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ws
+}
+
 // Indexer is the workspace's indexer.
 func (w *Workspace) Indexer() *index.Indexer { return w.ix }
 

@@ -1,0 +1,63 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/corehq/core/internal/execx"
+	"github.com/corehq/core/internal/suggest"
+
+	toolv1alpha1 "github.com/corehq/core/proto/gen/core/tool/v1alpha1"
+)
+
+// Limits of RunTool.
+const (
+	ToolTimeout   = 10 * time.Minute
+	ToolOutputCap = 1 << 20
+)
+
+// toolService implements core.tool.v1alpha1.ToolService over the spells of
+// targets.yaml. It runs only argv the workspace declares, in the workspace
+// root; a request can name a spell, never a command.
+type toolService struct{ d Deps }
+
+func (s *toolService) ListTools(context.Context, *toolv1alpha1.ListToolsRequest) (*toolv1alpha1.ListToolsResponse, error) {
+	ws := s.d.Workspace.Declared()
+	out := &toolv1alpha1.ListToolsResponse{}
+	if ws == nil {
+		return out, nil
+	}
+	for _, sp := range ws.Spells {
+		out.Tools = append(out.Tools, &toolv1alpha1.Tool{Name: sp.Name, Argv: sp.Run, Description: sp.Description})
+	}
+	return out, nil
+}
+
+func (s *toolService) RunTool(ctx context.Context, req *toolv1alpha1.RunToolRequest) (*toolv1alpha1.RunToolResponse, error) {
+	ws := s.d.Workspace.Declared()
+	if ws == nil {
+		return nil, connect.NewError(connect.CodeUnavailable, errors.New("targets.yaml does not load; fix it first"))
+	}
+	var names []string
+	for _, sp := range ws.Spells {
+		names = append(names, sp.Name)
+		if sp.Name != req.GetName() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, ToolTimeout)
+		defer cancel()
+		res, err := execx.Run(ctx, ws.Root, sp.Run, ToolOutputCap, nil)
+		if err != nil {
+			return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("spell %s: %w", sp.Name, err))
+		}
+		s.d.count("tools_run")
+		return &toolv1alpha1.RunToolResponse{ExitCode: int32(res.ExitCode), Output: res.Output, OutputTruncated: res.Truncated, DurationMs: res.Duration.Milliseconds()}, nil
+	}
+	sort.Strings(names)
+	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no spell %q%s; targets.yaml declares: %v", req.GetName(), suggest.DidYouMean(req.GetName(), names), names))
+}

@@ -1,0 +1,58 @@
+// Package metrics counts what the server does (requests, runs, cache hits,
+// jobs) for the metrics service. Counters are registered once and then
+// bumped through their pointer, so the request path pays an atomic add and
+// nothing else.
+package metrics
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Counters is a set of named counters.
+type Counters struct {
+	mu sync.Mutex
+	m  map[string]*atomic.Int64
+}
+
+// New returns an empty set.
+func New() *Counters { return &Counters{m: map[string]*atomic.Int64{}} }
+
+// Counter returns the counter called name, creating it at zero.
+func (c *Counters) Counter(name string) *atomic.Int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[name]; ok {
+		return v
+	}
+	v := new(atomic.Int64)
+	c.m[name] = v
+	return v
+}
+
+// Add adds n to the counter called name.
+func (c *Counters) Add(name string, n int64) { c.Counter(name).Add(n) }
+
+// Snapshot returns every counter's value.
+func (c *Counters) Snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.m))
+	for k, v := range c.m {
+		out[k] = v.Load()
+	}
+	return out
+}
+
+// Names lists the counters, sorted.
+func (c *Counters) Names() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.m))
+	for k := range c.m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
