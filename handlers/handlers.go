@@ -4,20 +4,35 @@
 package handlers
 
 import (
+	"context"
 	"time"
 
 	"github.com/corehq/core/gateway"
+	"github.com/corehq/core/internal/activity"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/metrics"
+	"github.com/corehq/core/internal/notes"
+	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/proto/gen/core/activity/v1alpha1/activityv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/metrics/v1alpha1/metricsv1alpha1connect"
-	"github.com/corehq/core/proto/gen/core/tool/v1alpha1/toolv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/notes/v1alpha1/notesv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/token/v1alpha1/tokenv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/tool/v1alpha1/toolv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/viewer/v1alpha1/viewerv1alpha1connect"
 
+	activityv1alpha1 "github.com/corehq/core/proto/gen/core/activity/v1alpha1"
+	jobv1alpha1 "github.com/corehq/core/proto/gen/core/job/v1alpha1"
 	metricsv1alpha1 "github.com/corehq/core/proto/gen/core/metrics/v1alpha1"
+	notesv1alpha1 "github.com/corehq/core/proto/gen/core/notes/v1alpha1"
+	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
 	toolv1alpha1 "github.com/corehq/core/proto/gen/core/tool/v1alpha1"
+	viewerv1alpha1 "github.com/corehq/core/proto/gen/core/viewer/v1alpha1"
 )
 
 // Deps are what the handlers work with.
@@ -26,6 +41,20 @@ type Deps struct {
 	Hub       *events.Hub
 	Tokens    *auth.Store
 	Metrics   *metrics.Counters
+	Runner    *runner.Runner
+	Jobs      *jobs.Manager
+	Activity  *activity.Store
+	Notes     *notes.Store
+	Affected  *Affected
+	// CacheDir holds the run journals the viewer reads.
+	CacheDir string
+	// RunContext outlives requests: runs started by a request end with it
+	// (server shutdown), not with the request.
+	RunContext context.Context
+	// Status facts.
+	Version string
+	Started time.Time
+	Config  map[string]string
 	// PairTTL is how long a pairing code lives.
 	PairTTL time.Duration
 	// Now replaces time.Now in tests.
@@ -46,8 +75,16 @@ func Register(reg *gateway.Registry, d Deps) {
 	if d.PairTTL == 0 {
 		d.PairTTL = DefaultPairTTL
 	}
+	if d.RunContext == nil {
+		d.RunContext = context.Background()
+	}
+	if d.Affected == nil {
+		d.Affected = &Affected{}
+	}
 	reg.Handle("graph", graphHandler(d.Workspace))
 	reg.Handle("events", d.Hub.Serve)
+	reg.Handle("plan", planHandler(d))
+	reg.Handle("diff-run", diffRunHandler(d))
 
 	_, tokens := tokenv1alpha1connect.NewTokenServiceHandler(&tokenService{d: d})
 	reg.Service("TokenService", tokenv1alpha1.File_core_token_v1alpha1_token_proto.Services().ByName("TokenService"), tokens)
@@ -57,4 +94,19 @@ func Register(reg *gateway.Registry, d Deps) {
 
 	_, metricsSvc := metricsv1alpha1connect.NewMetricsServiceHandler(&metricsService{d: d})
 	reg.Service("MetricsService", metricsv1alpha1.File_core_metrics_v1alpha1_metrics_proto.Services().ByName("MetricsService"), metricsSvc)
+
+	_, status := statusv1alpha1connect.NewStatusServiceHandler(&statusService{d: d})
+	reg.Service("StatusService", statusv1alpha1.File_core_status_v1alpha1_status_proto.Services().ByName("StatusService"), status)
+
+	_, jobsSvc := jobv1alpha1connect.NewJobServiceHandler(&jobService{d: d})
+	reg.Service("JobService", jobv1alpha1.File_core_job_v1alpha1_job_proto.Services().ByName("JobService"), jobsSvc)
+
+	_, act := activityv1alpha1connect.NewActivityServiceHandler(&activityService{d: d})
+	reg.Service("ActivityService", activityv1alpha1.File_core_activity_v1alpha1_activity_proto.Services().ByName("ActivityService"), act)
+
+	_, viewer := viewerv1alpha1connect.NewViewerServiceHandler(&viewerService{d: d})
+	reg.Service("ViewerService", viewerv1alpha1.File_core_viewer_v1alpha1_viewer_proto.Services().ByName("ViewerService"), viewer)
+
+	_, notesSvc := notesv1alpha1connect.NewNotesServiceHandler(&notesService{d: d})
+	reg.Service("NotesService", notesv1alpha1.File_core_notes_v1alpha1_notes_proto.Services().ByName("NotesService"), notesSvc)
 }

@@ -98,9 +98,26 @@ func Run(ctx context.Context, o Options) error {
 	hub := events.NewHub(cfg.Events.KeepAlive)
 	ws := live.New(o.Root, cacheDir, hub, log)
 
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	counters := metrics.New()
+	eng, err := newEngine(runCtx, o.Root, cacheDir, cfg, ws, counters, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, done := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
+		defer done()
+		eng.close(closeCtx)
+	}()
+	started := time.Now().UTC()
 	reg := gateway.NewRegistry()
-	handlers.Register(reg, handlers.Deps{Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters})
+	handlers.Register(reg, handlers.Deps{
+		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
+		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
+		CacheDir: cacheDir, RunContext: runCtx,
+		Version: Version, Started: started, Config: config.Effective(cfg),
+	})
 	table, err := BuildTable(reg)
 	if err != nil {
 		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
@@ -138,8 +155,6 @@ func Run(ctx context.Context, o Options) error {
 	}
 	srv := gateway.NewHTTPServer(listener, gateway.Timeouts{ReadHeader: cfg.Server.ReadHeaderTimeout, Idle: cfg.Server.IdleTimeout}, log)
 
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if err := ws.Watch(runCtx, cfg.Events.Debounce); err != nil {
 		log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
 	}
@@ -154,7 +169,7 @@ func Run(ctx context.Context, o Options) error {
 
 	admin := tokens.Mint(auth.KindAdmin, auth.Admin|auth.ConsoleRead|auth.ConsoleWrite, 0)
 	st := state.State{
-		Address: addr.String(), BaseURL: baseURL, PID: os.Getpid(), StartedAt: time.Now().UTC(),
+		Address: addr.String(), BaseURL: baseURL, PID: os.Getpid(), StartedAt: started,
 		Workspace: o.Root, Version: Version, AdminToken: admin,
 	}
 	if err := state.Write(cacheDir, st); err != nil {

@@ -66,8 +66,11 @@ core walks up from the current directory to find it.`,
 		newGraphCmd(g),
 		newDescribeCmd(g),
 		newQueryCmd(g),
+		newLsCmd(g),
 		newRoutesCmd(),
 		newDoctorCmd(g),
+		newRunCmd(g),
+		newAffectedCmd(g),
 	)
 	return root
 }

@@ -22,7 +22,7 @@ func newServerCmd(g *globals) *cobra.Command {
 		Use:   "server",
 		Short: "Start, stop and inspect the workspace's server",
 	}
-	cmd.AddCommand(newServerStartCmd(g), newServerStopCmd(g), newServerStatusCmd(g))
+	cmd.AddCommand(newServerStartCmd(g), newServerStopCmd(g), newServerStatusCmd(g), newServerJobCmd(g))
 	return cmd
 }
 

@@ -146,3 +146,11 @@ func TestParseOriginNormalises(t *testing.T) {
 		}
 	}
 }
+
+func TestEffectiveListsEveryKey(t *testing.T) {
+	c := Defaults()
+	eff := Effective(&c)
+	if len(eff) != len(Keys()) || eff["mcp.address"] != "127.0.0.1:7391" || eff["console.enabled"] != "true" {
+		t.Fatalf("effective = %v", eff)
+	}
+}

@@ -311,3 +311,25 @@ func suggest(key string) string {
 	}
 	return "; known keys: " + strings.Join(names, ", ")
 }
+
+// Effective returns every key with its value as text, for the status
+// snapshot. Keys whose names suggest a secret are redacted; none holds one
+// today, and the rule keeps it that way if one is added.
+func Effective(c *Config) map[string]string {
+	out := make(map[string]string, len(keys))
+	v := reflect.ValueOf(*c)
+	for _, k := range keys {
+		f := v
+		for _, part := range strings.Split(k.Key, ".") {
+			f = fieldByTag(f, part)
+		}
+		val := fmt.Sprint(f.Interface())
+		for _, secret := range []string{"token", "secret", "password", "key"} {
+			if strings.Contains(k.Key, secret) && val != "" {
+				val = "<redacted>"
+			}
+		}
+		out[k.Key] = val
+	}
+	return out
+}

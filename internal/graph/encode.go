@@ -107,6 +107,7 @@ func appendNode(b []byte, n *Node) []byte {
 		b = append(b, `,"external":true`...)
 	}
 	b = appendField(b, "diagnostic", n.Diagnostic)
+	b = appendField(b, "state", n.State)
 	return append(b, '}')
 }
 

@@ -57,6 +57,7 @@ type Node struct {
 	Line        int      `json:"line,omitempty"`        // symbol: line of its declaration
 	External    bool     `json:"external,omitempty"`    // package: not part of the workspace
 	Diagnostic  string   `json:"diagnostic,omitempty"`  // file: why it did not (fully) parse
+	State       string   `json:"state,omitempty"`       // target in the plan: idle, queued, running, succeeded, failed, cached
 }
 
 // Edge is a directed, typed relation between two node ids.

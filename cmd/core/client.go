@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/corehq/core/internal/state"
+	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
+)
+
+// serverConn reaches the workspace's running server with the admin
+// credential from its state file (mode 0600, readable only by its owner).
+type serverConn struct {
+	st     state.State
+	client *http.Client
+}
+
+// errNoServer says how to get a server when a command needs one.
+var errNoServer = errors.New("core server is not running for this workspace: start it with `core server start`")
+
+func (e *env) server() (*serverConn, error) {
+	st, err := state.Read(e.cacheDir)
+	if errors.Is(err, state.ErrNotRunning) || (err == nil && !st.ProcessAlive()) {
+		return nil, errNoServer
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &serverConn{st: st, client: &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: bearer{token: st.AdminToken, next: http.DefaultTransport},
+	}}, nil
+}
+
+func (c *serverConn) jobs() jobv1alpha1connect.JobServiceClient {
+	return jobv1alpha1connect.NewJobServiceClient(c.client, c.st.BaseURL)
+}
+
+func (c *serverConn) status() statusv1alpha1connect.StatusServiceClient {
+	return statusv1alpha1connect.NewStatusServiceClient(c.client, c.st.BaseURL)
+}
+
+// bearer adds the Authorization header to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corehq/core/internal/affected"
+	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/workspace"
+)
+
+func newRunCmd(g *globals) *cobra.Command {
+	var affectedTarget, base string
+	cmd := &cobra.Command{
+		Use:   "run PROJECT:TARGET... | run --affected TARGET [--base REF]",
+		Short: "Run targets and their dependencies, with the build cache",
+		Long: `Runs the named targets and everything they depend on, dependencies first,
+each at most once, at most the pool capacity at a time. A target whose
+command, inputs and dependencies are unchanged since a successful run is not
+run again: its output is replayed and its declared outputs restored ("cached").
+
+Progress goes to stderr, one line per target state change:
+  ▶ api:build               started
+  ✔ api:build (1.2s)        succeeded
+  ⚡ util:build (cached)     served from the build cache
+  ✘ api:test (exit 1)       failed (its dependents fail without running)
+Each target's output is streamed to stdout, every line prefixed
+"[project:target] ", and a summary ends the run. The exit status is 1 when
+any target failed, 130 when interrupted.
+
+--affected TARGET runs TARGET in every project affected by the changes since
+the merge-base with --base (default: the default branch) plus uncommitted
+and untracked files, as "core affected" lists them; nothing affected
+is not an error.
+
+Pool capacity: the concurrency setting when it is above 0 (CORE_CONCURRENCY
+sets it too), else 4 on hosted CI runners, else min(CPUs, 8).
+Ctrl-C stops running targets (their process groups get SIGTERM, then
+SIGKILL) and records them as interrupted.`,
+		Example: `  core run api:build
+  core run api:test web:build
+  core run --affected test --base origin/main`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if affectedTarget == "" && len(args) == 0 {
+				return errors.New("name at least one target as PROJECT:TARGET (e.g. core run api:build), or use --affected TARGET; core describe graph lists the targets")
+			}
+			if affectedTarget != "" && len(args) > 0 {
+				return errors.New("--affected runs TARGET in every affected project: give either --affected TARGET or PROJECT:TARGET arguments, not both")
+			}
+			if base != "" && affectedTarget == "" {
+				return errors.New("--base only applies with --affected TARGET")
+			}
+			e, err := g.load(nil)
+			if err != nil {
+				return err
+			}
+			ws, err := workspace.Load(e.root)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			go func() {
+				<-ctx.Done()
+				stop() // a second Ctrl-C ends core at once
+			}()
+
+			stderr := cmd.ErrOrStderr()
+			trigger := "cli"
+			targets := args
+			if affectedTarget != "" {
+				trigger = "affected"
+				var set affected.Set
+				targets, set, err = affectedTargets(ctx, ws, e.root, base, affectedTarget, stderr)
+				if err != nil {
+					return err
+				}
+				publishAffected(cmd, e, set, base)
+				if len(targets) == 0 {
+					return nil
+				}
+			}
+
+			capacity, reason, err := poolCapacity(e.cfg.Concurrency)
+			if err != nil {
+				return err
+			}
+			p := &progress{w: stderr, start: map[string]time.Time{}}
+			r := runner.New(runner.Options{
+				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
+				OnEvent: p.event, Output: cmd.OutOrStdout(),
+			})
+			if len(targets) > 1 || affectedTarget != "" {
+				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
+			}
+			began := time.Now()
+			res, runErr := r.Run(ctx, ws, targets)
+			if res == nil {
+				return runErr
+			}
+			// Keep the run log bounded when no server rotates it.
+			_, _ = runner.TrimJournals(e.cacheDir, runner.DefaultJournalCap)
+			summarize(stderr, res, time.Since(began))
+			if runErr != nil {
+				fmt.Fprintln(stderr, "core: "+runErr.Error())
+			}
+			switch {
+			case ctx.Err() != nil && res.Interrupted():
+				return &exitError{code: 130, msg: "interrupted"}
+			case res.Failed():
+				return &exitError{code: 1}
+			case runErr != nil:
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&affectedTarget, "affected", "", "run this target in every affected project that declares it")
+	cmd.Flags().StringVar(&base, "base", "", "with --affected: compare against the merge-base with this ref (default: origin/HEAD, else main, else master)")
+	return cmd
+}
+
+// poolCapacity is the concurrency setting when above 0, else the spec's
+// default (runner.Capacity). CORE_CONCURRENCY reaches both: the
+// configuration reads it as concurrency, and runner.Capacity checks it.
+func poolCapacity(configured int) (int, string, error) {
+	if v := os.Getenv("CORE_CONCURRENCY"); v != "" {
+		return runner.Capacity(os.Getenv)
+	}
+	if configured > 0 {
+		return configured, fmt.Sprintf("concurrency = %d in the configuration", configured), nil
+	}
+	return runner.Capacity(os.Getenv)
+}
+
+// affectedTargets resolves --affected TARGET to PROJECT:TARGET ids.
+func affectedTargets(ctx context.Context, ws *workspace.Workspace, root, base, target string, w io.Writer) ([]string, affected.Set, error) {
+	if strings.Contains(target, ":") {
+		return nil, affected.Set{}, fmt.Errorf("--affected takes a target name such as build, not %q: it runs that target in every affected project", target)
+	}
+	declared := false
+	for _, p := range ws.Projects {
+		if p.Target(target) != nil {
+			declared = true
+			break
+		}
+	}
+	if !declared {
+		return nil, affected.Set{}, fmt.Errorf("--affected %s: no project declares a target called %q (core describe graph lists the targets)", target, target)
+	}
+	changed, err := affected.Changed(ctx, root, base)
+	if err != nil {
+		return nil, affected.Set{}, err
+	}
+	set := affected.Compute(ws, changed)
+	var ids []string
+	for _, name := range set.Projects {
+		if p := ws.Project(name); p != nil && p.Target(target) != nil {
+			ids = append(ids, name+":"+target)
+		}
+	}
+	switch {
+	case len(changed) == 0:
+		fmt.Fprintln(w, "nothing affected: no files changed")
+	case len(ids) == 0:
+		fmt.Fprintf(w, "nothing affected: %s changed, in no project that declares %q\n", plural(len(changed), "file"), target)
+	}
+	return ids, set, nil
+}
+
+// progress prints one line per target state change.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start map[string]time.Time
+}
+
+func (p *progress) event(e runner.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.State {
+	case runner.StateRunning:
+		p.start[e.Target] = e.Time
+		fmt.Fprintf(p.w, "▶ %s\n", e.Target)
+	case runner.StateSucceeded:
+		fmt.Fprintf(p.w, "✔ %s (%s)\n", e.Target, p.elapsed(e))
+	case runner.StateCached:
+		fmt.Fprintf(p.w, "⚡ %s (cached)\n", e.Target)
+	case runner.StateFailed:
+		switch {
+		case e.RunID == "" && e.Err != "":
+			fmt.Fprintf(p.w, "✘ %s (%s)\n", e.Target, e.Err)
+		case e.ExitCode > 0:
+			fmt.Fprintf(p.w, "✘ %s (exit %d)\n", e.Target, e.ExitCode)
+		default:
+			fmt.Fprintf(p.w, "✘ %s (%s)\n", e.Target, e.Err)
+		}
+	case runner.StateInterrupted:
+		fmt.Fprintf(p.w, "■ %s (interrupted after %s)\n", e.Target, p.elapsed(e))
+	case runner.StateSkipped:
+		fmt.Fprintf(p.w, "· %s (skipped: %s)\n", e.Target, e.Err)
+	}
+}
+
+func (p *progress) elapsed(e runner.Event) string {
+	if s, ok := p.start[e.Target]; ok {
+		return formatDuration(e.Time.Sub(s))
+	}
+	return "?"
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+func summarize(w io.Writer, res *runner.Result, took time.Duration) {
+	var parts []string
+	for _, s := range []string{runner.StateSucceeded, runner.StateCached, runner.StateFailed, runner.StateInterrupted, runner.StateSkipped} {
+		if n := res.Count(s); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	fmt.Fprintf(w, "\n%s: %s in %s\n", plural(len(res.Targets), "target"), strings.Join(parts, ", "), formatDuration(took))
+	for _, t := range res.Targets {
+		if t.Status != runner.StateFailed {
+			continue
+		}
+		if t.RunID != "" {
+			fmt.Fprintf(w, "  ✘ %s: %s (run %s)\n", t.Target, describeFailure(t), t.RunID)
+		} else {
+			fmt.Fprintf(w, "  ✘ %s: %s\n", t.Target, describeFailure(t))
+		}
+	}
+}
+
+func describeFailure(t runner.TargetResult) string {
+	if t.ExitCode > 0 {
+		return fmt.Sprintf("exit %d", t.ExitCode)
+	}
+	return t.Err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

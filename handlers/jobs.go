@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/corehq/core/internal/jobs"
+
+	jobv1alpha1 "github.com/corehq/core/proto/gen/core/job/v1alpha1"
+)
+
+// jobService implements core.job.v1alpha1.JobService over the job manager:
+// RunJob submits fire-and-forget (coalesced) and answers with the job's
+// snapshot at once.
+type jobService struct{ d Deps }
+
+func (s *jobService) RunJob(_ context.Context, req *jobv1alpha1.RunJobRequest) (*jobv1alpha1.RunJobResponse, error) {
+	snap, started, err := s.d.Jobs.Submit(req.GetName(), jobs.TriggerRequest)
+	switch {
+	case errors.Is(err, jobs.ErrNotFound):
+		return nil, connect.NewError(connect.CodeNotFound, err)
+	case errors.Is(err, jobs.ErrInvalidName):
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	case errors.Is(err, jobs.ErrClosed):
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	case err != nil:
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	if started {
+		s.d.count("jobs_started")
+	} else {
+		s.d.count("jobs_coalesced")
+	}
+	return &jobv1alpha1.RunJobResponse{Job: jobMessage(snap), Started: started}, nil
+}
+
+func (s *jobService) ListJobs(context.Context, *jobv1alpha1.ListJobsRequest) (*jobv1alpha1.ListJobsResponse, error) {
+	out := &jobv1alpha1.ListJobsResponse{}
+	for _, snap := range s.d.Jobs.List() {
+		out.Jobs = append(out.Jobs, jobMessage(snap))
+	}
+	return out, nil
+}
+
+func jobMessage(s jobs.Snapshot) *jobv1alpha1.Job {
+	j := &jobv1alpha1.Job{
+		Name: s.Name, Holder: s.Holder, State: s.State,
+		TargetSize: s.Size, TargetUnit: s.Unit, Description: s.Description,
+	}
+	if r := s.LastRun; r != nil {
+		j.LastRun = &jobv1alpha1.JobRun{
+			StartTime: timestamppb.New(r.Start), EndTime: timestamppb.New(r.End),
+			Result: r.Result, Message: r.Message, Trigger: r.Trigger,
+		}
+	}
+	return j
+}

@@ -1,0 +1,250 @@
+// Package affected answers "what does this change touch?": the files
+// changed on a branch (against the merge-base with a base ref) plus the
+// working tree, the projects that own them, the targets whose inputs they
+// match, and everything that depends on those, transitively.
+//
+// Rules, so `core affected` and the build cache agree:
+//   - a changed file affects the project that owns it (the deepest project
+//     directory holding it, graph.OwnerOf);
+//   - it affects every target whose inputs match it (runner.InputMatch:
+//     the target's input globs under its project directory, never .git,
+//     node_modules or the target's own outputs), including targets of a
+//     project above the owner (a root project's "**/*" sees every file);
+//   - the project of an affected target is affected;
+//   - a project that declares a dependency on an affected project is
+//     affected, and a target that depends on an affected target is
+//     affected, transitively.
+//
+// Deleted files count as changed: they still name a path, and a target
+// whose input disappeared must run again.
+package affected
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// Set is what a change affects. Lists are sorted and never nil.
+type Set struct {
+	Projects []string `json:"projects"`
+	Targets  []string `json:"targets"` // "project:target"
+	Files    []string `json:"files"`   // slash paths relative to the workspace root
+}
+
+// Empty reports whether nothing is affected.
+func (s Set) Empty() bool { return len(s.Projects) == 0 && len(s.Targets) == 0 }
+
+// NodeIDs returns the graph node ids of the set: "project:<name>" and
+// "target:<project>:<target>", sorted.
+func (s Set) NodeIDs() []string {
+	ids := make([]string, 0, len(s.Projects)+len(s.Targets))
+	for _, p := range s.Projects {
+		ids = append(ids, graph.ProjectID(p))
+	}
+	for _, t := range s.Targets {
+		project, name, _ := strings.Cut(t, ":")
+		ids = append(ids, graph.TargetID(project, name))
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Compute maps changed files (slash paths relative to the workspace root)
+// to the affected projects and targets; see the package comment.
+func Compute(ws *workspace.Workspace, changed []string) Set {
+	files := uniqueSorted(changed)
+	projects := map[string]bool{}
+	targets := map[string]bool{}
+	for _, f := range files {
+		if owner := graph.OwnerOf(ws, f); owner != nil {
+			projects[owner.Name] = true
+		}
+		for _, p := range ws.Projects {
+			rel, ok := under(p.Path, f)
+			if !ok {
+				continue
+			}
+			for _, t := range p.Targets {
+				if runner.InputMatch(t, rel) {
+					targets[t.ID()] = true
+				}
+			}
+		}
+	}
+
+	// Dependents, transitively: reverse edges, then a walk.
+	projectUsers := map[string][]string{}
+	targetUsers := map[string][]string{}
+	for _, p := range ws.Projects {
+		for _, d := range p.Deps {
+			projectUsers[d] = append(projectUsers[d], p.Name)
+		}
+		for _, t := range p.Targets {
+			for _, d := range t.Deps {
+				targetUsers[d] = append(targetUsers[d], t.ID())
+			}
+		}
+	}
+	var queue []string // "p:<project>" or "t:<target id>"
+	for p := range projects {
+		queue = append(queue, "p:"+p)
+	}
+	for t := range targets {
+		queue = append(queue, "t:"+t)
+	}
+	for len(queue) > 0 {
+		item := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		kind, id := item[:1], item[2:]
+		if kind == "t" {
+			project, _, _ := strings.Cut(id, ":")
+			if !projects[project] {
+				projects[project] = true
+				queue = append(queue, "p:"+project)
+			}
+			for _, u := range targetUsers[id] {
+				if !targets[u] {
+					targets[u] = true
+					queue = append(queue, "t:"+u)
+				}
+			}
+			continue
+		}
+		for _, u := range projectUsers[id] {
+			if !projects[u] {
+				projects[u] = true
+				queue = append(queue, "p:"+u)
+			}
+		}
+	}
+	return Set{Projects: keys(projects), Targets: keys(targets), Files: files}
+}
+
+// under returns f relative to the project directory dir, if it is inside.
+func under(dir, f string) (string, bool) {
+	if dir == "." {
+		return f, true
+	}
+	rel, ok := strings.CutPrefix(f, dir+"/")
+	return rel, ok && rel != ""
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func uniqueSorted(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, s := range in {
+		s = strings.TrimPrefix(s, "./")
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrNoDefaultBranch is matched (errors.Is) by Changed's error when base is
+// "" and the repository has no origin/HEAD, main or master.
+var ErrNoDefaultBranch = errors.New("no default branch")
+
+// Changed returns the files (slash paths relative to root) changed between
+// merge-base(base, HEAD) and HEAD, plus staged, unstaged and untracked (not
+// ignored) files, sorted. base "" means the default branch: origin/HEAD's
+// target, else main, else master. root may be a directory inside the
+// repository: only files under it are returned, relative to it.
+func Changed(ctx context.Context, root, base string) ([]string, error) {
+	if _, err := git(ctx, root, "rev-parse", "--git-dir"); err != nil {
+		return nil, fmt.Errorf("%s is not inside a git repository (core affected compares git history): %w", root, err)
+	}
+	if base == "" {
+		b, err := DefaultBase(ctx, root)
+		if err != nil {
+			return nil, err
+		}
+		base = b
+	}
+	if _, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("base %q is not a commit in this repository: pass --base with a branch, tag or commit that exists (git fetch it first if it is remote)", base)
+	}
+	if _, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
+		return nil, fmt.Errorf("HEAD has no commit yet: commit once, then compare against %s", base)
+	}
+	mb, err := git(ctx, root, "merge-base", "--end-of-options", base, "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("%s and HEAD share no history: %w", base, err)
+	}
+	mergeBase := strings.TrimSpace(string(mb))
+	var files []string
+	for _, args := range [][]string{
+		{"diff", "--name-only", "-z", "--no-renames", "--relative", mergeBase, "HEAD", "--"}, // committed on the branch
+		{"diff", "--name-only", "-z", "--no-renames", "--relative", "--cached", "--"},        // staged
+		{"diff", "--name-only", "-z", "--no-renames", "--relative", "--"},                    // unstaged
+		{"ls-files", "-z", "--others", "--exclude-standard", "--"},                           // untracked
+	} {
+		out, err := git(ctx, root, args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range bytes.Split(out, []byte{0}) {
+			if len(f) > 0 {
+				files = append(files, string(f))
+			}
+		}
+	}
+	return uniqueSorted(files), nil
+}
+
+// DefaultBase returns the default branch to compare against: the target of
+// origin/HEAD (e.g. "origin/main"), else "main", else "master".
+func DefaultBase(ctx context.Context, root string) (string, error) {
+	if out, err := git(ctx, root, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD"); err == nil {
+		if ref := strings.TrimSpace(string(out)); ref != "" {
+			return strings.TrimPrefix(ref, "refs/remotes/"), nil
+		}
+	}
+	for _, b := range []string{"main", "master"} {
+		if _, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "refs/heads/"+b+"^{commit}"); err == nil {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("%w: origin/HEAD is not set and there is no main or master branch: pass --base REF (a branch, tag or commit to compare against), or run git remote set-head origin --auto", ErrNoDefaultBranch)
+}
+
+// git runs git -C root args and returns its stdout; an error names the
+// command and carries git's message.
+func git(ctx context.Context, root string, args ...string) ([]byte, error) {
+	full := append([]string{"-C", root, "-c", "core.quotepath=off"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, fmt.Errorf("git is not installed or not on PATH: install git to use core affected (%v)", err)
+		}
+		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return stdout.Bytes(), nil
+}

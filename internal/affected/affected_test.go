@@ -1,0 +1,313 @@
+package affected
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/corehq/core/internal/workspace"
+)
+
+const fixtureYAML = `projects:
+  util:
+    path: libs/util
+    targets:
+      build:
+        run: [go, build, ./...]
+        inputs: ["**/*.go"]
+      docs:
+        run: [echo, docs]
+        inputs: ["**/*.md"]
+  api:
+    path: services/api
+    deps: [util]
+    targets:
+      build:
+        run: [go, build, ./...]
+        inputs: ["**/*.go"]
+        outputs: [bin/]
+        deps: ["util:build"]
+      test:
+        run: [go, test, ./...]
+        deps: [build]
+  web:
+    path: web
+    targets:
+      build:
+        run: [npm, run, build]
+  gateway:
+    path: services/gateway
+    deps: [api]
+    targets:
+      lint:
+        run: [echo, lint]
+`
+
+// repo is a git repository in a temporary directory, with no dependence on
+// the user's git configuration.
+type repo struct {
+	t    *testing.T
+	root string
+}
+
+func newRepo(t *testing.T, branch string) *repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	r := &repo{t: t, root: t.TempDir()}
+	r.git("init", "--quiet", "--initial-branch="+branch)
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Core Test", "-c", "user.email=core@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = r.root
+	cmd.Env = append(os.Environ(),
+		"GIT_AUTHOR_NAME=Core Test", "GIT_AUTHOR_EMAIL=core@example.com",
+		"GIT_COMMITTER_NAME=Core Test", "GIT_COMMITTER_EMAIL=core@example.com",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+r.root,
+	)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *repo) write(rel, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *repo) commit(msg string) {
+	r.t.Helper()
+	r.git("add", "-A")
+	r.git("commit", "--quiet", "-m", msg)
+}
+
+// baseRepo is a workspace on main with one commit.
+func baseRepo(t *testing.T) *repo {
+	r := newRepo(t, "main")
+	r.write("targets.yaml", fixtureYAML)
+	r.write(".gitignore", "*.log\n")
+	r.write("libs/util/util.go", "package util\n")
+	r.write("libs/util/README.md", "# util\n")
+	r.write("services/api/main.go", "package main\n")
+	r.write("services/gateway/gw.txt", "gw\n")
+	r.write("web/index.js", "1\n")
+	r.commit("base")
+	return r
+}
+
+func TestChanged(t *testing.T) {
+	ctx := context.Background()
+	r := baseRepo(t)
+	r.git("checkout", "--quiet", "-b", "feature")
+	r.write("libs/util/util.go", "package util // changed\n")
+	r.commit("change util")
+	// main moves on: its change must not count as the branch's.
+	r.git("checkout", "--quiet", "main")
+	r.write("web/index.js", "2\n")
+	r.commit("main moves")
+	r.git("checkout", "--quiet", "feature")
+
+	t.Run("committed changes since the merge-base with the base", func(t *testing.T) {
+		got, err := Changed(ctx, r.root, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"libs/util/util.go"}; !slices.Equal(got, want) {
+			t.Errorf("Changed = %v, want %v", got, want)
+		}
+	})
+	t.Run("the default base is main", func(t *testing.T) {
+		got, err := Changed(ctx, r.root, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"libs/util/util.go"}; !slices.Equal(got, want) {
+			t.Errorf("Changed = %v, want %v", got, want)
+		}
+	})
+
+	r.write("services/api/main.go", "package main // staged\n")
+	r.git("add", "services/api/main.go")
+	r.write("services/gateway/gw.txt", "unstaged\n")
+	r.write("web/new.js", "untracked\n")
+	r.write("web/debug.log", "ignored\n")
+	if err := os.Remove(filepath.Join(r.root, "libs/util/README.md")); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("staged, unstaged, deleted and untracked files count; ignored ones do not", func(t *testing.T) {
+		got, err := Changed(ctx, r.root, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"libs/util/README.md", "libs/util/util.go", "services/api/main.go", "services/gateway/gw.txt", "web/new.js"}
+		if !slices.Equal(got, want) {
+			t.Errorf("Changed = %v, want %v", got, want)
+		}
+	})
+	t.Run("a workspace below the repository root sees its own files, relative to it", func(t *testing.T) {
+		got, err := Changed(ctx, filepath.Join(r.root, "services"), "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"api/main.go", "gateway/gw.txt"}; !slices.Equal(got, want) {
+			t.Errorf("Changed = %v, want %v", got, want)
+		}
+	})
+	t.Run("an unknown base names itself and the fix", func(t *testing.T) {
+		_, err := Changed(ctx, r.root, "no-such-branch")
+		if err == nil || !strings.Contains(err.Error(), "no-such-branch") || !strings.Contains(err.Error(), "--base") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestDefaultBase(t *testing.T) {
+	ctx := context.Background()
+	t.Run("origin/HEAD wins", func(t *testing.T) {
+		r := baseRepo(t)
+		head := r.git("rev-parse", "HEAD")
+		r.git("update-ref", "refs/remotes/origin/trunk", head)
+		r.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+		if got, err := DefaultBase(ctx, r.root); err != nil || got != "origin/trunk" {
+			t.Errorf("DefaultBase = %q, %v", got, err)
+		}
+	})
+	t.Run("master when there is no main", func(t *testing.T) {
+		r := newRepo(t, "master")
+		r.write("a.txt", "a\n")
+		r.commit("first")
+		if got, err := DefaultBase(ctx, r.root); err != nil || got != "master" {
+			t.Errorf("DefaultBase = %q, %v", got, err)
+		}
+	})
+	t.Run("no default branch is a clear error", func(t *testing.T) {
+		r := newRepo(t, "trunk")
+		r.write("a.txt", "a\n")
+		r.commit("first")
+		_, err := Changed(ctx, r.root, "")
+		if !errors.Is(err, ErrNoDefaultBranch) || !strings.Contains(err.Error(), "--base") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("outside a repository is a clear error", func(t *testing.T) {
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Skip("git is not installed")
+		}
+		_, err := Changed(ctx, t.TempDir(), "main")
+		if err == nil || !strings.Contains(err.Error(), "not inside a git repository") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestCompute(t *testing.T) {
+	ws, err := workspace.Parse("targets.yaml", []byte(fixtureYAML+`  root:
+    path: .
+    targets:
+      check:
+        run: [echo, check]
+        inputs: ["**/*.md"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		changed  []string
+		projects []string
+		targets  []string
+	}{
+		{
+			name:     "a change in a library affects its dependents transitively",
+			changed:  []string{"libs/util/util.go"},
+			projects: []string{"api", "gateway", "util"},
+			targets:  []string{"api:build", "api:test", "util:build"},
+		},
+		{
+			name:     "only targets whose inputs match are affected",
+			changed:  []string{"libs/util/README.md"},
+			projects: []string{"api", "gateway", "root", "util"},
+			targets:  []string{"root:check", "util:docs"},
+		},
+		{
+			name:     "a leaf change affects only its own project",
+			changed:  []string{"web/index.js"},
+			projects: []string{"web"},
+			targets:  []string{"web:build"},
+		},
+		{
+			name:     "a target's own outputs do not affect it",
+			changed:  []string{"services/api/bin/api.go"},
+			projects: []string{"api", "gateway"},
+			targets:  []string{"api:test"},
+		},
+		{
+			name:     "a file owned by no nested project belongs to the root project",
+			changed:  []string{"Makefile"},
+			projects: []string{"root"},
+			targets:  []string{},
+		},
+		{
+			name:     "nothing changed affects nothing",
+			changed:  nil,
+			projects: []string{},
+			targets:  []string{},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := Compute(ws, c.changed)
+			if !slices.Equal(s.Projects, c.projects) {
+				t.Errorf("projects = %v, want %v", s.Projects, c.projects)
+			}
+			if !slices.Equal(s.Targets, c.targets) {
+				t.Errorf("targets = %v, want %v", s.Targets, c.targets)
+			}
+		})
+	}
+	t.Run("node ids name projects and targets, sorted", func(t *testing.T) {
+		s := Compute(ws, []string{"web/index.js"})
+		if got, want := s.NodeIDs(), []string{"project:web", "target:web:build"}; !slices.Equal(got, want) {
+			t.Errorf("NodeIDs = %v, want %v", got, want)
+		}
+	})
+}
+
+func TestChangedThenCompute(t *testing.T) {
+	r := baseRepo(t)
+	r.git("checkout", "--quiet", "-b", "feature")
+	r.write("libs/util/util.go", "package util // changed\n")
+	r.commit("change util")
+	ws, err := workspace.Load(r.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := Changed(context.Background(), r.root, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Compute(ws, changed)
+	if want := []string{"api:build", "api:test", "util:build"}; !slices.Equal(s.Targets, want) {
+		t.Errorf("targets = %v, want %v", s.Targets, want)
+	}
+	if want := []string{"api", "gateway", "util"}; !slices.Equal(s.Projects, want) {
+		t.Errorf("projects = %v, want %v", s.Projects, want)
+	}
+}

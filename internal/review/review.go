@@ -1,0 +1,335 @@
+// Package review is the check-review job: "note when a review this tree took
+// part in has merged". It remembers the branches the working tree has been
+// on (Observe) and later reports, once each, those whose work has landed on
+// the default branch (Check).
+//
+// Everything goes through the git CLI (`git -C root ...`), read-only: no
+// fetch (a merge on the forge shows once something else fetched), no index
+// refresh (GIT_OPTIONAL_LOCKS=0).
+//
+// Decisions the spec leaves open, taken here:
+//   - The default branch is origin/HEAD's target (origin/main, say), else the
+//     local main, else master; reports name it without "origin/".
+//   - Observe skips a detached HEAD, an unborn branch, the default branch
+//     itself and a branch with no commits of its own (its head already on
+//     the default branch; tracking it would report a "merge" at once). When
+//     a tracked branch moves on, its recorded head follows, and a branch
+//     reported before is watched again.
+//   - "Merged" means the recorded head is an ancestor of the default branch
+//     (git merge-base --is-ancestor): merge commits and fast-forwards are
+//     seen; squash and rebase merges, which rewrite the commits, are not.
+//   - A tracked head that no longer exists (garbage-collected) is dropped;
+//     a reported branch is dropped once its local branch is deleted; at most
+//     MaxTracked branches are kept (the least recently seen go first).
+//   - The state file is JSON, mode 0600, written atomically under an
+//     advisory lock (<state>.lock).
+package review
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/corehq/core/internal/fsx"
+)
+
+// MaxTracked bounds the branches the state file remembers.
+const MaxTracked = 500
+
+// Merged is a tracked branch whose work landed on the default branch.
+type Merged struct {
+	Branch string // "feature/x"
+	Head   string // the recorded head commit (full hash)
+	Into   string // the default branch, "main"
+}
+
+// String reads "feature/x merged into main (abc1234)".
+func (m Merged) String() string {
+	return fmt.Sprintf("%s merged into %s (%s)", m.Branch, m.Into, short(m.Head))
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+type branch struct {
+	Head      string    `json:"head"`
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+	Reported  bool      `json:"reported,omitempty"`
+	Into      string    `json:"merged_into,omitempty"`
+}
+
+type stateFile struct {
+	Version  int                `json:"version"`
+	Branches map[string]*branch `json:"branches"`
+}
+
+const stateVersion = 1
+
+// Observe records the branch root's working tree is on and its head commit.
+func Observe(ctx context.Context, root, statePath string) error {
+	name, code, err := git(ctx, root, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return nil // detached HEAD
+	}
+	head, code, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return nil // unborn branch: no commit yet
+	}
+	def, err := defaultBranch(ctx, root)
+	if err != nil {
+		return err
+	}
+	if name == def.name || "refs/heads/"+name == def.ref {
+		return nil
+	}
+	onDefault, err := isAncestor(ctx, root, head, def.ref)
+	if err != nil {
+		return err
+	}
+	if onDefault {
+		return nil // nothing of its own (yet, or any more)
+	}
+	return update(statePath, func(s *stateFile) (bool, error) {
+		now := time.Now().UTC().Round(0)
+		b := s.Branches[name]
+		if b == nil {
+			b = &branch{FirstSeen: now}
+			s.Branches[name] = b
+		}
+		if b.Head != head {
+			b.Head, b.Reported, b.Into = head, false, ""
+		}
+		b.LastSeen = now
+		prune(s)
+		return true, nil
+	})
+}
+
+// Check reports, once each, the tracked branches whose recorded head is now
+// on the default branch, sorted by branch name.
+func Check(ctx context.Context, root, statePath string) (merged []Merged, err error) {
+	def, err := defaultBranch(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	err = update(statePath, func(s *stateFile) (bool, error) {
+		changed := false
+		names := make([]string, 0, len(s.Branches))
+		for n := range s.Branches {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			b := s.Branches[name]
+			if b.Reported {
+				if _, code, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err == nil && code != 0 {
+					delete(s.Branches, name) // reported, and the branch is gone
+					changed = true
+				}
+				continue
+			}
+			_, code, err := git(ctx, root, "rev-parse", "--verify", "--quiet", b.Head+"^{commit}")
+			if err != nil {
+				return changed, err
+			}
+			if code != 0 {
+				delete(s.Branches, name) // its head was garbage-collected
+				changed = true
+				continue
+			}
+			ok, err := isAncestor(ctx, root, b.Head, def.ref)
+			if err != nil {
+				return changed, err
+			}
+			if ok {
+				b.Reported, b.Into = true, def.name
+				merged = append(merged, Merged{Branch: name, Head: b.Head, Into: def.name})
+				changed = true
+			}
+		}
+		return changed, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return merged, nil
+}
+
+// Size reports how many tracked branches are waiting for their merge: the
+// size check-review maintains.
+func Size(statePath string) (int64, error) {
+	s, err := read(statePath)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, b := range s.Branches {
+		if !b.Reported {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// prune keeps at most MaxTracked branches, dropping the least recently seen.
+func prune(s *stateFile) {
+	if len(s.Branches) <= MaxTracked {
+		return
+	}
+	names := make([]string, 0, len(s.Branches))
+	for n := range s.Branches {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return s.Branches[names[i]].LastSeen.Before(s.Branches[names[j]].LastSeen)
+	})
+	for _, n := range names[:len(names)-MaxTracked] {
+		delete(s.Branches, n)
+	}
+}
+
+func read(path string) (*stateFile, error) {
+	s := &stateFile{Version: stateVersion, Branches: map[string]*branch{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read review state: %w", err)
+	}
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("review state %s is corrupt (%v): delete it; tracking starts over", path, err)
+	}
+	if s.Version != stateVersion {
+		return nil, fmt.Errorf("review state %s has version %d, this core reads %d: delete it; tracking starts over", path, s.Version, stateVersion)
+	}
+	if s.Branches == nil {
+		s.Branches = map[string]*branch{}
+	}
+	for n, b := range s.Branches {
+		if b == nil || b.Head == "" {
+			delete(s.Branches, n)
+		}
+	}
+	return s, nil
+}
+
+// update runs fn on the state under the lock and writes it if fn says it
+// changed, even when fn also fails part-way.
+func update(path string, fn func(*stateFile) (bool, error)) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("review state: %w", err)
+	}
+	lock, err := fsx.LockFile(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("review state: %w", err)
+	}
+	defer func() { _ = lock.Unlock() }()
+	s, err := read(path)
+	if err != nil {
+		return err
+	}
+	changed, ferr := fn(s)
+	if changed {
+		data, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return fmt.Errorf("write review state: %w", err)
+		}
+		if err := fsx.WriteFileAtomic(path, append(data, '\n'), 0o600); err != nil {
+			return err
+		}
+	}
+	return ferr
+}
+
+type defBranch struct {
+	ref  string // "refs/remotes/origin/main"
+	name string // "main"
+}
+
+// defaultBranch is origin/HEAD's target, else main, else master.
+func defaultBranch(ctx context.Context, root string) (defBranch, error) {
+	out, code, err := git(ctx, root, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
+	if err != nil {
+		return defBranch{}, err
+	}
+	if code == 0 && strings.HasPrefix(out, "refs/remotes/origin/") {
+		if _, c, err := git(ctx, root, "rev-parse", "--verify", "--quiet", out+"^{commit}"); err == nil && c == 0 {
+			return defBranch{ref: out, name: strings.TrimPrefix(out, "refs/remotes/origin/")}, nil
+		}
+	}
+	for _, n := range []string{"main", "master"} {
+		_, c, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "refs/heads/"+n+"^{commit}")
+		if err != nil {
+			return defBranch{}, err
+		}
+		if c == 0 {
+			return defBranch{ref: "refs/heads/" + n, name: n}, nil
+		}
+	}
+	return defBranch{}, fmt.Errorf("check-review: %s has no default branch to compare with: neither origin/HEAD, main nor master exists (run `git remote set-head origin --auto` to set origin/HEAD)", root)
+}
+
+func isAncestor(ctx context.Context, root, commit, ref string) (bool, error) {
+	_, code, err := git(ctx, root, "merge-base", "--is-ancestor", commit, ref)
+	if err != nil {
+		return false, err
+	}
+	switch code {
+	case 0:
+		return true, nil
+	case 1:
+		return false, nil
+	}
+	return false, fmt.Errorf("check-review: git merge-base --is-ancestor %s %s exited %d", short(commit), ref, code)
+}
+
+// git runs `git -C root args...` and returns its trimmed stdout and exit
+// code; err is for git that could not run or died of something other than a
+// plain exit (a missing repository is exit 128 with stderr in err).
+func git(ctx context.Context, root string, args ...string) (string, int, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		code := exit.ExitCode()
+		if code == 128 || code < 0 {
+			msg := strings.TrimSpace(stderr.String())
+			if strings.Contains(msg, "not a git repository") {
+				return "", code, fmt.Errorf("check-review: %s is not a git repository", root)
+			}
+			return "", code, fmt.Errorf("check-review: git %s: %s", strings.Join(args, " "), msg)
+		}
+		return strings.TrimSpace(stdout.String()), code, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", -1, ctx.Err()
+		}
+		return "", -1, fmt.Errorf("check-review: run git: %w", err)
+	}
+	return strings.TrimSpace(stdout.String()), 0, nil
+}

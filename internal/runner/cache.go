@@ -1,0 +1,489 @@
+package runner
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// The build cache: <cache>/build/<key>/ holds meta.json (the run's exit
+// code, captured output, duration, argv and a manifest of its outputs) and,
+// when the target declares outputs, outputs.tar. An entry is written in a
+// temporary directory beside it and renamed into place, so a crash or two
+// concurrent writers never leave half an entry: the first rename wins and
+// the other is dropped.
+
+const (
+	metaFile    = "meta.json"
+	outputsFile = "outputs.tar"
+)
+
+func buildDir(cacheDir string) string { return filepath.Join(cacheDir, "build") }
+
+// cacheMeta is meta.json.
+type cacheMeta struct {
+	Key        string        `json:"key"`
+	Target     string        `json:"target"`
+	Argv       []string      `json:"argv"`
+	ExitCode   int           `json:"exit_code"`
+	DurationNS time.Duration `json:"duration_ns"`
+	Created    time.Time     `json:"created"`
+	Outputs    []outputEntry `json:"outputs"`
+	Truncated  bool          `json:"truncated"`
+	Output     string        `json:"output"`
+}
+
+// outputEntry is one path of a target's outputs, as it was when the run
+// ended (and as a restore leaves it).
+type outputEntry struct {
+	Path    string `json:"path"` // slash-separated, relative to the project dir
+	Type    byte   `json:"type"` // 'f', 'd' or 'l'
+	Mode    uint32 `json:"mode"` // permission bits
+	Size    int64  `json:"size,omitempty"`
+	MtimeNS int64  `json:"mtime_ns,omitempty"`
+	Link    string `json:"link,omitempty"`
+}
+
+// lookup returns the entry for key, or ok=false for a miss (including an
+// entry that cannot be read: it is treated as absent and overwritten).
+func lookup(cacheDir, key string) (cacheMeta, bool) {
+	data, err := os.ReadFile(filepath.Join(buildDir(cacheDir), key, metaFile))
+	if err != nil {
+		return cacheMeta{}, false
+	}
+	var m cacheMeta
+	if err := json.Unmarshal(data, &m); err != nil || m.Key != key || m.ExitCode != 0 {
+		return cacheMeta{}, false
+	}
+	return m, true
+}
+
+// store writes a cache entry for a successful run: the outputs tar first,
+// then meta.json, each fsynced, then the rename that publishes both.
+func store(cacheDir string, m cacheMeta, projDir string, outputs []string) (err error) {
+	dir := buildDir(cacheDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	final := filepath.Join(dir, m.Key)
+	if _, err := os.Stat(filepath.Join(final, metaFile)); err == nil {
+		return nil // another run stored it first
+	}
+	tmp, err := os.MkdirTemp(dir, "."+m.Key[:16]+".tmp-")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer func() {
+		if tmp != "" {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	if len(outputs) > 0 {
+		entries, err := collectOutputs(projDir, outputs)
+		if err != nil {
+			return fmt.Errorf("cache outputs: %w", err)
+		}
+		if err := writeTar(filepath.Join(tmp, outputsFile), projDir, entries); err != nil {
+			return fmt.Errorf("cache outputs: %w", err)
+		}
+		m.Outputs = entries
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := writeSynced(filepath.Join(tmp, metaFile), data); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	syncPath(tmp)
+	if err := os.Rename(tmp, final); err != nil {
+		if _, serr := os.Stat(filepath.Join(final, metaFile)); serr == nil {
+			return nil // lost the race to an identical entry
+		}
+		// A leftover entry without meta.json (an older crash): replace it.
+		_ = os.RemoveAll(final)
+		if err := os.Rename(tmp, final); err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+	}
+	tmp = ""
+	syncPath(dir)
+	return nil
+}
+
+func writeSynced(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncPath(p string) {
+	if d, err := os.Open(p); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// collectOutputs lists what the output globs name on disk: matches, and
+// everything under matched directories, sorted, each with its metadata.
+func collectOutputs(projDir string, outputs []string) ([]outputEntry, error) {
+	seen := map[string]bool{}
+	var entries []outputEntry
+	add := func(rel string, fi fs.FileInfo) error {
+		if seen[rel] {
+			return nil
+		}
+		seen[rel] = true
+		e := outputEntry{Path: rel, Mode: uint32(fi.Mode().Perm())}
+		switch {
+		case fi.Mode().IsRegular():
+			e.Type, e.Size, e.MtimeNS = 'f', fi.Size(), fi.ModTime().UnixNano()
+		case fi.IsDir():
+			e.Type = 'd'
+		case fi.Mode()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(filepath.Join(projDir, filepath.FromSlash(rel)))
+			if err != nil {
+				return err
+			}
+			e.Type, e.Link = 'l', link
+		default:
+			return nil // sockets, pipes, devices are not outputs
+		}
+		entries = append(entries, e)
+		return nil
+	}
+	for _, m := range globOutputs(projDir, outputs) {
+		abs := filepath.Join(projDir, filepath.FromSlash(m))
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			if err := add(m, fi); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel := filepath.ToSlash(p[len(projDir)+1:])
+			if d.IsDir() && skippedDirs[d.Name()] {
+				return filepath.SkipDir
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return add(rel, fi)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	return entries, nil
+}
+
+// globOutputs returns the paths (relative, slash) the output globs match on
+// disk now, outermost first.
+func globOutputs(projDir string, outputs []string) []string {
+	fsys := os.DirFS(projDir)
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range outputs {
+		o = strings.TrimSuffix(o, "/")
+		matches, err := doublestar.Glob(fsys, o, doublestar.WithNoFollow())
+		if err != nil {
+			continue
+		}
+		for _, m := range matches {
+			if m == "." || seen[m] {
+				continue
+			}
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	// Drop paths under another match: the walk of the parent covers them.
+	kept := out[:0]
+	for _, m := range out {
+		if len(kept) > 0 && strings.HasPrefix(m, kept[len(kept)-1]+"/") {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept
+}
+
+func writeTar(p, projDir string, entries []outputEntry) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tw := tar.NewWriter(f)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.Path, Mode: int64(e.Mode), Format: tar.FormatPAX, ModTime: time.Unix(0, e.MtimeNS)}
+		switch e.Type {
+		case 'd':
+			h.Typeflag, h.Name = tar.TypeDir, e.Path+"/"
+		case 'l':
+			h.Typeflag, h.Linkname = tar.TypeSymlink, e.Link
+		case 'f':
+			h.Typeflag, h.Size = tar.TypeReg, e.Size
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if e.Type == 'f' {
+			src, err := os.Open(filepath.Join(projDir, filepath.FromSlash(e.Path)))
+			if err != nil {
+				return err
+			}
+			_, err = io.CopyN(tw, src, e.Size)
+			src.Close()
+			if err != nil {
+				return fmt.Errorf("%s changed while it was cached: %w", e.Path, err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// outputsIntact reports whether the outputs on disk are exactly those the
+// entry recorded (same paths, types, modes, sizes, mtimes, link targets):
+// then a restore would rewrite the same bytes, and is skipped.
+func outputsIntact(projDir string, outputs []string, want []outputEntry) bool {
+	have, err := collectOutputs(projDir, outputs)
+	if err != nil || len(have) != len(want) {
+		return false
+	}
+	for i := range have {
+		if have[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// restore removes what the output globs match now, then extracts the
+// entry's outputs.tar and puts back the recorded modification times.
+func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error {
+	if len(outputs) == 0 {
+		return nil
+	}
+	if outputsIntact(projDir, outputs, m.Outputs) {
+		return nil
+	}
+	for _, rel := range globOutputs(projDir, outputs) {
+		if err := os.RemoveAll(filepath.Join(projDir, filepath.FromSlash(rel))); err != nil {
+			return fmt.Errorf("restore outputs: %w", err)
+		}
+	}
+	if len(m.Outputs) == 0 {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(buildDir(cacheDir), key, outputsFile))
+	if err != nil {
+		return fmt.Errorf("restore outputs: %w", err)
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	var dirs []outputEntry
+	mtimes := map[string]int64{}
+	for _, e := range m.Outputs {
+		if e.Type == 'f' {
+			mtimes[e.Path] = e.MtimeNS
+		}
+	}
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("restore outputs: %w", err)
+		}
+		rel := strings.TrimSuffix(h.Name, "/")
+		if !safeRel(rel) {
+			return fmt.Errorf("restore outputs: unsafe path %q in cache entry %s", h.Name, key)
+		}
+		abs := filepath.Join(projDir, filepath.FromSlash(rel))
+		mode := fs.FileMode(h.Mode).Perm()
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(abs, 0o755); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+			dirs = append(dirs, outputEntry{Path: rel, Mode: uint32(mode)})
+		case tar.TypeSymlink:
+			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+			_ = os.Remove(abs)
+			if err := os.Symlink(h.Linkname, abs); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+			if err := extractFile(abs, tr, mode); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+			if ns, ok := mtimes[rel]; ok {
+				t := time.Unix(0, ns)
+				_ = os.Chtimes(abs, t, t)
+			}
+		}
+	}
+	for _, d := range dirs {
+		_ = os.Chmod(filepath.Join(projDir, filepath.FromSlash(d.Path)), fs.FileMode(d.Mode))
+	}
+	return nil
+}
+
+func extractFile(abs string, r io.Reader, mode fs.FileMode) error {
+	_ = os.Remove(abs)
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(abs, mode) // the umask may have narrowed it
+}
+
+// safeRel reports whether rel stays inside the directory it is joined to.
+func safeRel(rel string) bool {
+	if rel == "" || path.IsAbs(rel) || strings.Contains(rel, "\\") {
+		return false
+	}
+	c := path.Clean(rel)
+	return c == rel && c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// ClearCache removes every build cache entry (runs in flight finish their
+// own writes) and returns how many it removed.
+func (r *Runner) ClearCache() (removed int, err error) {
+	return clearCache(r.opts.CacheDir)
+}
+
+func clearCache(cacheDir string) (int, error) { return trimCache(cacheDir, 0) }
+
+// DefaultCacheCap is how many build cache entries a workspace keeps.
+const DefaultCacheCap = 2000
+
+// TrimCache removes the oldest build cache entries beyond keep (by
+// modification time), so the cache directory stays bounded, and returns how
+// many it removed.
+func TrimCache(cacheDir string, keep int) (int, error) { return trimCache(cacheDir, keep) }
+
+func trimCache(cacheDir string, keep int) (int, error) {
+	dir := buildDir(cacheDir)
+	all, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("clear cache: %w", err)
+	}
+	type aged struct {
+		e   fs.DirEntry
+		mod time.Time
+	}
+	var entries []aged
+	for _, e := range all {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue // a write in flight; stale ones go below
+		}
+		var mod time.Time
+		if fi, err := e.Info(); err == nil {
+			mod = fi.ModTime()
+		}
+		entries = append(entries, aged{e, mod})
+	}
+	if len(entries) <= keep {
+		return 0, nil
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].mod.Before(entries[j].mod) })
+	removed := 0
+	for _, a := range entries[:len(entries)-keep] {
+		e := a.e
+		// Rename first so a reader never sees a half-removed entry.
+		p := filepath.Join(dir, e.Name())
+		doomed := filepath.Join(dir, ".rm-"+e.Name()+".tmp-"+newRunID(time.Now())[1:])
+		if err := os.Rename(p, doomed); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return removed, fmt.Errorf("clear cache: %w", err)
+		}
+		if err := os.RemoveAll(doomed); err != nil {
+			return removed, fmt.Errorf("clear cache: %w", err)
+		}
+		removed++
+	}
+	removeStaleTemps(dir, time.Hour)
+	return removed, nil
+}
+
+// CacheSize returns the number of build cache entries and the bytes they
+// hold.
+func CacheSize(cacheDir string) (entries int, bytes int64) {
+	dir := buildDir(cacheDir)
+	list, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0
+	}
+	for _, e := range list {
+		if strings.HasPrefix(e.Name(), ".") || !e.IsDir() {
+			continue
+		}
+		entries++
+		_ = filepath.WalkDir(filepath.Join(dir, e.Name()), func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if fi, err := d.Info(); err == nil {
+					bytes += fi.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return entries, bytes
+}

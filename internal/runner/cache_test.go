@@ -1,0 +1,351 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const cacheYAML = `projects:
+  util:
+    path: libs/util
+    targets:
+      build:
+        run: [/bin/sh, -c, "mkdir -p out && cat src.txt > out/util.txt && echo built util"]
+        inputs: ["*.txt"]
+        outputs: [out/]
+  api:
+    path: services/api
+    deps: [util]
+    targets:
+      build:
+        run: [/bin/sh, -c, "echo built api"]
+        deps: ["util:build"]
+  root:
+    path: .
+    targets:
+      all:
+        run: [/bin/echo, all]
+  gen:
+    path: gen
+    targets:
+      stamp:
+        run: [/bin/sh, -c, "mkdir -p out && date +%s%N > out/stamp && echo x >> log.txt"]
+        outputs: [out/, log.txt]
+`
+
+func cacheFiles() map[string]string {
+	return map[string]string{
+		"libs/util/src.txt":    "v1\n",
+		"libs/util/README.md":  "docs\n",
+		"services/api/main.go": "package main\n",
+		"gen/input.txt":        "in\n",
+	}
+}
+
+func TestBuildCache(t *testing.T) {
+	cases := []struct {
+		name   string
+		target string
+		change func(f *fixture)
+		want   map[string]string // target -> status on the second run
+	}{
+		{
+			name:   "running the same targets twice hits the cache",
+			target: "api:build",
+			want:   map[string]string{"util:build": StateCached, "api:build": StateCached},
+		},
+		{
+			name:   "changing the argv misses the cache",
+			target: "api:build",
+			change: func(f *fixture) {
+				f.write("targets.yaml", strings.Replace(cacheYAML, "echo built api", "echo built api again", 1))
+			},
+			want: map[string]string{"util:build": StateCached, "api:build": StateSucceeded},
+		},
+		{
+			name:   "changing an input's content misses the cache",
+			target: "util:build",
+			change: func(f *fixture) { f.write("libs/util/src.txt", "v2\n") },
+			want:   map[string]string{"util:build": StateSucceeded},
+		},
+		{
+			name:   "changing a dependency's inputs misses the cache for the dependent",
+			target: "api:build",
+			change: func(f *fixture) { f.write("libs/util/src.txt", "v2\n") },
+			want:   map[string]string{"util:build": StateSucceeded, "api:build": StateSucceeded},
+		},
+		{
+			name:   "a new input file misses the cache",
+			target: "util:build",
+			change: func(f *fixture) { f.write("libs/util/more.txt", "more\n") },
+			want:   map[string]string{"util:build": StateSucceeded},
+		},
+		{
+			name:   "making an input executable misses the cache",
+			target: "util:build",
+			change: func(f *fixture) {
+				if err := os.Chmod(filepath.Join(f.root, "libs/util/src.txt"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: map[string]string{"util:build": StateSucceeded},
+		},
+		{
+			name:   "a file outside the input globs does not change the key",
+			target: "util:build",
+			change: func(f *fixture) { f.write("libs/util/README.md", "new docs\n") },
+			want:   map[string]string{"util:build": StateCached},
+		},
+		{
+			name:   "files in .git and node_modules are not inputs",
+			target: "gen:stamp",
+			change: func(f *fixture) {
+				f.write("gen/.git/HEAD", "ref\n")
+				f.write("gen/node_modules/x/index.js", "x\n")
+			},
+			want: map[string]string{"gen:stamp": StateCached},
+		},
+		{
+			name:   "the cache directory is not an input of a project at the root",
+			target: "root:all",
+			want:   map[string]string{"root:all": StateCached},
+		},
+		{
+			name:   "a target's own outputs are not its inputs",
+			target: "gen:stamp",
+			want:   map[string]string{"gen:stamp": StateCached},
+		},
+		{
+			name:   "a changed file under the default inputs misses the cache",
+			target: "gen:stamp",
+			change: func(f *fixture) { f.write("gen/input.txt", "changed\n") },
+			want:   map[string]string{"gen:stamp": StateSucceeded},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, cacheYAML, cacheFiles())
+			first := f.run(c.target)
+			for id, r := range first {
+				if r.Status != StateSucceeded {
+					t.Fatalf("first run: %s is %s (%s), want succeeded", id, r.Status, r.Err)
+				}
+			}
+			if c.change != nil {
+				c.change(f)
+			}
+			second := f.run(c.target)
+			for id, want := range c.want {
+				if got := second[id].Status; got != want {
+					t.Errorf("second run: %s is %s, want %s", id, got, want)
+				}
+				if second[id].CacheKey == "" {
+					t.Errorf("second run: %s has no cache key", id)
+				}
+				if want == StateCached && second[id].CacheKey != first[id].CacheKey {
+					t.Errorf("%s: cached with key %s, first run had %s", id, second[id].CacheKey, first[id].CacheKey)
+				}
+				if want == StateSucceeded && second[id].CacheKey == first[id].CacheKey {
+					t.Errorf("%s: ran again with the same key %s", id, first[id].CacheKey)
+				}
+			}
+		})
+	}
+}
+
+func TestCacheHitRestoresOutputs(t *testing.T) {
+	t.Run("deleted outputs come back on a hit", func(t *testing.T) {
+		f := newFixture(t, cacheYAML, cacheFiles())
+		f.run("util:build")
+		if err := os.RemoveAll(filepath.Join(f.root, "libs/util/out")); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.run("util:build")["util:build"].Status; got != StateCached {
+			t.Fatalf("second run is %s, want cached", got)
+		}
+		if got, ok := f.read("libs/util/out/util.txt"); !ok || got != "v1\n" {
+			t.Errorf("out/util.txt = %q (exists %v), want the cached %q", got, ok, "v1\n")
+		}
+	})
+	t.Run("edited outputs and stray files are replaced by the cached ones", func(t *testing.T) {
+		f := newFixture(t, cacheYAML, cacheFiles())
+		f.run("util:build")
+		f.write("libs/util/out/util.txt", "tampered\n")
+		f.write("libs/util/out/stray.txt", "stray\n")
+		f.run("util:build")
+		if got, _ := f.read("libs/util/out/util.txt"); got != "v1\n" {
+			t.Errorf("out/util.txt = %q, want %q", got, "v1\n")
+		}
+		if _, ok := f.read("libs/util/out/stray.txt"); ok {
+			t.Error("out/stray.txt survived the restore")
+		}
+	})
+	t.Run("file outputs outside a directory are restored too", func(t *testing.T) {
+		f := newFixture(t, cacheYAML, cacheFiles())
+		f.run("gen:stamp")
+		stamp, _ := f.read("gen/out/stamp")
+		if err := os.Remove(filepath.Join(f.root, "gen/log.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(f.root, "gen/out")); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.run("gen:stamp")["gen:stamp"].Status; got != StateCached {
+			t.Fatalf("second run is %s, want cached", got)
+		}
+		if got, _ := f.read("gen/out/stamp"); got != stamp || stamp == "" {
+			t.Errorf("out/stamp = %q, want the cached %q", got, stamp)
+		}
+		if got, _ := f.read("gen/log.txt"); got != "x\n" {
+			t.Errorf("log.txt = %q, want %q", got, "x\n")
+		}
+	})
+}
+
+func TestCacheHitReplaysOutput(t *testing.T) {
+	f := newFixture(t, cacheYAML, cacheFiles())
+	f.run("util:build")
+	var out syncBuffer
+	res := f.runWith(f.runner(Options{Output: &out}), "util:build")
+	if res["util:build"].Status != StateCached {
+		t.Fatalf("status %s, want cached", res["util:build"].Status)
+	}
+	if got := out.String(); got != "[util:build] built util\n" {
+		t.Errorf("replayed output = %q", got)
+	}
+	j, err := ReadJournal(f.cacheDir(), res["util:build"].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.CacheHit || j.Status != StateCached || j.Output != "built util\n" || j.CacheKey != res["util:build"].CacheKey {
+		t.Errorf("journal of the hit = %+v", j)
+	}
+}
+
+func TestFailedRunsAreNotCached(t *testing.T) {
+	f := newFixture(t, `projects:
+  a:
+    path: a
+    targets:
+      flaky:
+        run: [/bin/sh, -c, "echo try >> ../tries; exit 3"]
+`, map[string]string{"a/x.txt": "x"})
+	for i := range 2 {
+		r := f.run("a:flaky")["a:flaky"]
+		if r.Status != StateFailed || r.ExitCode != 3 {
+			t.Fatalf("run %d: %+v, want failed with exit 3", i+1, r)
+		}
+	}
+	if got, _ := f.read("tries"); got != "try\ntry\n" {
+		t.Errorf("tries = %q: a failed run was served from the cache", got)
+	}
+	if n, _ := CacheSize(f.cacheDir()); n != 0 {
+		t.Errorf("cache holds %d entries after only failures", n)
+	}
+}
+
+func TestClearCacheAndCacheSize(t *testing.T) {
+	f := newFixture(t, cacheYAML, cacheFiles())
+	r := f.runner(Options{})
+	f.runWith(r, "api:build", "gen:stamp")
+	n, size := CacheSize(f.cacheDir())
+	if n != 3 || size <= 0 {
+		t.Fatalf("CacheSize = %d entries, %d bytes; want 3 entries", n, size)
+	}
+	removed, err := r.ClearCache()
+	if err != nil || removed != 3 {
+		t.Fatalf("ClearCache = %d, %v; want 3", removed, err)
+	}
+	if n, _ := CacheSize(f.cacheDir()); n != 0 {
+		t.Errorf("%d entries left after ClearCache", n)
+	}
+	if got := f.runWith(r, "util:build")["util:build"].Status; got != StateSucceeded {
+		t.Errorf("after ClearCache the target is %s, want succeeded (a miss)", got)
+	}
+}
+
+func TestInputMatch(t *testing.T) {
+	f := newFixture(t, cacheYAML, cacheFiles())
+	ws := f.ws()
+	util, gen := ws.Target("util:build"), ws.Target("gen:stamp")
+	cases := []struct {
+		name   string
+		target string
+		rel    string
+		want   bool
+	}{
+		{"a file matching an input glob is an input", "util:build", "src.txt", true},
+		{"a file outside the input globs is not", "util:build", "README.md", false},
+		{"default inputs take every file", "gen:stamp", "deep/dir/file.go", true},
+		{"a target's output directory is not an input", "gen:stamp", "out/stamp", false},
+		{"a target's output file is not an input", "gen:stamp", "log.txt", false},
+		{"node_modules is never an input", "gen:stamp", "web/node_modules/x.js", false},
+		{".git is never an input", "gen:stamp", ".git/HEAD", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tg := util
+			if c.target == "gen:stamp" {
+				tg = gen
+			}
+			if got := InputMatch(tg, c.rel); got != c.want {
+				t.Errorf("InputMatch(%s, %q) = %v, want %v", c.target, c.rel, got, c.want)
+			}
+		})
+	}
+}
+
+func TestSafeRel(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"out/a": true, "a": true, "../a": false, "/etc/passwd": false, "a/../../b": false, "": false, "..": false,
+	} {
+		if got := safeRel(rel); got != want {
+			t.Errorf("safeRel(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+func TestInputGlobsSelectFiles(t *testing.T) {
+	f := newFixture(t, `projects:
+  p:
+    path: p
+    targets:
+      t:
+        run: [/bin/true]
+        inputs: ["*.txt", src, "docs/", "cmd/*/main.go", "**/*.proto"]
+        outputs: [src/gen/]
+`, map[string]string{
+		"p/a.txt":              "",
+		"p/sub/b.txt":          "",
+		"p/src/x.go":           "",
+		"p/src/deep/y.go":      "",
+		"p/src/gen/z.go":       "",
+		"p/docs/d.md":          "",
+		"p/cmd/core/main.go":   "",
+		"p/cmd/core/other.go":  "",
+		"p/api/v1/api.proto":   "",
+		"p/node_modules/m.txt": "",
+		"p/other/c.go":         "",
+	})
+	ws := f.ws()
+	got, err := listInputs(filepath.Join(f.root, "p"), newInputSet(ws.Target("p:t"), f.cacheDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.txt", "api/v1/api.proto", "cmd/core/main.go", "docs/d.md", "src/deep/y.go", "src/x.go"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("inputs = %v, want %v", got, want)
+	}
+	for _, rel := range got {
+		if !InputMatch(ws.Target("p:t"), rel) {
+			t.Errorf("listed %s, but InputMatch says it is not an input", rel)
+		}
+	}
+	for _, rel := range []string{"sub/b.txt", "src/gen/z.go", "cmd/core/other.go", "other/c.go", "node_modules/m.txt"} {
+		if InputMatch(ws.Target("p:t"), rel) {
+			t.Errorf("InputMatch(%s) = true", rel)
+		}
+	}
+}

@@ -1,0 +1,391 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/corehq/core/internal/workspace"
+)
+
+// keyVersion changes whenever the encoding hashed into a cache key does, so
+// entries written by an older core are never mistaken for current ones.
+const keyVersion = "core build cache key v1"
+
+// skippedDirs are never inputs, whatever the globs say.
+var skippedDirs = map[string]bool{".git": true, "node_modules": true}
+
+// InputMatch reports whether the file rel (slash-separated, relative to the
+// target's project directory) is one of the target's inputs: it matches an
+// input glob, is not inside .git or node_modules, and is not one of the
+// target's own outputs. The affected computation uses the same rule as the
+// cache key, so "affected" and "would miss the cache" agree.
+func InputMatch(t *workspace.Target, rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if skippedDirs[part] {
+			return false
+		}
+	}
+	if isOutput(t.Outputs, rel) {
+		return false
+	}
+	return matchUp(inputGlobs(t), rel)
+}
+
+// inputGlobs is the target's input globs, without trailing slashes.
+func inputGlobs(t *workspace.Target) []string {
+	globs := t.Inputs
+	if globs == nil {
+		globs = workspace.DefaultInputs()
+	}
+	out := make([]string, 0, len(globs))
+	for _, g := range globs {
+		if g = strings.TrimSuffix(g, "/"); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// matchUp reports whether rel, or a directory above it, matches one of the
+// globs: a glob that names a directory ("src", "src/", "bin/") takes
+// everything in it, for inputs and outputs alike.
+func matchUp(globs []string, rel string) bool {
+	for p := rel; p != "." && p != "" && p != "/"; p = path.Dir(p) {
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(g, p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isOutput reports whether rel, or a directory above it, matches one of the
+// output globs ("bin/" names the directory bin and everything in it).
+func isOutput(outputs []string, rel string) bool {
+	if len(outputs) == 0 {
+		return false
+	}
+	for p := rel; p != "." && p != "" && p != "/"; p = path.Dir(p) {
+		if matchOutput(outputs, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchOutput(outputs []string, rel string) bool {
+	for _, o := range outputs {
+		o = strings.TrimSuffix(o, "/")
+		if ok, _ := doublestar.Match(o, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// globBase returns the directory part of a glob before its first wildcard,
+// or the whole of a glob without one: "src/**/*.go" -> "src", "**/*" -> "",
+// "cmd/*/main.go" -> "cmd", "web/src" -> "web/src". A directory that is
+// neither above nor below any glob's base cannot hold an input.
+func globBase(g string) string {
+	if !strings.ContainsAny(g, `*?[{\`) {
+		return g
+	}
+	segs := strings.Split(g, "/")
+	var base []string
+	for i, s := range segs {
+		if i == len(segs)-1 || strings.ContainsAny(s, `*?[{\`) {
+			break
+		}
+		base = append(base, s)
+	}
+	return strings.Join(base, "/")
+}
+
+// inputSet is a target's compiled input rule for one walk.
+type inputSet struct {
+	globs    []string
+	shapes   []globShape
+	all      bool // a glob matches every file ("**/*" or "**")
+	outputs  []string
+	cacheDir string // absolute; never walked
+}
+
+// globShape is what the walk needs to know of a glob to skip directories.
+type globShape struct {
+	base     string // see globBase
+	segments int    // number of path segments
+	deep     bool   // holds "**": matches at any depth
+}
+
+func newInputSet(t *workspace.Target, cacheDir string) *inputSet {
+	s := &inputSet{globs: inputGlobs(t), outputs: t.Outputs, cacheDir: filepath.Clean(cacheDir)}
+	for _, g := range s.globs {
+		if g == "**/*" || g == "**" {
+			s.all = true
+		}
+		s.shapes = append(s.shapes, globShape{base: globBase(g), segments: strings.Count(g, "/") + 1, deep: strings.Contains(g, "**")})
+	}
+	return s
+}
+
+// dirWanted reports whether a directory may hold inputs: it (or a
+// directory above it) matches a glob, or some glob can match below it.
+func (s *inputSet) dirWanted(rel string) bool {
+	if s.all || matchUp(s.globs, rel) {
+		return true
+	}
+	depth := strings.Count(rel, "/") + 1
+	for _, g := range s.shapes {
+		if !g.deep && g.segments <= depth {
+			continue // too shallow to match anything below rel
+		}
+		b := g.base
+		if b == "" || b == rel || strings.HasPrefix(b, rel+"/") || strings.HasPrefix(rel, b+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *inputSet) fileWanted(rel string) bool {
+	return s.all || matchUp(s.globs, rel)
+}
+
+// listInputs walks the project directory and returns the target's input
+// files, slash-separated, relative to dir, sorted.
+func listInputs(dir string, s *inputSet) ([]string, error) {
+	if len(s.globs) == 0 {
+		return nil, nil
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			if os.IsNotExist(err) { // removed while we walked
+				return nil
+			}
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		rel := filepath.ToSlash(p[len(dir)+1:])
+		if d.IsDir() {
+			if skippedDirs[d.Name()] || p == s.cacheDir || matchOutput(s.outputs, rel) || !s.dirWanted(rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil // sockets, devices, pipes
+		}
+		if len(s.outputs) > 0 && matchOutput(s.outputs, rel) {
+			return nil
+		}
+		if s.fileWanted(rel) {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// fileDigest is what the key records of one input file.
+type fileDigest struct {
+	kind byte // 'f' file, 'x' executable file, 'l' symlink (to a non-file)
+	sum  [32]byte
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// hashFile hashes one input. Symlinks to files are followed (their content
+// is what a tool reads); other symlinks are recorded by their target.
+func hashFile(abs string) (fileDigest, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		if target, lerr := os.Readlink(abs); lerr == nil {
+			return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, nil
+		}
+		return fileDigest{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fileDigest{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		target, _ := os.Readlink(abs)
+		return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, nil
+	}
+	kind := byte('f')
+	if fi.Mode().Perm()&0o111 != 0 {
+		kind = 'x'
+	}
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	// Small files (most of them) in one read and one Sum256.
+	n, err := io.ReadFull(f, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return fileDigest{kind: kind, sum: sha256.Sum256(buf[:n])}, nil
+	}
+	if err != nil {
+		return fileDigest{}, err
+	}
+	h := sha256.New()
+	h.Write(buf[:n])
+	if _, err := io.CopyBuffer(h, f, buf); err != nil {
+		return fileDigest{}, err
+	}
+	var d fileDigest
+	d.kind = kind
+	h.Sum(d.sum[:0])
+	return d, nil
+}
+
+// hashWorkers is how many files one target hashes at once.
+var hashWorkers = max(4, 2*runtime.GOMAXPROCS(0))
+
+// hashFiles hashes the files (relative to dir) in parallel.
+func hashFiles(ctx context.Context, dir string, files []string) ([]fileDigest, error) {
+	out := make([]fileDigest, len(files))
+	workers := min(len(files), hashWorkers)
+	if len(files) < 8 {
+		workers = 1
+	}
+	var (
+		next     atomic.Int64
+		firstErr error
+		errOnce  sync.Once
+		wg       sync.WaitGroup
+	)
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(files) || ctx.Err() != nil {
+				return
+			}
+			d, err := hashFile(filepath.Join(dir, filepath.FromSlash(files[i])))
+			if err != nil {
+				errOnce.Do(func() { firstErr = fmt.Errorf("hash input %s: %w", files[i], err) })
+				next.Store(int64(len(files)))
+				return
+			}
+			out[i] = d
+		}
+	}
+	for range workers - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inputDigest is the hash of a target's inputs alone; computeKey folds it
+// with the argv, the project path and the dependencies' keys.
+type inputDigest struct {
+	files int
+	sum   [32]byte
+}
+
+// hashInputs lists and hashes a target's inputs.
+func hashInputs(ctx context.Context, root, cacheDir string, p *workspace.Project, t *workspace.Target) (inputDigest, error) {
+	dir := projectDir(root, p)
+	files, err := listInputs(dir, newInputSet(t, cacheDir))
+	if err != nil {
+		return inputDigest{}, fmt.Errorf("list inputs of %s: %w", t.ID(), err)
+	}
+	digests, err := hashFiles(ctx, dir, files)
+	if err != nil {
+		return inputDigest{}, fmt.Errorf("%s: %w", t.ID(), err)
+	}
+	h := sha256.New()
+	var e encoder
+	e.h = h
+	e.int(len(files))
+	for i, f := range files {
+		e.str(f)
+		e.byte(digests[i].kind)
+		h.Write(digests[i].sum[:])
+	}
+	var d inputDigest
+	d.files = len(files)
+	h.Sum(d.sum[:0])
+	return d, nil
+}
+
+// computeKey is the cache key: sha256 over a versioned, length-prefixed
+// encoding of argv, the project path, the inputs (path, kind, content hash)
+// and the dependencies' keys in order.
+func computeKey(t *workspace.Target, projectPath string, in inputDigest, depKeys []string) string {
+	h := sha256.New()
+	e := encoder{h: h}
+	e.str(keyVersion)
+	e.int(len(t.Run))
+	for _, a := range t.Run {
+		e.str(a)
+	}
+	e.str(projectPath)
+	e.int(in.files)
+	h.Write(in.sum[:])
+	e.int(len(depKeys))
+	for _, k := range depKeys {
+		e.str(k)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+type encoder struct {
+	h   io.Writer
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (e *encoder) int(n int) {
+	k := binary.PutUvarint(e.buf[:], uint64(n))
+	e.h.Write(e.buf[:k])
+}
+
+func (e *encoder) str(s string) {
+	e.int(len(s))
+	io.WriteString(e.h, s)
+}
+
+func (e *encoder) byte(b byte) {
+	e.buf[0] = b
+	e.h.Write(e.buf[:1])
+}
+
+func projectDir(root string, p *workspace.Project) string {
+	return filepath.Join(root, filepath.FromSlash(p.Path))
+}

@@ -1,0 +1,493 @@
+package runner
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/corehq/core/internal/fsx"
+)
+
+// DefaultJournalCap is how many journals rotate-logs keeps.
+const DefaultJournalCap = 200
+
+// OutputCap bounds the output a journal (and a cache entry) keeps: the first
+// and the last half of it, with a marker line between.
+const OutputCap = 1 << 20
+
+// ErrNotFound is matched (errors.Is) by ReadJournal's error for an id with
+// no journal.
+var ErrNotFound = errors.New("run not found")
+
+// Journal is the record of one run of one target: <cache>/runs/<id>.json.
+type Journal struct {
+	ID        string    `json:"id"`
+	Target    string    `json:"target"`
+	Argv      []string  `json:"argv"`
+	Dir       string    `json:"dir"` // the working directory, relative to the workspace root
+	Status    string    `json:"status"`
+	ExitCode  int       `json:"exit_code"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end,omitzero"`
+	CacheHit  bool      `json:"cache_hit"`
+	CacheKey  string    `json:"cache_key,omitempty"`
+	Trigger   string    `json:"trigger,omitempty"`
+	Err       string    `json:"error,omitempty"` // why it failed without an exit code, or was interrupted
+	PID       int       `json:"pid,omitempty"`   // the core process that ran it
+	PIDStart  uint64    `json:"pid_start,omitempty"`
+	Truncated bool      `json:"truncated"`
+	Output    string    `json:"output"` // last: listing skips over it
+}
+
+func runsDir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }
+
+// idPattern: "r" + UTC time to the nanosecond + "-" + 8 random hex digits,
+// so ids sort by start time.
+var idPattern = regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`)
+
+func newRunID(t time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "r" + t.UTC().Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id has the shape of a run id (and so names no
+// path outside the runs directory).
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// writeJournal replaces the journal atomically and durably (temp file,
+// fsync, rename; mode 0600: journals hold command output).
+func writeJournal(cacheDir string, j *Journal) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
+}
+
+// A journal file is <cache>/runs/<id>.json holding one Journal, or
+// <cache>/runs/<first id>--<last id>.json holding {"runs": [...]}: the cache
+// hits of one Run, written together when the Run ends (or every
+// hitBatchMax hits). A cached no-op run of a thousand targets then writes
+// one file, not a thousand: creating a file costs as much as hashing a
+// dozen inputs (measured on the benchmark machine), so a file per hit
+// would more than double a no-op run.
+
+const batchSep = "--"
+
+type journalBatch struct {
+	Runs []Journal `json:"runs"`
+}
+
+type journalBatchHead struct {
+	Runs []journalHead `json:"runs"`
+}
+
+// journalFile is one file of the runs directory.
+type journalFile struct {
+	name        string // base name
+	first, last string // ids; equal for a single journal
+}
+
+func (f journalFile) batch() bool { return f.first != f.last }
+
+func parseJournalName(name string) (journalFile, bool) {
+	base, ok := strings.CutSuffix(name, ".json")
+	if !ok {
+		return journalFile{}, false
+	}
+	if first, last, ok := strings.Cut(base, batchSep); ok {
+		if ValidID(first) && ValidID(last) && first < last {
+			return journalFile{name: name, first: first, last: last}, true
+		}
+		return journalFile{}, false
+	}
+	if ValidID(base) {
+		return journalFile{name: name, first: base, last: base}, true
+	}
+	return journalFile{}, false
+}
+
+// journalFiles lists the runs directory.
+func journalFiles(cacheDir string) ([]journalFile, error) {
+	entries, err := os.ReadDir(runsDir(cacheDir))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	files := make([]journalFile, 0, len(entries))
+	for _, e := range entries {
+		if f, ok := parseJournalName(e.Name()); ok && e.Type().IsRegular() {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// entry is one journal and the file that holds it.
+type entry struct {
+	id   string
+	file journalFile
+	head *Journal // parsed already (batch members), else nil
+}
+
+// journalEntries returns every journal of the cache, newest first. Batch
+// files are read (without outputs); single ones are not.
+func journalEntries(cacheDir string) ([]entry, error) {
+	files, err := journalFiles(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	for _, f := range files {
+		if !f.batch() {
+			out = append(out, entry{id: f.first, file: f})
+			continue
+		}
+		heads, err := readBatchHeads(cacheDir, f)
+		if err != nil {
+			continue // torn by a crash: skipped
+		}
+		for i := range heads {
+			out = append(out, entry{id: heads[i].ID, file: f, head: &heads[i]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id > out[j].id })
+	return out, nil
+}
+
+func readBatchHeads(cacheDir string, f journalFile) ([]Journal, error) {
+	data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), f.name))
+	if err != nil {
+		return nil, err
+	}
+	var b journalBatchHead
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, err
+	}
+	out := make([]Journal, len(b.Runs))
+	for i, h := range b.Runs {
+		out[i] = h.journal()
+	}
+	return out, nil
+}
+
+func readBatch(cacheDir string, f journalFile) ([]Journal, error) {
+	data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), f.name))
+	if err != nil {
+		return nil, err
+	}
+	var b journalBatch
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, err
+	}
+	return b.Runs, nil
+}
+
+// writeBatch writes journals (sorted by id) as one file, or as a single
+// journal when there is one. Atomic and durable: one fsync for them all.
+func writeBatch(cacheDir string, js []Journal) error {
+	switch len(js) {
+	case 0:
+		return nil
+	case 1:
+		return writeJournal(cacheDir, &js[0])
+	}
+	sort.Slice(js, func(i, j int) bool { return js[i].ID < js[j].ID })
+	data, err := json.Marshal(journalBatch{Runs: js})
+	if err != nil {
+		return err
+	}
+	name := js[0].ID + batchSep + js[len(js)-1].ID + ".json"
+	return fsx.WriteFileAtomic(filepath.Join(runsDir(cacheDir), name), data, 0o600)
+}
+
+// ListJournals returns up to limit journals (limit <= 0: all), newest first,
+// only those of target when it is not "", without their output. Journals
+// that cannot be read (torn by a crash) are skipped.
+func ListJournals(cacheDir string, limit int, target string) ([]Journal, error) {
+	entries, err := journalEntries(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Journal
+	for _, e := range entries {
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+		var j Journal
+		if e.head != nil {
+			j = *e.head
+		} else if j, err = readJournalFile(cacheDir, e.id, false); err != nil {
+			continue
+		}
+		if target != "" && j.Target != target {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// CountJournals is how many runs the journals hold.
+func CountJournals(cacheDir string) int {
+	es, _ := journalEntries(cacheDir)
+	return len(es)
+}
+
+// ReadJournal returns one journal with its output. An id that is not a run
+// id, or names no journal, is ErrNotFound.
+func ReadJournal(cacheDir, id string) (Journal, error) {
+	if !ValidID(id) {
+		return Journal{}, fmt.Errorf("run %q: %w (run ids look like r20060102T150405.000000000Z-0a1b2c3d)", id, ErrNotFound)
+	}
+	j, err := readJournalFile(cacheDir, id, true)
+	if !errors.Is(err, ErrNotFound) {
+		return j, err
+	}
+	files, lerr := journalFiles(cacheDir)
+	if lerr != nil {
+		return Journal{}, lerr
+	}
+	for _, f := range files {
+		if !f.batch() || id < f.first || id > f.last {
+			continue
+		}
+		js, err := readBatch(cacheDir, f)
+		if err != nil {
+			continue
+		}
+		for _, j := range js {
+			if j.ID == id {
+				return j, nil
+			}
+		}
+	}
+	return Journal{}, err
+}
+
+// journalHead is a Journal without its output, for listing.
+type journalHead struct {
+	ID        string    `json:"id"`
+	Target    string    `json:"target"`
+	Argv      []string  `json:"argv"`
+	Dir       string    `json:"dir"`
+	Status    string    `json:"status"`
+	ExitCode  int       `json:"exit_code"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	CacheHit  bool      `json:"cache_hit"`
+	CacheKey  string    `json:"cache_key"`
+	Trigger   string    `json:"trigger"`
+	Err       string    `json:"error"`
+	PID       int       `json:"pid"`
+	PIDStart  uint64    `json:"pid_start"`
+	Truncated bool      `json:"truncated"`
+}
+
+func (h journalHead) journal() Journal {
+	return Journal{ID: h.ID, Target: h.Target, Argv: h.Argv, Dir: h.Dir, Status: h.Status,
+		ExitCode: h.ExitCode, Start: h.Start, End: h.End, CacheHit: h.CacheHit, CacheKey: h.CacheKey,
+		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart, Truncated: h.Truncated}
+}
+
+// readJournalFile reads the single journal <id>.json.
+func readJournalFile(cacheDir, id string, withOutput bool) (Journal, error) {
+	data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), id+".json"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Journal{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
+		}
+		return Journal{}, fmt.Errorf("read run %s: %w", id, err)
+	}
+	if withOutput {
+		var j Journal
+		if err := json.Unmarshal(data, &j); err != nil {
+			return Journal{}, fmt.Errorf("read run %s: %w", id, err)
+		}
+		return j, nil
+	}
+	var h journalHead
+	if err := json.Unmarshal(data, &h); err != nil {
+		return Journal{}, fmt.Errorf("read run %s: %w", id, err)
+	}
+	return h.journal(), nil
+}
+
+// RecoverInterrupted marks "running" (and "queued") journals whose process is gone as
+// "interrupted", and returns how many it changed. A journal records the pid
+// of the core process that wrote it and that process's start time, so a
+// live CLI run (or a new process that reused the pid) is told apart from a
+// dead one.
+func RecoverInterrupted(cacheDir string) (int, error) {
+	files, err := journalFiles(cacheDir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var firstErr error
+	for _, f := range files {
+		if f.batch() {
+			continue // cache hits only: never "running"
+		}
+		p := filepath.Join(runsDir(cacheDir), f.name)
+		data, err := os.ReadFile(p)
+		if err != nil || !(bytes.Contains(data, []byte(`"status":"running"`)) || bytes.Contains(data, []byte(`"status":"queued"`))) {
+			continue
+		}
+		var j Journal
+		if err := json.Unmarshal(data, &j); err != nil || (j.Status != StateRunning && j.Status != StateQueued) {
+			continue
+		}
+		if processAlive(j.PID, j.PIDStart) {
+			continue
+		}
+		j.Status = StateInterrupted
+		j.ExitCode = -1
+		if j.End.IsZero() {
+			j.End = time.Now().UTC()
+		}
+		j.Err = fmt.Sprintf("interrupted: the core process that ran it (pid %d) ended before it finished", j.PID)
+		if err := writeJournal(cacheDir, &j); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		n++
+	}
+	return n, firstErr
+}
+
+// TrimJournals keeps the newest keep journals and removes the rest (and
+// temporary files left by a crash mid-write), returning how many journals
+// it removed. A batch file that keeps some of its journals is rewritten
+// with those.
+func TrimJournals(cacheDir string, keep int) (removed int, err error) {
+	if keep < 0 {
+		return 0, fmt.Errorf("trim journals: keep must be 0 or more, got %d", keep)
+	}
+	entries, err := journalEntries(cacheDir)
+	if err != nil {
+		return 0, err
+	}
+	if len(entries) <= keep {
+		removeStaleTemps(runsDir(cacheDir), time.Hour)
+		return 0, nil
+	}
+	doomed := map[string]int{}    // file name -> journals to remove
+	kept := map[string][]string{} // batch file name -> ids it keeps
+	files := map[string]journalFile{}
+	for i, e := range entries {
+		files[e.file.name] = e.file
+		if i < keep {
+			if e.file.batch() {
+				kept[e.file.name] = append(kept[e.file.name], e.id)
+			}
+			continue
+		}
+		doomed[e.file.name]++
+	}
+	names := make([]string, 0, len(doomed))
+	for name := range doomed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := filepath.Join(runsDir(cacheDir), name)
+		if ids := kept[name]; len(ids) > 0 {
+			js, err := readBatch(cacheDir, files[name])
+			if err != nil {
+				return removed, fmt.Errorf("trim journals: %w", err)
+			}
+			keepSet := map[string]bool{}
+			for _, id := range ids {
+				keepSet[id] = true
+			}
+			var survivors []Journal
+			for _, j := range js {
+				if keepSet[j.ID] {
+					survivors = append(survivors, j)
+				}
+			}
+			if err := writeBatch(cacheDir, survivors); err != nil {
+				return removed, fmt.Errorf("trim journals: %w", err)
+			}
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return removed, fmt.Errorf("trim journals: %w", err)
+		}
+		removed += doomed[name]
+	}
+	removeStaleTemps(runsDir(cacheDir), time.Hour)
+	return removed, nil
+}
+
+// removeStaleTemps removes ".*.tmp-*" files and directories older than age.
+func removeStaleTemps(dir string, age time.Duration) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") || !strings.Contains(e.Name(), ".tmp-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// selfStart is this process's start time, recorded in its journals.
+var selfStart = processStart(os.Getpid())
+
+// processStart returns a process's start time in clock ticks since boot
+// (field 22 of /proc/PID/stat), or 0 when it cannot be read.
+func processStart(pid int) uint64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	// fields[0] is field 3 (state); field 22 is fields[19].
+	if len(fields) < 20 {
+		return 0
+	}
+	v, err := strconv.ParseUint(fields[19], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// processAlive reports whether the process pid, started at start (0:
+// unknown), still runs.
+func processAlive(pid int, start uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false // ESRCH: no such process
+	}
+	if start == 0 {
+		return true
+	}
+	now := processStart(pid)
+	return now == 0 || now == start
+}

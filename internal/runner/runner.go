@@ -1,0 +1,730 @@
+// Package runner runs a workspace's targets: in dependency order, each at
+// most once per run, in one bounded pool shared by every run of a Runner,
+// with a content-addressed build cache and a journal per run that the
+// viewer serves.
+//
+// # Pool capacity
+//
+// Capacity follows the spec: CORE_CONCURRENCY when set (1 to 1024), else 4
+// on a hosted CI runner, else min(CPU count, 8). Hosted CI is recognised
+// from the environment for two services that say whether their machine is
+// their own or the user's:
+//
+//   - GitHub Actions: GITHUB_ACTIONS=true and RUNNER_ENVIRONMENT is not
+//     "self-hosted" (GitHub-hosted runners set "github-hosted"; runners too
+//     old to set it were GitHub's own);
+//   - Azure Pipelines: TF_BUILD=True and AGENT_ISSELFHOSTED=0
+//     (Microsoft-hosted agents; self-hosted ones set 1).
+//
+// Other services (CircleCI, GitLab CI, ...) are treated as ordinary
+// machines: we found no documented variable that tells their cloud
+// machines from self-hosted runners, and guessing wrong would cap a big
+// self-hosted box at 4. Set CORE_CONCURRENCY there.
+//
+// The pool bounds processes: a target holds a slot only while its command
+// runs. Hashing inputs, looking up the cache and replaying a hit happen
+// outside it, so a run of cached targets is not throttled by a pool sized
+// for compilers.
+//
+// # Build cache
+//
+// A target's key is sha256 over a versioned, length-prefixed encoding of
+// its argv, its project path, its input files (matched by its globs under
+// the project directory, where a glob naming a directory, "src" or "src/",
+// takes everything in it; .git, node_modules, the cache directory and the
+// target's own outputs are never inputs), each with its content hash and
+// an executable bit, and the keys of its dependencies in order. Symlinks
+// to files count by their content, other symlinks by their target. The
+// environment is not part of the key. Inputs are hashed after the
+// target's dependencies finish, so files a dependency generates count.
+// Only successful runs are cached, under <cache>/build/<key>/ (meta.json,
+// outputs.tar); see cache.go. A hit replays the captured output, restores
+// the declared outputs (remove, then extract; skipped when they are on
+// disk exactly as recorded: same paths, types, modes, sizes and
+// modification times) and reports "cached".
+//
+// Two runs of one Runner never run the same target at once: the second
+// waits and then usually hits the cache. Separate processes (the CLI next
+// to the server) are not serialised; the cache stays whole either way.
+//
+// # Journals
+//
+// Each run of a target writes <cache>/runs/<id>.json (atomically, fsynced)
+// when it starts ("running") and when it ends. The cache hits of one
+// Run are written together, as one file <first id>--<last id>.json, when
+// the Run ends: their ids are in the events and the Result at once, and
+// readable (ListJournals, ReadJournal) when Run returns. A file per hit
+// would cost more than hashing the inputs of a no-op run.
+// Targets that never start (a dependency failed, the run was cancelled)
+// get no journal; their state is in the Result and the events.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/suggest"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// Target states, as events, results and journals report them.
+const (
+	StateQueued      = "queued"
+	StateRunning     = "running"
+	StateSucceeded   = "succeeded"
+	StateFailed      = "failed"
+	StateCached      = "cached"
+	StateInterrupted = "interrupted"
+	StateSkipped     = "skipped"
+)
+
+// Options configure a Runner.
+type Options struct {
+	Root, CacheDir string
+	Capacity       int         // pool size; <= 0 picks Capacity(os.Getenv)
+	Trigger        string      // cli, console, affected, job (default cli)
+	OnEvent        func(Event) // progress: called from runner goroutines, must be cheap
+	Output         io.Writer   // optional live copy of each target's output, prefixed "[project:target] "
+}
+
+// Event is a target's state change.
+type Event struct {
+	Target   string
+	State    string
+	RunID    string // the journal, once there is one
+	Cached   bool
+	ExitCode int
+	Err      string
+	Time     time.Time
+}
+
+// Result is the outcome of a Run: every target it planned, dependencies
+// first (ties by id).
+type Result struct {
+	Targets []TargetResult
+}
+
+// TargetResult is one target's outcome.
+type TargetResult struct {
+	Target, Status, RunID, CacheKey string
+	ExitCode                        int
+	Duration                        time.Duration
+	Err                             string
+}
+
+// Failed reports whether any target did not succeed (failed, interrupted
+// or skipped).
+func (r *Result) Failed() bool {
+	for _, t := range r.Targets {
+		if t.Status != StateSucceeded && t.Status != StateCached {
+			return true
+		}
+	}
+	return false
+}
+
+// Interrupted reports whether the run was cut short by its context.
+func (r *Result) Interrupted() bool {
+	for _, t := range r.Targets {
+		if t.Status == StateInterrupted || t.Status == StateSkipped {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many targets ended in state.
+func (r *Result) Count(state string) int {
+	n := 0
+	for _, t := range r.Targets {
+		if t.Status == state {
+			n++
+		}
+	}
+	return n
+}
+
+// PoolStats is the pool's load: Running targets hold a slot; Queued ones
+// are planned by a run and have not started (waiting for dependencies, a
+// slot, or their turn at the cache).
+type PoolStats struct {
+	Capacity int `json:"capacity"`
+	Running  int `json:"running"`
+	Queued   int `json:"queued"`
+}
+
+// Runner runs targets. It is safe for concurrent Run calls, which share
+// one pool.
+type Runner struct {
+	opts    Options
+	slots   chan struct{}
+	hashing chan struct{} // bounds targets hashing their inputs at once
+	live    *lockedWriter
+
+	running, queued atomic.Int64
+
+	mu     sync.Mutex
+	states map[string]string
+	locks  map[string]chan struct{} // per target id: one execution at a time
+}
+
+// New returns a Runner.
+func New(o Options) *Runner {
+	if o.Capacity <= 0 {
+		n, _, err := Capacity(os.Getenv)
+		if err != nil {
+			n, _, _ = Capacity(func(string) string { return "" })
+		}
+		o.Capacity = n
+	}
+	if o.Trigger == "" {
+		o.Trigger = "cli"
+	}
+	r := &Runner{
+		opts:    o,
+		slots:   make(chan struct{}, o.Capacity),
+		hashing: make(chan struct{}, hashWorkers),
+		states:  map[string]string{},
+		locks:   map[string]chan struct{}{},
+	}
+	if o.Output != nil {
+		r.live = &lockedWriter{w: o.Output}
+	}
+	return r
+}
+
+// States returns the last known state of every target this Runner has
+// planned.
+func (r *Runner) States() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]string, len(r.states))
+	for k, v := range r.states {
+		out[k] = v
+	}
+	return out
+}
+
+// Stats returns the pool's capacity and load.
+func (r *Runner) Stats() PoolStats {
+	return PoolStats{Capacity: r.opts.Capacity, Running: int(r.running.Load()), Queued: int(r.queued.Load())}
+}
+
+// Capacity returns the pool size.
+func (r *Runner) Capacity() int { return r.opts.Capacity }
+
+// node is one target of a run.
+type node struct {
+	t      *workspace.Target
+	p      *workspace.Project
+	deps   []*node
+	done   chan struct{}
+	res    TargetResult
+	key    string
+	queued bool      // still counted in r.queued
+	hits   *hitBatch // the run's cache-hit journals
+	// preset is the run id the caller was promised for this target (Start);
+	// its journal exists from submission and always gets the final status.
+	preset string
+}
+
+// Run runs targets ("project:target") and their dependencies, transitively,
+// each once, dependencies first. Target failures are in the Result, not
+// the error; the error is for a run that cannot start (an unknown target,
+// an unusable cache directory), or whose cache-hit journals could not be
+// written (then the Result comes back too). A cancelled ctx kills running
+// processes (their journals say "interrupted") and skips what has not
+// started.
+func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []string) (*Result, error) {
+	order, err := r.prepare(ws, targets)
+	if err != nil {
+		return nil, err
+	}
+	return r.runPlanned(ctx, ws, order)
+}
+
+// Start submits one target (and its dependencies) and returns at once with
+// the run id its journal will carry: the journal exists, "queued", before
+// Start returns, so the run is visible to the viewer straight away. done
+// receives the Result when the run ends.
+func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target string) (string, <-chan *Result, error) {
+	order, err := r.prepare(ws, []string{target})
+	if err != nil {
+		return "", nil, err
+	}
+	var top *node
+	for _, n := range order {
+		if n.t.ID() == target {
+			top = n
+		}
+	}
+	now := time.Now()
+	top.preset = newRunID(now)
+	j := &Journal{
+		ID: top.preset, Target: target, Argv: top.t.Run, Dir: top.p.Path, Status: StateQueued,
+		Start: now.UTC(), Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
+	}
+	if err := writeJournal(r.opts.CacheDir, j); err != nil {
+		return "", nil, fmt.Errorf("run: journal: %w", err)
+	}
+	done := make(chan *Result, 1)
+	go func() {
+		res, _ := r.runPlanned(ctx, ws, order)
+		done <- res
+	}()
+	return top.preset, done, nil
+}
+
+// prepare validates and plans a run and readies the cache directory.
+func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, error) {
+	if len(targets) == 0 {
+		return nil, errors.New("run: no targets given: name at least one as PROJECT:TARGET")
+	}
+	order, err := plan(ws, targets)
+	if err != nil {
+		return nil, err
+	}
+	if r.opts.CacheDir == "" {
+		return nil, errors.New("run: no cache directory configured")
+	}
+	if err := fsx.EnsureCacheDir(r.opts.CacheDir); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{runsDir(r.opts.CacheDir), buildDir(r.opts.CacheDir)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("run: create %s: %w", d, err)
+		}
+	}
+	return order, nil
+}
+
+// runPlanned runs planned nodes to the end.
+func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order []*node) (*Result, error) {
+	root := r.opts.Root
+	if root == "" {
+		root = ws.Root
+	}
+
+	now := time.Now()
+	hits := &hitBatch{cacheDir: r.opts.CacheDir}
+	r.queued.Add(int64(len(order)))
+	for _, n := range order {
+		n.queued = true
+		n.hits = hits
+		n.res = TargetResult{Target: n.t.ID(), Status: StateQueued}
+		r.emit(Event{Target: n.t.ID(), State: StateQueued, Time: now})
+	}
+	var wg sync.WaitGroup
+	for _, n := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(n.done)
+			r.runNode(ctx, root, n)
+			r.dequeue(n)
+		}()
+	}
+	wg.Wait()
+	res := &Result{Targets: make([]TargetResult, len(order))}
+	for i, n := range order {
+		res.Targets[i] = n.res
+	}
+	if err := hits.flush(); err != nil {
+		return res, fmt.Errorf("run: write the journals of cache hits: %w", err)
+	}
+	return res, nil
+}
+
+// hitBatchMax is how many cache-hit journals wait before they are written.
+const hitBatchMax = 1000
+
+// hitBatch collects a run's cache-hit journals and writes them as one file
+// (see journal.go): at the end of the run, or when it holds hitBatchMax of
+// them or 8 MiB of output.
+type hitBatch struct {
+	cacheDir string
+	mu       sync.Mutex
+	pending  []Journal
+	bytes    int
+	err      error
+}
+
+func (b *hitBatch) add(j Journal) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending = append(b.pending, j)
+	b.bytes += len(j.Output) + 512
+	if len(b.pending) >= hitBatchMax || b.bytes >= 8<<20 {
+		b.flushLocked()
+	}
+}
+
+func (b *hitBatch) flush() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flushLocked()
+	return b.err
+}
+
+func (b *hitBatch) flushLocked() {
+	if len(b.pending) == 0 {
+		return
+	}
+	if err := writeBatch(b.cacheDir, b.pending); err != nil && b.err == nil {
+		b.err = err
+	}
+	b.pending, b.bytes = nil, 0
+}
+
+func (r *Runner) dequeue(n *node) {
+	if n.queued {
+		n.queued = false
+		r.queued.Add(-1)
+	}
+}
+
+func (r *Runner) emit(e Event) {
+	r.mu.Lock()
+	r.states[e.Target] = e.State
+	r.mu.Unlock()
+	if r.opts.OnEvent != nil {
+		r.opts.OnEvent(e)
+	}
+}
+
+// finish records a target's end and reports it.
+func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, d time.Duration) {
+	r.dequeue(n)
+	if n.preset != "" && runID == "" {
+		// It ended without running (a failed dependency, a cancel): its
+		// promised journal says so.
+		runID = n.preset
+		now := time.Now().UTC()
+		_ = writeJournal(r.opts.CacheDir, &Journal{
+			ID: runID, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, ExitCode: code,
+			Start: now, End: now, CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart, Err: errMsg,
+		})
+	}
+	n.res = TargetResult{Target: n.t.ID(), Status: status, RunID: runID, CacheKey: n.key, ExitCode: code, Duration: d, Err: errMsg}
+	r.emit(Event{Target: n.t.ID(), State: status, RunID: runID, Cached: status == StateCached, ExitCode: code, Err: errMsg, Time: time.Now()})
+}
+
+func (r *Runner) runNode(ctx context.Context, root string, n *node) {
+	id := n.t.ID()
+	for _, d := range n.deps {
+		<-d.done
+	}
+	for _, d := range n.deps {
+		switch d.res.Status {
+		case StateSucceeded, StateCached:
+		case StateFailed:
+			r.finish(n, StateFailed, "", 0, "dependency "+d.t.ID()+" failed", 0)
+			return
+		default:
+			r.finish(n, StateSkipped, "", 0, "dependency "+d.t.ID()+" was "+d.res.Status, 0)
+			return
+		}
+	}
+	if ctx.Err() != nil {
+		r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
+		return
+	}
+
+	// One run of a target at a time across this Runner's runs, from
+	// hashing its inputs to storing its outputs.
+	unlock, err := r.lockTarget(ctx, id)
+	if err != nil {
+		r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
+		return
+	}
+	defer unlock()
+
+	in, err := r.hashInputs(ctx, root, n)
+	if err != nil {
+		if ctx.Err() != nil {
+			r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
+			return
+		}
+		r.finish(n, StateFailed, "", -1, err.Error(), 0)
+		return
+	}
+	depKeys := make([]string, len(n.deps))
+	for i, d := range n.deps {
+		depKeys[i] = d.key
+	}
+	n.key = computeKey(n.t, n.p.Path, in, depKeys)
+
+	dir := projectDir(root, n.p)
+	if m, ok := lookup(r.opts.CacheDir, n.key); ok {
+		if r.replay(n, dir, m) {
+			return
+		}
+	}
+	r.execute(ctx, n, dir)
+}
+
+func (r *Runner) hashInputs(ctx context.Context, root string, n *node) (inputDigest, error) {
+	select {
+	case r.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return inputDigest{}, ctx.Err()
+	}
+	defer func() { <-r.hashing }()
+	return hashInputs(ctx, root, r.opts.CacheDir, n.p, n.t)
+}
+
+// replay serves a cache hit; false when the entry could not be restored
+// (then the target runs).
+func (r *Runner) replay(n *node, dir string, m cacheMeta) bool {
+	start := time.Now()
+	if err := restore(r.opts.CacheDir, n.key, dir, n.t.Outputs, m); err != nil {
+		return false
+	}
+	r.live.replay("["+n.t.ID()+"] ", m.Output)
+	end := time.Now()
+	j := Journal{
+		ID: newRunID(start), Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: StateCached,
+		Start: start.UTC(), End: end.UTC(), CacheHit: true, CacheKey: n.key, Trigger: r.opts.Trigger,
+		PID: os.Getpid(), PIDStart: selfStart, Output: m.Output, Truncated: m.Truncated,
+	}
+	if n.preset != "" {
+		j.ID = n.preset
+		_ = writeJournal(r.opts.CacheDir, &j)
+	} else {
+		n.hits.add(j)
+	}
+	r.finish(n, StateCached, j.ID, 0, "", end.Sub(start))
+	return true
+}
+
+func (r *Runner) execute(ctx context.Context, n *node, dir string) {
+	id := n.t.ID()
+	// A slot in the shared pool.
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
+		return
+	}
+	defer func() { <-r.slots }()
+	r.running.Add(1)
+	defer r.running.Add(-1)
+	r.dequeue(n)
+
+	start := time.Now()
+	runID := n.preset
+	if runID == "" {
+		runID = newRunID(start)
+	}
+	j := &Journal{
+		ID: runID, Target: id, Argv: n.t.Run, Dir: n.p.Path, Status: StateRunning,
+		Start: start.UTC(), CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
+	}
+	if err := writeJournal(r.opts.CacheDir, j); err != nil {
+		r.finish(n, StateFailed, "", -1, "journal: "+err.Error(), 0)
+		return
+	}
+	r.emit(Event{Target: id, State: StateRunning, RunID: j.ID, Time: start})
+
+	c := &capture{}
+	if r.live != nil {
+		c.live = &prefixWriter{out: r.live, prefix: []byte("[" + id + "] ")}
+	}
+	er := execute(ctx, n.t.Run, dir, c)
+	end := time.Now()
+	out, truncated := c.result()
+
+	status := StateSucceeded
+	switch {
+	case er.interrupted:
+		status = StateInterrupted
+	case er.exitCode != 0 || er.err != "":
+		status = StateFailed
+	}
+	j.Status, j.ExitCode, j.End, j.Output, j.Truncated, j.Err = status, er.exitCode, end.UTC(), out, truncated, er.err
+	errMsg := er.err
+	if status == StateSucceeded {
+		m := cacheMeta{Key: n.key, Target: id, Argv: n.t.Run, DurationNS: end.Sub(start), Created: end.UTC(), Output: out, Truncated: truncated}
+		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs); err != nil {
+			// The run succeeded; only its cache entry is missing.
+			j.Err = "not cached: " + err.Error()
+		}
+	}
+	if err := writeJournal(r.opts.CacheDir, j); err != nil && errMsg == "" && status != StateSucceeded {
+		errMsg = "journal: " + err.Error()
+	}
+	r.finish(n, status, j.ID, er.exitCode, errMsg, end.Sub(start))
+}
+
+// lockTarget waits (or gives up with ctx) for the target's execution lock.
+func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
+	r.mu.Lock()
+	ch, ok := r.locks[id]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		r.locks[id] = ch
+	}
+	r.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// plan resolves the requested targets and their dependencies into nodes in
+// a stable topological order: dependencies first, ties by id.
+func plan(ws *workspace.Workspace, targets []string) ([]*node, error) {
+	nodes := map[string]*node{}
+	var visit func(id string, stack []string) (*node, error)
+	visit = func(id string, stack []string) (*node, error) {
+		if n, ok := nodes[id]; ok {
+			if n == nil {
+				return nil, fmt.Errorf("run: dependency cycle: %s -> %s", strings.Join(stack, " -> "), id)
+			}
+			return n, nil
+		}
+		t := ws.Target(id)
+		if t == nil {
+			return nil, fmt.Errorf("run: %s depends on unknown target %q", stack[len(stack)-1], id)
+		}
+		nodes[id] = nil // on the stack
+		n := &node{t: t, p: ws.Project(t.Project), done: make(chan struct{})}
+		for _, d := range t.Deps {
+			dn, err := visit(d, append(stack, id))
+			if err != nil {
+				return nil, err
+			}
+			n.deps = append(n.deps, dn)
+		}
+		nodes[id] = n
+		return n, nil
+	}
+	var problems []string
+	for _, id := range targets {
+		if ws.Target(id) == nil {
+			problems = append(problems, unknownTarget(ws, id))
+			continue
+		}
+		if _, err := visit(id, nil); err != nil {
+			return nil, err
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	// Kahn's algorithm, ready set kept sorted by id.
+	indeg := map[*node]int{}
+	users := map[*node][]*node{}
+	var ready []*node
+	for _, n := range nodes {
+		indeg[n] = len(n.deps)
+		for _, d := range n.deps {
+			users[d] = append(users[d], n)
+		}
+		if len(n.deps) == 0 {
+			ready = append(ready, n)
+		}
+	}
+	byID := func(s []*node) {
+		sort.Slice(s, func(i, j int) bool { return s[i].t.ID() < s[j].t.ID() })
+	}
+	byID(ready)
+	order := make([]*node, 0, len(nodes))
+	for len(ready) > 0 {
+		n := ready[0]
+		ready = ready[1:]
+		order = append(order, n)
+		var next []*node
+		for _, u := range users[n] {
+			if indeg[u]--; indeg[u] == 0 {
+				next = append(next, u)
+			}
+		}
+		if len(next) > 0 {
+			ready = append(ready, next...)
+			byID(ready)
+		}
+	}
+	if len(order) != len(nodes) {
+		return nil, errors.New("run: dependency cycle among the planned targets")
+	}
+	return order, nil
+}
+
+// unknownTarget explains a target id that names nothing, with close
+// matches.
+func unknownTarget(ws *workspace.Workspace, id string) string {
+	var all []string
+	for _, p := range ws.Projects {
+		for _, t := range p.Targets {
+			all = append(all, t.ID())
+		}
+	}
+	project, name, ok := strings.Cut(id, ":")
+	if !ok {
+		if p := ws.Project(id); p != nil {
+			var names []string
+			for _, t := range p.Targets {
+				names = append(names, id+":"+t.Name)
+			}
+			if len(names) == 0 {
+				return fmt.Sprintf("%q is a project with no targets: name a target as PROJECT:TARGET", id)
+			}
+			return fmt.Sprintf("%q is a project, not a target: name one of its targets (%s)", id, strings.Join(names, ", "))
+		}
+		return fmt.Sprintf("unknown target %q: name targets as PROJECT:TARGET%s", id, closeMatches(id, all))
+	}
+	if p := ws.Project(project); p == nil {
+		return fmt.Sprintf("unknown target %q: there is no project %q%s", id, project, closeMatches(id, all))
+	}
+	_ = name
+	return fmt.Sprintf("unknown target %q%s", id, closeMatches(id, all))
+}
+
+// closeMatches lists the target ids nearest to id: the edit-distance
+// closest, and those that contain it or share its target name.
+func closeMatches(id string, all []string) string {
+	var m []string
+	if best, ok := suggest.Closest(id, all); ok {
+		m = append(m, best)
+	}
+	_, name, _ := strings.Cut(id, ":")
+	for _, a := range all {
+		if len(m) >= 5 {
+			break
+		}
+		_, an, _ := strings.Cut(a, ":")
+		if (name != "" && an == name) || (len(id) >= 3 && strings.Contains(a, id)) {
+			if !contains(m, a) {
+				m = append(m, a)
+			}
+		}
+	}
+	if len(m) == 0 {
+		if len(all) == 0 {
+			return " (the workspace declares no targets)"
+		}
+		return " (core describe graph lists the targets)"
+	}
+	return " (did you mean " + strings.Join(m, ", ") + "?)"
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
