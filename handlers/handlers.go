@@ -5,6 +5,7 @@ package handlers
 
 import (
 	"context"
+	"io/fs"
 	"time"
 
 	"github.com/corehq/core/gateway"
@@ -51,6 +52,8 @@ type Deps struct {
 	// RunContext outlives requests: runs started by a request end with it
 	// (server shutdown), not with the request.
 	RunContext context.Context
+	// Console is the built explorer served at /console/graph/.
+	Console fs.FS
 	// Status facts.
 	Version string
 	Started time.Time
@@ -85,6 +88,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("events", d.Hub.Serve)
 	reg.Handle("plan", planHandler(d))
 	reg.Handle("diff-run", diffRunHandler(d))
+	reg.Handle("console", consoleHandler(d.Console))
 
 	_, tokens := tokenv1alpha1connect.NewTokenServiceHandler(&tokenService{d: d})
 	reg.Service("TokenService", tokenv1alpha1.File_core_token_v1alpha1_token_proto.Services().ByName("TokenService"), tokens)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	core "github.com/corehq/core"
+	"github.com/corehq/core/console"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/auth"
@@ -115,7 +117,7 @@ func Run(ctx context.Context, o Options) error {
 	handlers.Register(reg, handlers.Deps{
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
-		CacheDir: cacheDir, RunContext: runCtx,
+		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFiles(cfg),
 		Version: Version, Started: started, Config: config.Effective(cfg),
 	})
 	table, err := BuildTable(reg)
@@ -201,6 +203,15 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	return nil
+}
+
+// consoleFiles is the built console to serve: console.dir
+// (CORE_CONSOLE_DIR) when set, else the one embedded in the binary.
+func consoleFiles(cfg *config.Config) fs.FS {
+	if cfg.Console.Dir != "" {
+		return os.DirFS(cfg.Console.Dir)
+	}
+	return console.Built()
 }
 
 // dialHost is the host a local client uses to reach a listener bound to ip:

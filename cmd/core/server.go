@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corehq/core/handlers"
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/state"
 	"github.com/corehq/core/server"
@@ -60,15 +62,16 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 						return
 					}
 					if open {
-						// The console page arrives with the explorer; until then
-						// --open shows where the console API lives.
-						fmt.Fprintf(out, "console API: %s/api/v1/graph (mint a token with `core config console token create`)\n", r.BaseURL)
+						code := r.Tokens.Mint(auth.KindPair, auth.Pair, handlers.DefaultPairTTL)
+						link := PairingURL(r.BaseURL, code, false)
+						fmt.Fprintf(out, "console: %s\n", link)
+						openBrowser(cmd, link)
 					}
 				},
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&open, "open", false, "print (and open, once the console page exists) the console link")
+	cmd.Flags().BoolVar(&open, "open", false, "print and open the console's pairing link")
 	cmd.Flags().StringVar(&address, "address", "", "listen address host:port (sets mcp.address; port 0 picks a free one)")
 	return cmd
 }
