@@ -119,6 +119,8 @@ func decodeStrict[T any](body io.Reader) (T, error) {
 		switch {
 		case errors.As(err, &se):
 			return v, apierr.BadRequest("the body is not valid JSON at byte %d", se.Offset)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return v, apierr.BadRequest("the body is not valid JSON: it ends before the object does")
 		case errors.As(err, &te):
 			return v, apierr.BadRequest("field %q must be a %s", te.Field, te.Type)
 		default:

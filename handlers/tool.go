@@ -51,12 +51,15 @@ func (s *toolService) RunTool(ctx context.Context, req *toolv1alpha1.RunToolRequ
 		}
 		ctx, cancel := context.WithTimeout(ctx, ToolTimeout)
 		defer cancel()
-		res, err := execx.Run(ctx, ws.Root, sp.Run, ToolOutputCap, nil)
-		if err != nil {
-			return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("spell %s: %w", sp.Name, err))
+		out := &execx.Capture{Max: ToolOutputCap}
+		start := time.Now()
+		res := execx.Exec(ctx, sp.Run, ws.Root, out)
+		if res.ExitCode == -1 && res.Err != "" && !res.Interrupted {
+			return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("spell %s: %s", sp.Name, res.Err))
 		}
 		s.d.count("tools_run")
-		return &toolv1alpha1.RunToolResponse{ExitCode: int32(res.ExitCode), Output: res.Output, OutputTruncated: res.Truncated, DurationMs: res.Duration.Milliseconds()}, nil
+		text, truncated := out.Result()
+		return &toolv1alpha1.RunToolResponse{ExitCode: int32(res.ExitCode), Output: text, OutputTruncated: truncated, DurationMs: time.Since(start).Milliseconds()}, nil
 	}
 	sort.Strings(names)
 	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no spell %q%s; targets.yaml declares: %v", req.GetName(), suggest.DidYouMean(req.GetName(), names), names))

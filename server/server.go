@@ -195,6 +195,10 @@ func Run(ctx context.Context, o Options) error {
 	log.Info().Msg("shutting down")
 	shutdownCtx, done := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer done()
+	// Runs end first: their processes are killed and their journals say
+	// "interrupted" before the server is gone.
+	cancel()
+	waitOrTimeout(shutdownCtx, eng.runner.Wait)
 	_ = hub.Shutdown(shutdownCtx) // SSE streams first: Shutdown waits for handlers to return
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
@@ -203,6 +207,16 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	return nil
+}
+
+// waitOrTimeout runs wait, giving up when ctx ends.
+func waitOrTimeout(ctx context.Context, wait func()) {
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // consoleFiles is the built console to serve: console.dir

@@ -7,31 +7,37 @@ import (
 	"time"
 )
 
-func TestRun(t *testing.T) {
+func TestExec(t *testing.T) {
 	t.Run("output is captured and the exit code kept", func(t *testing.T) {
-		r, err := Run(context.Background(), t.TempDir(), []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, 1<<20, nil)
-		if err != nil || r.ExitCode != 3 || !strings.Contains(r.Output, "out") || !strings.Contains(r.Output, "err") {
-			t.Fatalf("%+v %v", r, err)
+		c := &Capture{}
+		r := Exec(context.Background(), []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, t.TempDir(), c)
+		out, _ := c.Result()
+		if r.ExitCode != 3 || !strings.Contains(out, "out") || !strings.Contains(out, "err") {
+			t.Fatalf("%+v %q", r, out)
 		}
 	})
-	t.Run("output beyond the cap is dropped and marked", func(t *testing.T) {
-		r, err := Run(context.Background(), t.TempDir(), []string{"/bin/sh", "-c", "yes | head -c 100000"}, 1000, nil)
-		if err != nil || len(r.Output) != 1000 || !r.Truncated {
-			t.Fatalf("len %d truncated %v err %v", len(r.Output), r.Truncated, err)
+	t.Run("a command that does not exist says so", func(t *testing.T) {
+		r := Exec(context.Background(), []string{"no-such-command-xyz"}, t.TempDir(), &Capture{})
+		if r.Err == "" || r.ExitCode != -1 {
+			t.Fatalf("%+v", r)
 		}
 	})
-	t.Run("a command that does not exist is an error", func(t *testing.T) {
-		if _, err := Run(context.Background(), t.TempDir(), []string{"no-such-command-xyz"}, 10, nil); err == nil {
-			t.Fatal("no error")
-		}
-	})
-	t.Run("cancelling kills the process group", func(t *testing.T) {
+	t.Run("cancelling ends the process group", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		_, err := Run(ctx, t.TempDir(), []string{"/bin/sh", "-c", "sleep 30 & sleep 30"}, 10, nil)
-		if err == nil || time.Since(start) > 20*time.Second {
-			t.Fatalf("err %v after %s", err, time.Since(start))
+		r := Exec(ctx, []string{"/bin/sh", "-c", "sleep 30 & sleep 30"}, t.TempDir(), &Capture{})
+		if !r.Interrupted || time.Since(start) > 25*time.Second {
+			t.Fatalf("%+v after %s", r, time.Since(start))
 		}
 	})
+}
+
+func TestCaptureKeepsHeadAndTail(t *testing.T) {
+	c := &Capture{Max: 10}
+	_, _ = c.Write([]byte("0123456789abcdefghij"))
+	out, truncated := c.Result()
+	if !truncated || !strings.HasPrefix(out, "01234") || !strings.HasSuffix(out, "fghij") || !strings.Contains(out, "10 bytes of output left out") {
+		t.Fatalf("%q %v", out, truncated)
+	}
 }

@@ -17,15 +17,16 @@ const HostedCICapacity = 4
 
 // Capacity picks the pool size, and says why:
 //
-//   - CORE_CONCURRENCY, when set: a whole number from 1 to 1024 (anything
-//     else is an error naming the variable);
+//   - CORE_CONCURRENCY, when set and not 0: a whole number from 1 to 1024
+//     (0 means "choose for me", as the concurrency setting's default does;
+//     anything else is an error naming the variable);
 //   - 4 on a hosted CI runner (see the package comment for the detection);
 //   - otherwise min(runtime.NumCPU(), 8).
 func Capacity(getenv func(string) string) (n int, reason string, err error) {
-	if v := strings.TrimSpace(getenv("CORE_CONCURRENCY")); v != "" {
+	if v := strings.TrimSpace(getenv("CORE_CONCURRENCY")); v != "" && v != "0" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxCapacity {
-			return 0, "", fmt.Errorf("CORE_CONCURRENCY=%q is not a whole number from 1 to %d: set it to how many targets may run at once (e.g. CORE_CONCURRENCY=4) or unset it", v, MaxCapacity)
+			return 0, "", fmt.Errorf("CORE_CONCURRENCY=%q is not a whole number from 0 to %d: set it to how many targets may run at once (e.g. CORE_CONCURRENCY=4), or 0 or unset to let core choose", v, MaxCapacity)
 		}
 		return n, "CORE_CONCURRENCY=" + strconv.Itoa(n), nil
 	}

@@ -17,7 +17,7 @@ func TestCapacity(t *testing.T) {
 	}{
 		{name: "CORE_CONCURRENCY wins", env: map[string]string{"CORE_CONCURRENCY": "6", "GITHUB_ACTIONS": "true"}, want: 6, wantReason: "CORE_CONCURRENCY=6"},
 		{name: "CORE_CONCURRENCY may exceed the CPU count", env: map[string]string{"CORE_CONCURRENCY": "64"}, want: 64, wantReason: "CORE_CONCURRENCY=64"},
-		{name: "CORE_CONCURRENCY of zero is an error naming the variable", env: map[string]string{"CORE_CONCURRENCY": "0"}, wantErr: "CORE_CONCURRENCY"},
+		{name: "CORE_CONCURRENCY of zero lets core choose", env: map[string]string{"CORE_CONCURRENCY": "0"}, want: machine},
 		{name: "a negative CORE_CONCURRENCY is an error", env: map[string]string{"CORE_CONCURRENCY": "-2"}, wantErr: "CORE_CONCURRENCY"},
 		{name: "a non-number CORE_CONCURRENCY is an error", env: map[string]string{"CORE_CONCURRENCY": "four"}, wantErr: "CORE_CONCURRENCY"},
 		{name: "a huge CORE_CONCURRENCY is an error", env: map[string]string{"CORE_CONCURRENCY": "100000"}, wantErr: "CORE_CONCURRENCY"},

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"github.com/corehq/core/internal/execx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,20 +183,20 @@ func TestRecoverInterrupted(t *testing.T) {
 
 func TestCaptureKeepsHeadAndTail(t *testing.T) {
 	t.Run("output under the cap is kept whole", func(t *testing.T) {
-		c := &capture{}
+		c := &execx.Capture{Max: OutputCap}
 		c.Write([]byte("hello\n"))
-		if out, tr := c.result(); out != "hello\n" || tr {
+		if out, tr := c.Result(); out != "hello\n" || tr {
 			t.Errorf("result = %q, %v", out, tr)
 		}
 	})
 	t.Run("output over the cap keeps the first and last halves", func(t *testing.T) {
-		c := &capture{}
+		c := &execx.Capture{Max: OutputCap}
 		chunk := strings.Repeat("a", 1000) + "\n"
 		for range 3000 { // about 3 MB
 			c.Write([]byte(chunk))
 		}
 		c.Write([]byte("THE END\n"))
-		out, tr := c.result()
+		out, tr := c.Result()
 		if !tr {
 			t.Error("not marked truncated")
 		}
@@ -210,10 +211,10 @@ func TestCaptureKeepsHeadAndTail(t *testing.T) {
 		}
 	})
 	t.Run("one huge write keeps its end", func(t *testing.T) {
-		c := &capture{}
+		c := &execx.Capture{Max: OutputCap}
 		big := strings.Repeat("x", 3*OutputCap) + "END"
 		c.Write([]byte(big))
-		out, _ := c.result()
+		out, _ := c.Result()
 		if !strings.HasSuffix(out, "xEND") {
 			t.Errorf("tail %q", out[len(out)-10:])
 		}
@@ -223,10 +224,10 @@ func TestCaptureKeepsHeadAndTail(t *testing.T) {
 func TestLiveOutputIsPrefixedPerLine(t *testing.T) {
 	var buf syncBuffer
 	lw := &lockedWriter{w: &buf}
-	c := &capture{live: &prefixWriter{out: lw, prefix: []byte("[a:b] ")}}
+	c := &execx.Capture{Max: OutputCap, Live: &prefixWriter{out: lw, prefix: []byte("[a:b] ")}}
 	c.Write([]byte("one\ntw"))
 	c.Write([]byte("o\nthree"))
-	c.result()
+	c.Result()
 	if got := buf.String(); got != "[a:b] one\n[a:b] two\n[a:b] three\n" {
 		t.Errorf("live output = %q", got)
 	}

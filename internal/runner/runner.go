@@ -71,6 +71,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
@@ -171,6 +172,7 @@ type Runner struct {
 	live    *lockedWriter
 
 	running, queued atomic.Int64
+	inflight        sync.WaitGroup // Run and Start calls not yet finished
 
 	mu     sync.Mutex
 	states map[string]string
@@ -234,7 +236,10 @@ type node struct {
 	hits   *hitBatch // the run's cache-hit journals
 	// preset is the run id the caller was promised for this target (Start);
 	// its journal exists from submission and always gets the final status.
-	preset string
+	// presetAt is when it was submitted: the journal's start time, so that
+	// ids and start times sort alike.
+	preset   string
+	presetAt time.Time
 }
 
 // Run runs targets ("project:target") and their dependencies, transitively,
@@ -249,6 +254,8 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 	if err != nil {
 		return nil, err
 	}
+	r.inflight.Add(1)
+	defer r.inflight.Done()
 	return r.runPlanned(ctx, ws, order)
 }
 
@@ -268,7 +275,7 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 		}
 	}
 	now := time.Now()
-	top.preset = newRunID(now)
+	top.preset, top.presetAt = newRunID(now), now
 	j := &Journal{
 		ID: top.preset, Target: target, Argv: top.t.Run, Dir: top.p.Path, Status: StateQueued,
 		Start: now.UTC(), Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
@@ -277,7 +284,9 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 		return "", nil, fmt.Errorf("run: journal: %w", err)
 	}
 	done := make(chan *Result, 1)
+	r.inflight.Add(1)
 	go func() {
+		defer r.inflight.Done()
 		res, _ := r.runPlanned(ctx, ws, order)
 		done <- res
 	}()
@@ -306,6 +315,11 @@ func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, er
 	}
 	return order, nil
 }
+
+// Wait blocks until every run of this Runner has ended: after cancelling
+// their context, a server waits here so that its runs' journals say
+// "interrupted" and their processes are gone before it exits.
+func (r *Runner) Wait() { r.inflight.Wait() }
 
 // runPlanned runs planned nodes to the end.
 func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order []*node) (*Result, error) {
@@ -408,10 +422,9 @@ func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, 
 		// It ended without running (a failed dependency, a cancel): its
 		// promised journal says so.
 		runID = n.preset
-		now := time.Now().UTC()
 		_ = writeJournal(r.opts.CacheDir, &Journal{
 			ID: runID, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, ExitCode: code,
-			Start: now, End: now, CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart, Err: errMsg,
+			Start: n.presetAt.UTC(), End: time.Now().UTC(), CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart, Err: errMsg,
 		})
 	}
 	n.res = TargetResult{Target: n.t.ID(), Status: status, RunID: runID, CacheKey: n.key, ExitCode: code, Duration: d, Err: errMsg}
@@ -497,7 +510,7 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta) bool {
 		PID: os.Getpid(), PIDStart: selfStart, Output: m.Output, Truncated: m.Truncated,
 	}
 	if n.preset != "" {
-		j.ID = n.preset
+		j.ID, j.Start = n.preset, n.presetAt.UTC()
 		_ = writeJournal(r.opts.CacheDir, &j)
 	} else {
 		n.hits.add(j)
@@ -521,13 +534,13 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	r.dequeue(n)
 
 	start := time.Now()
-	runID := n.preset
+	runID, jStart := n.preset, n.presetAt
 	if runID == "" {
-		runID = newRunID(start)
+		runID, jStart = newRunID(start), start
 	}
 	j := &Journal{
 		ID: runID, Target: id, Argv: n.t.Run, Dir: n.p.Path, Status: StateRunning,
-		Start: start.UTC(), CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
+		Start: jStart.UTC(), CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
 	}
 	if err := writeJournal(r.opts.CacheDir, j); err != nil {
 		r.finish(n, StateFailed, "", -1, "journal: "+err.Error(), 0)
@@ -535,23 +548,23 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	}
 	r.emit(Event{Target: id, State: StateRunning, RunID: j.ID, Time: start})
 
-	c := &capture{}
+	c := &execx.Capture{Max: OutputCap}
 	if r.live != nil {
-		c.live = &prefixWriter{out: r.live, prefix: []byte("[" + id + "] ")}
+		c.Live = &prefixWriter{out: r.live, prefix: []byte("[" + id + "] ")}
 	}
-	er := execute(ctx, n.t.Run, dir, c)
+	er := execx.Exec(ctx, n.t.Run, dir, c)
 	end := time.Now()
-	out, truncated := c.result()
+	out, truncated := c.Result()
 
 	status := StateSucceeded
 	switch {
-	case er.interrupted:
+	case er.Interrupted:
 		status = StateInterrupted
-	case er.exitCode != 0 || er.err != "":
+	case er.ExitCode != 0 || er.Err != "":
 		status = StateFailed
 	}
-	j.Status, j.ExitCode, j.End, j.Output, j.Truncated, j.Err = status, er.exitCode, end.UTC(), out, truncated, er.err
-	errMsg := er.err
+	j.Status, j.ExitCode, j.End, j.Output, j.Truncated, j.Err = status, er.ExitCode, end.UTC(), out, truncated, er.Err
+	errMsg := er.Err
 	if status == StateSucceeded {
 		m := cacheMeta{Key: n.key, Target: id, Argv: n.t.Run, DurationNS: end.Sub(start), Created: end.UTC(), Output: out, Truncated: truncated}
 		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs); err != nil {
@@ -562,7 +575,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	if err := writeJournal(r.opts.CacheDir, j); err != nil && errMsg == "" && status != StateSucceeded {
 		errMsg = "journal: " + err.Error()
 	}
-	r.finish(n, status, j.ID, er.exitCode, errMsg, end.Sub(start))
+	r.finish(n, status, j.ID, er.ExitCode, errMsg, end.Sub(start))
 }
 
 // lockTarget waits (or gives up with ctx) for the target's execution lock.
