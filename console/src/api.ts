@@ -1,0 +1,161 @@
+// Calls to the core server. Every call carries `Authorization: Bearer
+// <token>`; the token never goes into a URL.
+
+import { parseGraph, type GraphData } from './model';
+import type { Flavor } from './fragment';
+
+export type ApiErrorKind = 'unauthorized' | 'client' | 'server' | 'network' | 'format';
+
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ApiErrorKind,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/**
+ * errorMessageFromBody pulls the message out of an error body: the
+ * console's {"error":{"code","message"}} or Connect's {"code","message"};
+ * otherwise the text itself, or the status line.
+ */
+export function errorMessageFromBody(text: string, status: number, statusText = ''): string {
+  const t = text.trim();
+  if (t !== '') {
+    try {
+      const v = JSON.parse(t) as unknown;
+      if (typeof v === 'object' && v !== null) {
+        const o = v as { error?: unknown; message?: unknown; code?: unknown };
+        if (typeof o.error === 'object' && o.error !== null) {
+          const e = o.error as { message?: unknown; code?: unknown };
+          if (typeof e.message === 'string' && e.message !== '') return e.message;
+          if (typeof e.code === 'string') return e.code;
+        }
+        if (typeof o.error === 'string' && o.error !== '') return o.error;
+        if (typeof o.message === 'string' && o.message !== '') return o.message;
+        if (typeof o.code === 'string' && o.code !== '') return o.code;
+      }
+    } catch {
+      /* not JSON */
+    }
+    if (t.length <= 300 && !t.startsWith('<')) return t;
+  }
+  return `HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
+}
+
+export interface StatusSnapshot {
+  workspace: string;
+  affected: string[] | null;
+  diagnostic: string;
+}
+
+/** parseStatus reads the protojson GetStatus answer. */
+export function parseStatus(v: unknown): StatusSnapshot {
+  const o = (typeof v === 'object' && v !== null ? v : {}) as {
+    workspace?: unknown;
+    pool?: { affected?: unknown };
+    graph?: { diagnostic?: unknown };
+  };
+  const aff = o.pool && Array.isArray(o.pool.affected) ? o.pool.affected.filter((x): x is string => typeof x === 'string') : null;
+  return {
+    workspace: typeof o.workspace === 'string' ? o.workspace : '',
+    affected: aff && aff.length > 0 ? aff : null,
+    diagnostic: o.graph && typeof o.graph.diagnostic === 'string' ? o.graph.diagnostic : '',
+  };
+}
+
+async function send(url: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, cache: 'no-store', credentials: 'omit', redirect: 'error' });
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    throw new ApiError('network', 0, 'the core server cannot be reached');
+  }
+  if (res.ok) return res;
+  const text = await res.text().catch(() => '');
+  const msg = errorMessageFromBody(text, res.status, res.statusText);
+  if (res.status === 401) throw new ApiError('unauthorized', 401, msg);
+  if (res.status >= 500) throw new ApiError('server', res.status, msg);
+  throw new ApiError('client', res.status, msg);
+}
+
+async function readJSON(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError('format', res.status, 'the server answered something that is not JSON');
+  }
+}
+
+/** exchangePairingCode trades the one-time code of a pairing link for a console token. */
+export async function exchangePairingCode(origin: string, code: string): Promise<{ token: string; expireTime: string }> {
+  const res = await send(`${origin}/core.token.v1alpha1.TokenService/ExchangePairingCode`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${code}` },
+    body: '{}',
+  });
+  const v = (await readJSON(res)) as { token?: unknown; expireTime?: unknown };
+  if (typeof v.token !== 'string' || v.token === '') throw new ApiError('format', res.status, 'the pairing answer holds no token');
+  return { token: v.token, expireTime: typeof v.expireTime === 'string' ? v.expireTime : '' };
+}
+
+export class Api {
+  constructor(
+    private readonly origin: string,
+    private readonly token: () => string,
+  ) {}
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { Authorization: `Bearer ${this.token()}`, ...extra };
+  }
+
+  async graph(flavor: Flavor, signal?: AbortSignal): Promise<GraphData> {
+    const q = flavor === 'targets' ? '?flavor=targets' : '';
+    const res = await send(`${this.origin}/api/v1/graph${q}`, { headers: this.headers(), signal });
+    return this.graphFrom(res);
+  }
+
+  async select(terms: string, signal?: AbortSignal): Promise<GraphData> {
+    const res = await send(`${this.origin}/api/v1/graph?select=${encodeURIComponent(terms)}`, { headers: this.headers(), signal });
+    return this.graphFrom(res);
+  }
+
+  async plan(signal?: AbortSignal): Promise<GraphData> {
+    const res = await send(`${this.origin}/api/v1/plan`, { headers: this.headers(), signal });
+    return this.graphFrom(res);
+  }
+
+  async status(signal?: AbortSignal): Promise<StatusSnapshot> {
+    const res = await send(`${this.origin}/core.status.v1alpha1.StatusService/GetStatus`, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: '{}',
+      signal,
+    });
+    return parseStatus(await readJSON(res));
+  }
+
+  /** events opens the SSE stream; the caller reads its body. */
+  async events(signal: AbortSignal): Promise<Response> {
+    const res = await send(`${this.origin}/api/v1/events`, {
+      headers: this.headers({ Accept: 'text/event-stream' }),
+      signal,
+    });
+    if (!res.body) throw new ApiError('network', res.status, 'the event stream has no body');
+    return res;
+  }
+
+  private async graphFrom(res: Response): Promise<GraphData> {
+    const v = await readJSON(res);
+    try {
+      return parseGraph(v);
+    } catch (e) {
+      throw new ApiError('format', res.status, (e as Error).message);
+    }
+  }
+}

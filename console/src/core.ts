@@ -1,0 +1,23 @@
+// window.__core: what the browser tests read. Updated in place.
+
+export type CoreStateName = 'snapshot' | 'live' | 'error' | 'empty';
+
+export interface CoreState {
+  state: CoreStateName;
+  nodes: number;
+  edges: number;
+  ready: boolean;
+  lastError: string;
+}
+
+declare global {
+  interface Window {
+    __core: CoreState;
+  }
+}
+
+export const core: CoreState = { state: 'snapshot', nodes: 0, edges: 0, ready: false, lastError: '' };
+
+export function exposeCore(): void {
+  window.__core = core;
+}

@@ -1,0 +1,503 @@
+// The explorer page: boot, the two source states (snapshot, live) and the
+// controls around the graph. See console/README.md for the contract.
+
+import { core, exposeCore, type CoreStateName } from './core';
+import { byId, show } from './dom';
+import { Explorer, type View } from './explorer';
+import { isLoopbackHostname, parseFragment, srcProvenance, type Flavor, type Fragment } from './fragment';
+import { decodeDataPayload } from './payload';
+import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GraphData } from './model';
+import { Api, ApiError, exchangePairingCode, type StatusSnapshot } from './api';
+import { EventStream } from './events';
+import { disconnectedBanner } from './backoff';
+import { TokenStore, browserStorage } from './storage';
+
+export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
+export const MSG_EMPTY = 'This workspace has no nodes yet';
+export const MSG_NO_SESSION = 'No workspace to show in this tab — run `core open` in your workspace to open the explorer.';
+export const originMessage = (port: string) =>
+  `Open this page through http://127.0.0.1:${port}/console/graph/ — the console refuses other origins.`;
+
+const els = {
+  badge: byId('badge'),
+  banner: byId('banner'),
+  remember: byId<HTMLInputElement>('remember'),
+  rememberWrap: byId('remember-wrap'),
+  search: byId<HTMLInputElement>('search'),
+  searchForm: byId<HTMLFormElement>('search-form'),
+  searchError: byId('search-error'),
+  details: byId('details'),
+  legend: byId('legend'),
+  results: byId('results'),
+  diff: byId<HTMLButtonElement>('diff-touch'),
+  relayout: byId<HTMLButtonElement>('relayout'),
+  message: byId('message'),
+  messageActions: byId('message-actions'),
+  openFile: byId<HTMLInputElement>('open-file'),
+  graph: byId('graph'),
+  statusLine: byId('status-line'),
+  viewKnowledge: byId<HTMLButtonElement>('view-knowledge'),
+  viewTargets: byId<HTMLButtonElement>('view-targets'),
+};
+
+const explorer = new Explorer({
+  graph: els.graph,
+  legend: els.legend,
+  details: els.details,
+  results: els.results,
+  statusLine: els.statusLine,
+});
+
+// ---- page state ---------------------------------------------------------
+
+function setState(state: CoreStateName): void {
+  core.state = state;
+  document.body.dataset.state = state;
+}
+
+function setCounts(): void {
+  core.nodes = explorer.nodeCount;
+  core.edges = explorer.edgeCount;
+}
+
+function setMessage(text: string | null, withFileOpen = false): void {
+  els.message.textContent = text ?? '';
+  show(els.message, text !== null);
+  show(els.messageActions, text !== null && withFileOpen);
+}
+
+/** fail shows an error that leaves nothing new to show. */
+function fail(message: string, withFileOpen = false): void {
+  setState('error');
+  core.lastError = message;
+  core.ready = true;
+  setMessage(message, withFileOpen);
+}
+
+function setBadge(text: string): void {
+  els.badge.textContent = text;
+}
+
+function setBanner(text: string | null): void {
+  els.banner.textContent = text ?? '';
+  show(els.banner, text !== null);
+}
+
+function setViewButtons(view: View, targetsOnly: boolean, knowledgeOnly = false): void {
+  els.viewKnowledge.setAttribute('aria-pressed', String(view === 'knowledge'));
+  els.viewTargets.setAttribute('aria-pressed', String(view === 'targets'));
+  els.viewKnowledge.disabled = targetsOnly;
+  els.viewKnowledge.title = targetsOnly ? 'This snapshot holds only the target graph' : 'Show the knowledge graph';
+  els.viewTargets.disabled = knowledgeOnly;
+}
+
+function setAffected(ids: string[] | null): void {
+  explorer.setAffected(ids);
+  els.diff.disabled = !explorer.hasAffected;
+  els.diff.title = explorer.hasAffected
+    ? `Paint the ${ids!.length} nodes of the last affected set`
+    : 'No affected set has been computed (run `core affected`)';
+}
+
+explorer.onPaintChange = (on) => els.diff.setAttribute('aria-pressed', String(on));
+
+/** showGraph puts data on screen and sets the state it implies. */
+function showGraph(data: GraphData, view: View, keep: boolean, okState: 'snapshot' | 'live'): void {
+  explorer.apply(data, view, { keep });
+  setCounts();
+  core.lastError = '';
+  if (data.nodes.length === 0) {
+    setState('empty');
+    setMessage(MSG_EMPTY);
+  } else {
+    setState(okState);
+    setMessage(null);
+  }
+  core.ready = true;
+}
+
+// ---- search -------------------------------------------------------------
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+let searchCtrl: AbortController | null = null;
+let activeQuery = '';
+let searcher: (q: string, quiet: boolean) => Promise<void> = async () => {};
+
+function setSearchError(text: string | null): void {
+  els.searchError.textContent = text ?? '';
+  show(els.searchError, text !== null);
+  els.search.setAttribute('aria-invalid', String(text !== null));
+  if (text !== null) core.lastError = text;
+}
+
+function runSearch(q: string, quiet = false): void {
+  clearTimeout(searchTimer);
+  activeQuery = q.trim();
+  searchCtrl?.abort();
+  searchCtrl = null;
+  setSearchError(null);
+  if (activeQuery === '') {
+    explorer.clearSearch();
+    return;
+  }
+  void searcher(activeQuery, quiet);
+}
+
+function snapshotSearch(q: string): Promise<void> {
+  explorer.setMatches(substringMatches(explorer.searchNodes(), q));
+  return Promise.resolve();
+}
+
+els.search.addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  const delay = session ? 450 : 120;
+  searchTimer = setTimeout(() => runSearch(els.search.value), delay);
+});
+els.searchForm.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  runSearch(els.search.value);
+});
+
+// ---- controls -----------------------------------------------------------
+
+els.diff.addEventListener('click', () => explorer.togglePaint());
+els.relayout.addEventListener('click', () => explorer.relayout());
+els.viewKnowledge.addEventListener('click', () => switchView('knowledge'));
+els.viewTargets.addEventListener('click', () => switchView('targets'));
+document.addEventListener('keydown', (ev) => {
+  if (ev.key !== 'Escape') return;
+  if (explorer.focused) explorer.setFocus(null);
+  else explorer.select(null);
+});
+window.addEventListener('hashchange', () => location.reload());
+
+let switchView: (view: View) => void = () => {};
+
+// ---- snapshot -----------------------------------------------------------
+
+function startSnapshot(data: GraphData, provenance: string, flavor: Flavor): void {
+  setState('snapshot');
+  setBadge(`snapshot: ${provenance}`);
+  const targetsOnly = isTargetGraph(data);
+  const viewOf = (view: View): GraphData => (view === 'targets' && !targetsOnly ? targetSubgraph(data) : data);
+  let view: View = flavor === 'targets' || targetsOnly ? 'targets' : 'knowledge';
+  setViewButtons(view, targetsOnly);
+  searcher = snapshotSearch;
+  switchView = (v) => {
+    if (v === view || (targetsOnly && v === 'knowledge')) return;
+    view = v;
+    setViewButtons(view, targetsOnly);
+    showGraph(viewOf(view), view, false, 'snapshot');
+    if (activeQuery) runSearch(activeQuery, true);
+  };
+  showGraph(viewOf(view), view, false, 'snapshot');
+}
+
+async function loadData(payload: string, flavor: Flavor): Promise<void> {
+  const provenance = location.protocol === 'file:' ? 'file' : 'fragment';
+  setState('snapshot');
+  setBadge(`snapshot: ${provenance}`);
+  let data: GraphData;
+  try {
+    data = parseGraphText(await decodeDataPayload(payload));
+  } catch (e) {
+    fail(`could not read the #data= fragment: ${(e as Error).message}`);
+    return;
+  }
+  startSnapshot(data, provenance, flavor);
+}
+
+async function loadSrc(url: string, flavor: Flavor): Promise<void> {
+  const provenance = srcProvenance(url, location.href);
+  setState('snapshot');
+  setBadge(`snapshot: ${provenance}`);
+  let text: string;
+  try {
+    const res = await fetch(new URL(url, location.href), { credentials: 'omit', cache: 'no-store' });
+    if (!res.ok) {
+      fail(`could not load ${url}: HTTP ${res.status}`);
+      return;
+    }
+    text = await res.text();
+  } catch {
+    fail(`could not load ${url}: blocked or unreachable`);
+    return;
+  }
+  let data: GraphData;
+  try {
+    data = parseGraphText(text);
+  } catch (e) {
+    fail(`could not load ${url}: ${(e as Error).message}`);
+    return;
+  }
+  startSnapshot(data, provenance, flavor);
+}
+
+els.openFile.addEventListener('change', () => {
+  const f = els.openFile.files?.[0];
+  if (!f) return;
+  core.ready = false;
+  f.text()
+    .then((text) => {
+      const data = parseGraphText(text);
+      startSnapshot(data, 'file', 'knowledge');
+    })
+    .catch((e: unknown) => fail(`could not read ${f.name}: ${(e as Error).message}`, true));
+});
+
+// ---- live ---------------------------------------------------------------
+
+interface LiveSession {
+  api: Api;
+  events: EventStream;
+  flavor: Flavor;
+  lastLoad: Date | null;
+  disconnected: boolean;
+  expired: boolean;
+}
+
+let session: LiveSession | null = null;
+const store = new TokenStore(browserStorage('session'), browserStorage('local'));
+
+function expire(): void {
+  store.clear();
+  if (session) {
+    session.expired = true;
+    session.events.stop();
+  }
+  setBanner(null);
+  els.remember.disabled = true;
+  fail(MSG_EXPIRED);
+}
+
+/** liveError handles a failed call; it returns true when the page can go on. */
+function liveError(e: unknown, what: string): void {
+  if (!(e instanceof ApiError)) {
+    if ((e as Error)?.name === 'AbortError') return;
+    fail(`${what}: ${(e as Error)?.message ?? String(e)}`);
+    return;
+  }
+  switch (e.kind) {
+    case 'unauthorized':
+      expire();
+      return;
+    case 'server':
+      fail(`Server error: ${e.message}`);
+      return;
+    case 'network':
+      if (session?.lastLoad) return; // the event stream shows the banner and reconnects
+      fail(`Cannot reach the core server at ${location.origin} — is it running? Retrying…`);
+      return;
+    case 'client':
+      fail(`The server refused ${what} (HTTP ${e.status}): ${e.message}`);
+      return;
+    case 'format':
+      fail(`${what}: ${e.message}`);
+      return;
+  }
+}
+
+function applyStatus(st: StatusSnapshot): void {
+  setBadge(`live: ${st.workspace ? basename(st.workspace) : location.host}`);
+  setAffected(st.affected);
+  explorer.setDiagnostic(st.diagnostic);
+}
+
+async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
+  const flavor = s.flavor;
+  try {
+    const [graph, status, plan] = await Promise.all([
+      s.api.graph(flavor),
+      s.api.status(),
+      flavor === 'targets' ? s.api.plan().catch((e: unknown) => (e instanceof ApiError && e.kind === 'unauthorized' ? Promise.reject(e) : null)) : null,
+    ]);
+    if (s.expired || flavor !== s.flavor) return false;
+    if (plan) {
+      const states = new Map(plan.nodes.filter((n) => n.state).map((n) => [n.id, n.state!]));
+      for (const n of graph.nodes) if (!n.state && states.has(n.id)) n.state = states.get(n.id);
+    }
+    applyStatus(status);
+    showGraph(graph, flavor === 'targets' ? 'targets' : 'knowledge', keep, 'live');
+    s.lastLoad = new Date();
+    if (activeQuery) runSearch(activeQuery, true);
+    return true;
+  } catch (e) {
+    if (s.expired) return false;
+    liveError(e, 'loading the graph');
+    return false;
+  }
+}
+
+let refetching = false;
+let refetchAgain = false;
+
+function scheduleRefetch(s: LiveSession): void {
+  if (refetching) {
+    refetchAgain = true;
+    return;
+  }
+  refetching = true;
+  setTimeout(() => {
+    void liveLoad(s, true).finally(() => {
+      refetching = false;
+      if (refetchAgain && !s.expired) {
+        refetchAgain = false;
+        scheduleRefetch(s);
+      }
+    });
+  }, 150);
+}
+
+async function liveSearch(q: string, quiet: boolean): Promise<void> {
+  const s = session;
+  if (!s) return;
+  const ctrl = new AbortController();
+  searchCtrl = ctrl;
+  try {
+    const result = await s.api.select(q, ctrl.signal);
+    if (ctrl.signal.aborted || q !== activeQuery) return;
+    explorer.setSearchResult(result);
+  } catch (e) {
+    if (ctrl.signal.aborted || (e as Error)?.name === 'AbortError') return;
+    if (e instanceof ApiError && e.kind === 'unauthorized') {
+      expire();
+      return;
+    }
+    explorer.setMatches(new Set(), false);
+    if (e instanceof ApiError && e.kind === 'client') setSearchError(e.message);
+    else if (e instanceof ApiError && e.kind === 'server') setSearchError(`Server error: ${e.message}`);
+    else if (!quiet) setSearchError(`search failed: ${(e as Error).message}`);
+  }
+}
+
+async function startLive(code: string | null, flavor: Flavor): Promise<void> {
+  setState('live');
+  setBadge('live: …');
+  let token: string;
+  if (code !== null) {
+    try {
+      token = (await exchangePairingCode(location.origin, code)).token;
+    } catch (e) {
+      if (e instanceof ApiError && e.kind === 'unauthorized') {
+        expire();
+        return;
+      }
+      if (e instanceof ApiError && e.kind === 'network') {
+        fail(`Cannot reach the core server at ${location.origin} — is it running? Then run \`core open\` again.`);
+        return;
+      }
+      liveError(e, 'the pairing link');
+      return;
+    }
+    try {
+      store.save(token);
+    } catch {
+      // Storage is blocked: the token lives in this page only.
+    }
+  } else {
+    const stored = store.load();
+    if (stored === null) {
+      fail(MSG_NO_SESSION, true);
+      return;
+    }
+    token = stored;
+  }
+
+  els.remember.checked = store.remembered();
+  els.remember.disabled = false;
+  show(els.rememberWrap, true);
+  els.remember.addEventListener('change', () => {
+    try {
+      store.setRemember(els.remember.checked);
+    } catch (e) {
+      els.remember.checked = store.remembered();
+      setSearchError(`cannot change where the token is kept: ${(e as Error).message}`);
+    }
+  });
+
+  const api = new Api(location.origin, () => token);
+  const s: LiveSession = {
+    api,
+    flavor,
+    lastLoad: null,
+    disconnected: false,
+    expired: false,
+    events: new EventStream((signal) => api.events(signal), {
+      onOpen: () => {
+        if (s.disconnected || !s.lastLoad) {
+          s.disconnected = false;
+          setBanner(null);
+          void liveLoad(s, true);
+        }
+      },
+      onEvent: (ev) => {
+        if (ev.type === 'graph') scheduleRefetch(s);
+        else if (ev.type === 'diagnostic') void s.api.status().then(applyStatus, () => {});
+      },
+      onDown: () => {
+        s.disconnected = true;
+        if (s.lastLoad && !s.expired) setBanner(disconnectedBanner(s.lastLoad));
+      },
+      onUnauthorized: () => expire(),
+    }),
+  };
+  session = s;
+  searcher = liveSearch;
+  setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
+  switchView = (v) => {
+    const f: Flavor = v === 'targets' ? 'targets' : 'knowledge';
+    if (f === s.flavor || s.expired) return;
+    s.flavor = f;
+    setViewButtons(v, false);
+    core.ready = false;
+    void liveLoad(s, false).then(() => {
+      core.ready = true;
+    });
+  };
+
+  await liveLoad(s, false);
+  if (!s.expired) s.events.start();
+}
+
+// ---- boot ---------------------------------------------------------------
+
+function boot(): void {
+  exposeCore();
+  const frag: Fragment = parseFragment(location.hash);
+  switch (frag.kind) {
+    case 'token': {
+      // The code leaves the address bar (and history) before anything else.
+      history.replaceState(null, '', location.pathname + location.search);
+      if (!isLoopbackHostname(location.hostname)) {
+        fail(originMessage(location.port || '7391'));
+        return;
+      }
+      void startLive(frag.code, frag.flavor);
+      return;
+    }
+    case 'data':
+      void loadData(frag.payload, frag.flavor);
+      return;
+    case 'src':
+      void loadSrc(frag.url, frag.flavor);
+      return;
+    case 'invalid':
+      fail(frag.reason, true);
+      return;
+    case 'none': {
+      if (isLoopbackHostname(location.hostname)) {
+        void startLive(null, 'knowledge');
+        return;
+      }
+      const h = location.hostname;
+      if ((location.protocol === 'http:' || location.protocol === 'https:') && (h === 'localhost' || h.endsWith('.localhost') || h.startsWith('127.'))) {
+        fail(originMessage(location.port || '7391'));
+        return;
+      }
+      fail(MSG_NO_SESSION, true);
+      return;
+    }
+  }
+}
+
+boot();
