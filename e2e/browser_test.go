@@ -1,0 +1,380 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
+	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
+)
+
+// browserTimeout bounds one page's work in headless Chromium (software
+// WebGL on a busy machine).
+const browserTimeout = 90 * time.Second
+
+// chromiumPath finds Debian's chromium; without it the browser tests skip,
+// unless CORE_BROWSER_TESTS=required (the test command sets it after
+// installing chromium), when they fail.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CORE_BROWSER_TESTS") == "required" {
+		t.Fatal("chromium is not installed (apt-get install chromium); scripts/test installs it")
+	}
+	t.Skip("chromium is not installed: the browser tests need Debian's chromium (scripts/test installs it)")
+	return ""
+}
+
+// browser is one headless Chromium with a fresh profile, recording every
+// request the page makes.
+type browser struct {
+	ctx context.Context
+	mu  sync.Mutex
+	req []*network.Request
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("enable-unsafe-swiftshader", true), // WebGL in software
+		chromedp.Flag("allow-file-access-from-files", false),
+		chromedp.WindowSize(1280, 800),
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	b := &browser{}
+	ctx, cancelCtx := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.req = append(b.req, e.Request)
+			b.mu.Unlock()
+		}
+	}))
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	b.ctx = ctx
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("watch the network: %v", err)
+	}
+	return b
+}
+
+func (b *browser) requests() []*network.Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]*network.Request(nil), b.req...)
+}
+
+// open loads link as a new document (a link that differs from the current
+// one only in its fragment would otherwise not reload the page).
+func (b *browser) open(t *testing.T, link string) {
+	t.Helper()
+	b.run(t, chromedp.Navigate("about:blank"), chromedp.Navigate(link))
+}
+
+func (b *browser) run(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, browserTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+func eval[T any](t *testing.T, b *browser, js string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, browserTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// waitFor polls a JS condition until it holds.
+func (b *browser) waitFor(t *testing.T, cond string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, browserTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+		state, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`JSON.stringify(window.__core || null) + " " + (document.querySelector('#message')||{}).textContent`))
+		t.Fatalf("page never reached %s: %v (page: %s)", cond, err, state)
+	}
+}
+
+// lanAddress is a non-loopback IPv4 address of this machine.
+func lanAddress(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() {
+			return ipn.IP.String()
+		}
+	}
+	t.Skip("this machine has no non-loopback IPv4 address")
+	return ""
+}
+
+// pairingCode mints a one-time code with the admin credential.
+func pairingCode(t *testing.T, s *Server) string {
+	t.Helper()
+	res, err := tokenClient(s, s.AdminToken).CreatePairingCode(rpcCtx(t), &tokenv1alpha1.CreatePairingCodeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.GetCode()
+}
+
+const liveReady = `window.__core && window.__core.ready && window.__core.state === 'live' && window.__core.nodes > 0`
+
+func TestBrowserPairing(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	b := newBrowser(t)
+	code := pairingCode(t, s)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(code))
+	b.waitFor(t, liveReady)
+
+	t.Run("the fragment is gone from the address", func(t *testing.T) {
+		if h := eval[string](t, b, `location.hash`); h != "" {
+			t.Fatalf("location.hash = %q", h)
+		}
+	})
+	t.Run("the console token is in session storage only", func(t *testing.T) {
+		if tok := eval[string](t, b, `sessionStorage.getItem('core-live-token') || ''`); !strings.HasPrefix(tok, "core_console_") {
+			t.Fatalf("session storage holds %q", tok)
+		}
+		if n := eval[int](t, b, `localStorage.length`); n != 0 {
+			t.Fatalf("local storage holds %d keys", n)
+		}
+	})
+	t.Run("no cookies", func(t *testing.T) {
+		if c := eval[string](t, b, `document.cookie`); c != "" {
+			t.Fatalf("document.cookie = %q", c)
+		}
+	})
+	t.Run("the badge names the workspace", func(t *testing.T) {
+		if badge := eval[string](t, b, `document.querySelector('#badge').textContent`); !strings.HasPrefix(strings.TrimSpace(badge), "live: ") {
+			t.Fatalf("badge %q", badge)
+		}
+	})
+	t.Run("every API call carries a bearer token and no URL carries one", func(t *testing.T) {
+		tokenish := regexp.MustCompile(`core_[a-z]+_[A-Za-z0-9_-]{20,}`)
+		api := 0
+		for _, r := range b.requests() {
+			if tokenish.MatchString(r.URL) || strings.Contains(r.URL, "token=") && !strings.Contains(r.URL, "/console/graph/") {
+				t.Errorf("a token in a URL: %s", r.URL)
+			}
+			if strings.Contains(r.URL, "/api/") || strings.Contains(r.URL, "/core.") {
+				api++
+				if auth, _ := r.Headers["Authorization"].(string); !strings.HasPrefix(auth, "Bearer core_") {
+					t.Errorf("%s %s without a bearer token", r.Method, r.URL)
+				}
+			}
+		}
+		if api == 0 {
+			t.Fatal("the page made no API call")
+		}
+	})
+	t.Run("the code was spent", func(t *testing.T) {
+		_, err := tokenClient(s, code).ExchangePairingCode(rpcCtx(t), &tokenv1alpha1.ExchangePairingCodeRequest{})
+		if err == nil {
+			t.Fatal("the pairing code works twice")
+		}
+	})
+
+	t.Run("'Remember this workspace' moves the token to local storage", func(t *testing.T) {
+		label := eval[string](t, b, `document.querySelector('label[for=remember]') ? document.querySelector('label[for=remember]').textContent : document.querySelector('#remember').closest('label').textContent`)
+		if !strings.Contains(label, "Remember this workspace") {
+			t.Fatalf("the checkbox is labelled %q", label)
+		}
+		b.run(t, chromedp.Click("#remember"))
+		b.waitFor(t, `localStorage.getItem('core-live-remember') !== null`)
+		if tok := eval[string](t, b, `localStorage.getItem('core-live-token') || ''`); !strings.HasPrefix(tok, "core_console_") {
+			t.Fatalf("local storage token %q", tok)
+		}
+		// A new visit without a fragment is live from the remembered token.
+		b.open(t, s.URL+"/console/graph/")
+		b.waitFor(t, liveReady)
+		b.run(t, chromedp.Click("#remember"))
+		b.waitFor(t, `localStorage.getItem('core-live-remember') === null && localStorage.getItem('core-live-token') === null`)
+	})
+}
+
+func TestBrowserRefusesForeignOrigins(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	b := newBrowser(t)
+	code := pairingCode(t, s)
+	b.open(t, "http://localhost:"+s.Port+"/console/graph/#token="+url.QueryEscape(code))
+	b.waitFor(t, `window.__core && window.__core.ready`)
+	t.Run("opened through localhost the page fetches nothing", func(t *testing.T) {
+		for _, r := range b.requests() {
+			if strings.Contains(r.URL, "/api/") || strings.Contains(r.URL, "/core.") {
+				t.Errorf("fetched %s", r.URL)
+			}
+		}
+	})
+	t.Run("and stores nothing", func(t *testing.T) {
+		if n := eval[int](t, b, `sessionStorage.length + localStorage.length`); n != 0 {
+			t.Fatalf("%d keys stored", n)
+		}
+		if msg := eval[string](t, b, `document.querySelector('#message').textContent`); !strings.Contains(msg, "127.0.0.1") {
+			t.Fatalf("message %q does not point at 127.0.0.1", msg)
+		}
+	})
+	t.Run("so the code is still unspent", func(t *testing.T) {
+		if _, err := tokenClient(s, code).ExchangePairingCode(rpcCtx(t), &tokenv1alpha1.ExchangePairingCodeRequest{}); err != nil {
+			t.Fatalf("the code was spent: %v", err)
+		}
+	})
+	t.Run("the CSP refuses a #src= on a reachable foreign host", func(t *testing.T) {
+		// A real server on a LAN address, willing to answer anyone: only
+		// the page's policy stands between it and the page.
+		ip := lanAddress(t)
+		var hits atomic.Int64
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			_, _ = w.Write([]byte(`{"nodes":[{"id":"project:x","kind":"project","name":"x"}],"edges":[]}`))
+		}))
+		ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", ip, err)
+		}
+		srv.Listener = ln
+		srv.Start()
+		defer srv.Close()
+		if resp, err := http.Get(srv.URL + "/graph.json"); err != nil || resp.StatusCode != 200 {
+			t.Skipf("the LAN server is not reachable: %v", err)
+		}
+		hits.Store(0)
+		b.open(t, s.URL+"/console/graph/#src="+url.QueryEscape(srv.URL+"/graph.json"))
+		b.waitFor(t, `window.__core && window.__core.ready && window.__core.state === 'error'`)
+		if msg := eval[string](t, b, `window.__core.lastError`); !strings.Contains(msg, "blocked or unreachable") {
+			t.Fatalf("lastError %q", msg)
+		}
+		if n := eval[int](t, b, `window.__core.nodes`); n != 0 {
+			t.Fatalf("%d nodes from a foreign host", n)
+		}
+		if hits.Load() != 0 {
+			t.Fatalf("the foreign server got %d requests: the policy did not stop them", hits.Load())
+		}
+	})
+	t.Run("the CSP refuses a #src= on an unknown host", func(t *testing.T) {
+		b.open(t, s.URL+"/console/graph/#src="+url.QueryEscape("http://evil.example/graph.json"))
+		b.waitFor(t, `window.__core && window.__core.ready && window.__core.state === 'error'`)
+		if msg := eval[string](t, b, `window.__core.lastError`); !strings.Contains(msg, "blocked or unreachable") {
+			t.Fatalf("lastError %q", msg)
+		}
+		if n := eval[int](t, b, `window.__core.nodes`); n != 0 {
+			t.Fatalf("%d nodes from a foreign host", n)
+		}
+	})
+}
+
+func TestBrowserReconnectsAfterARestart(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(pairingCode(t, s)))
+	b.waitFor(t, liveReady)
+	nodes := eval[int](t, b, `window.__core.nodes`)
+
+	if code := s.Stop(); code != 0 {
+		t.Fatalf("server exited %d", code)
+	}
+	b.waitFor(t, `(document.querySelector('#banner').textContent || '').startsWith('disconnected - showing workspace as of ')`)
+	t.Run("the banner says when the data is from", func(t *testing.T) {
+		banner := eval[string](t, b, `document.querySelector('#banner').textContent`)
+		if !regexp.MustCompile(`^disconnected - showing workspace as of \d\d:\d\d, reconnecting\.\.\.$`).MatchString(strings.TrimSpace(banner)) {
+			t.Fatalf("banner %q", banner)
+		}
+	})
+	t.Run("the last data stays visible", func(t *testing.T) {
+		if n := eval[int](t, b, `window.__core.nodes`); n != nodes {
+			t.Fatalf("%d nodes, had %d", n, nodes)
+		}
+	})
+	// The same port again: the remembered console token still works, since
+	// tokens are stored hashed on disk, not in the server's memory.
+	s2 := startServer(t, ws, "CORE_MCP_ADDRESS=127.0.0.1:"+s.Port)
+	_ = s2
+	b.waitFor(t, `window.__core.state === 'live' && (document.querySelector('#banner').hidden || document.querySelector('#banner').textContent === '')`)
+}
+
+func TestBrowserSnapshotFromADataLink(t *testing.T) {
+	ws := copyDemo(t)
+	res := mustCore(t, ws, nil, "open", "--print")
+	link := res.lastLine()
+	if !strings.HasPrefix(link, "file://") || !strings.Contains(link, "#data=") {
+		t.Fatalf("core open without a server printed %q", link)
+	}
+	b := newBrowser(t)
+	b.open(t, link)
+	b.waitFor(t, `window.__core && window.__core.ready && window.__core.state === 'snapshot'`)
+	if badge := eval[string](t, b, `document.querySelector('#badge').textContent`); !strings.HasPrefix(strings.TrimSpace(badge), "snapshot: ") {
+		t.Fatalf("badge %q", badge)
+	}
+	api := mustCore(t, ws, nil, "graph", "--json")
+	if n := eval[int](t, b, `window.__core.nodes`); n == 0 || !strings.Contains(api.Stdout, fmt.Sprintf(`"id":`)) {
+		t.Fatalf("the snapshot shows %d nodes", n)
+	}
+	for _, r := range b.requests() {
+		if strings.HasPrefix(r.URL, "http") {
+			t.Errorf("a snapshot made a network request: %s", r.URL)
+		}
+	}
+}
+
+func TestBrowserPaintsWhatTheDiffTouches(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(pairingCode(t, s)))
+	b.waitFor(t, liveReady)
+	if !eval[bool](t, b, `document.querySelector('#diff-touch').disabled`) {
+		t.Fatal("'What does my diff touch?' is enabled with no affected set")
+	}
+	_, err := svcStatus(s, s.AdminToken).PublishAffected(rpcCtx(t), &statusv1alpha1.PublishAffectedRequest{Affected: []string{"project:util", "target:util:build"}, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, chromedp.Navigate(s.URL+"/console/graph/"))
+	b.waitFor(t, liveReady+` && !document.querySelector('#diff-touch').disabled`)
+	b.run(t, chromedp.Click("#diff-touch"))
+}
