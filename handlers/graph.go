@@ -92,10 +92,10 @@ func serveSnapshot(w http.ResponseWriter, r *http.Request, ws *live.Workspace) e
 		return nil
 	}
 	h.Set("Content-Type", "application/json")
-	body, etag := snap.JSON, snap.ETag
+	body, etag := snap.JSON(), snap.ETag
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
-		body, etag = snap.Gzip, gzipETag
+		body, etag = snap.Gzip(), gzipETag
 	}
 	h.Set("ETag", etag)
 	h.Set("Content-Length", strconv.Itoa(len(body)))

@@ -203,6 +203,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
 	}
+	if err := ws.Close(); err != nil {
+		log.Warn().Str(logx.Reason, err.Error()).Msg("save the index cache")
+	}
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -64,8 +64,9 @@ func Compute(ws *workspace.Workspace, changed []string) Set {
 	files := uniqueSorted(changed)
 	projects := map[string]bool{}
 	targets := map[string]bool{}
+	owners := graph.NewOwners(ws)
 	for _, f := range files {
-		if owner := graph.OwnerOf(ws, f); owner != nil {
+		if owner := owners.Of(f); owner != nil {
 			projects[owner.Name] = true
 		}
 		for _, p := range ws.Projects {

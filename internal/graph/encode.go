@@ -136,3 +136,28 @@ func appendList(b []byte, key string, values []string) []byte {
 	}
 	return append(b, ']')
 }
+
+// Equal reports whether a and b hold the same nodes and edges in the same
+// order. It is how the server tells a rebuilt graph from a changed one
+// without encoding either.
+func Equal(a, b *Graph) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || len(a.Nodes) != len(b.Nodes) || len(a.Edges) != len(b.Edges) {
+		return false
+	}
+	if !slices.Equal(a.Edges, b.Edges) {
+		return false
+	}
+	for i := range a.Nodes {
+		x, y := &a.Nodes[i], &b.Nodes[i]
+		if x.ID != y.ID || x.Kind != y.Kind || x.Name != y.Name || x.Path != y.Path || x.Project != y.Project ||
+			x.Drift != y.Drift || x.Description != y.Description || x.Title != y.Title || x.Language != y.Language ||
+			x.SymbolKind != y.SymbolKind || x.Line != y.Line || x.External != y.External || x.Diagnostic != y.Diagnostic ||
+			x.State != y.State || !slices.Equal(x.Command, y.Command) || !slices.Equal(x.Inputs, y.Inputs) || !slices.Equal(x.Outputs, y.Outputs) {
+			return false
+		}
+	}
+	return true
+}

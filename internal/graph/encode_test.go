@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -156,5 +157,21 @@ func BenchmarkEncode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g.Encode()
+	}
+}
+
+func TestEqualMatchesTheEncoding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 200; i++ {
+		a, b := randGraph(rng), randGraph(rng)
+		a.Sort()
+		b.Sort()
+		if Equal(a, b) != bytes.Equal(a.Encode(), b.Encode()) {
+			t.Fatalf("Equal disagrees with the encoding on pair %d", i)
+		}
+		c := &Graph{Nodes: slices.Clone(a.Nodes), Edges: slices.Clone(a.Edges)}
+		if !Equal(a, c) {
+			t.Fatal("a copy is not equal")
+		}
 	}
 }

@@ -9,6 +9,7 @@
 package graph
 
 import (
+	"path"
 	"strings"
 
 	"github.com/corehq/core/internal/workspace"
@@ -156,6 +157,42 @@ func addTargets(g *Graph, ws *workspace.Workspace, owns bool) {
 				project, target, _ := strings.Cut(d, ":")
 				g.Edges = append(g.Edges, Edge{Source: id, Target: TargetID(project, target), Kind: EdgeDepends})
 			}
+		}
+	}
+}
+
+// Owners answers which project owns a path in time proportional to the
+// path's depth, not to the number of projects: the index asks it for every
+// file of the workspace on every pass.
+type Owners struct {
+	byDir map[string]*workspace.Project
+}
+
+// NewOwners indexes the projects of ws by directory.
+func NewOwners(ws *workspace.Workspace) *Owners {
+	o := &Owners{byDir: make(map[string]*workspace.Project, len(ws.Projects))}
+	for _, p := range ws.Projects {
+		o.byDir[p.Path] = p
+	}
+	return o
+}
+
+// Of returns the project whose directory holds the slash path p (the
+// deepest such directory), or nil when p lies outside every project. It
+// answers what OwnerOf answers.
+func (o *Owners) Of(p string) *workspace.Project {
+	return o.OfDir(path.Dir(p))
+}
+
+// OfDir returns the project owning the directory dir itself: the project
+// rooted there, or the one whose directory holds it.
+func (o *Owners) OfDir(dir string) *workspace.Project {
+	for d := dir; ; d = path.Dir(d) {
+		if p, ok := o.byDir[d]; ok {
+			return p
+		}
+		if d == "." || d == "/" || d == "" {
+			return nil
 		}
 	}
 }

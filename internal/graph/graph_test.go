@@ -126,3 +126,26 @@ func TestVariantsHoldOnlyTheirKinds(t *testing.T) {
 		})
 	}
 }
+
+func TestOwnersAgreeWithOwnerOf(t *testing.T) {
+	ws, err := workspace.Parse(workspace.FileName, []byte(`
+projects:
+  root: {path: .}
+  api: {path: services/api}
+  apix: {path: services/apix}
+  nested: {path: services/api/internal}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := NewOwners(ws)
+	for _, p := range []string{"README.md", "services/api/main.go", "services/apix/x.go", "services/api/internal/a/b.go", "services/apifoo/z.go", "services/api"} {
+		want, got := OwnerOf(ws, p), o.Of(p)
+		if want != got {
+			t.Errorf("Of(%s) = %v, OwnerOf says %v", p, got, want)
+		}
+	}
+	if o.OfDir("services/api").Name != "api" || o.OfDir("services/api/internal").Name != "nested" || o.OfDir(".").Name != "root" {
+		t.Error("OfDir does not name the project rooted at the directory")
+	}
+}

@@ -24,7 +24,7 @@ type resolver struct {
 	goPkgs   map[string]*goPackage         // import path -> package
 	goDirPkg map[string]string             // dir -> import path
 	jsPkgs   map[string]*FileRecord        // package.json name -> record
-	owners   map[string]*workspace.Project // path -> owning project (memo)
+	owners   *graph.Owners
 }
 
 type goPackage struct {
@@ -38,7 +38,7 @@ func newResolver(ws *workspace.Workspace, files map[string]*FileRecord) *resolve
 	r := &resolver{
 		ws: ws, files: files,
 		dirs: map[string]bool{}, goMods: map[string]string{}, goPkgs: map[string]*goPackage{},
-		goDirPkg: map[string]string{}, jsPkgs: map[string]*FileRecord{}, owners: map[string]*workspace.Project{},
+		goDirPkg: map[string]string{}, jsPkgs: map[string]*FileRecord{}, owners: graph.NewOwners(ws),
 	}
 	for _, f := range files {
 		dir := path.Dir(f.Path)
@@ -106,17 +106,15 @@ func (r *resolver) goImportPath(dir string) string {
 	}
 }
 
-func (r *resolver) owner(p string) *workspace.Project {
-	if o, ok := r.owners[p]; ok {
-		return o
-	}
-	o := graph.OwnerOf(r.ws, p)
-	r.owners[p] = o
-	return o
-}
+func (r *resolver) owner(p string) *workspace.Project { return r.owners.Of(p) }
 
 // projectOfDir is the project owning the directory dir.
-func (r *resolver) projectOfDir(dir string) string { return r.projectOf(dir + "/") }
+func (r *resolver) projectOfDir(dir string) string {
+	if o := r.owners.OfDir(dir); o != nil {
+		return o.Name
+	}
+	return ""
+}
 
 func (r *resolver) projectOf(p string) string {
 	if o := r.owner(p); o != nil {
@@ -232,7 +230,7 @@ func (r *resolver) importTarget(f *FileRecord, imp Import) (id, toPath string, e
 	switch f.Lang {
 	case LangGo:
 		if pkg, ok := r.goPkgs[imp.Path]; ok {
-			return PackageID(imp.Path), pkg.dir + "/", false
+			return PackageID(imp.Path), pkg.dir + "/x", false
 		}
 		if imp.Path == "C" {
 			return "", "", false

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -15,7 +16,7 @@ import (
 func ParseGo(path string, src []byte) FileRecord {
 	rec := FileRecord{Path: path, Lang: LangGo}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution|parser.ParseComments)
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
 		rec.Diag = firstLine(err.Error())
 	}
@@ -36,7 +37,7 @@ func ParseGo(path string, src []byte) FileRecord {
 		}
 		rec.Imports = append(rec.Imports, imp)
 	}
-	refs := refSet{}
+	refs := &refSet{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -116,7 +117,8 @@ func receiverType(e ast.Expr) string {
 // `pkg.Name` selections (the qualifier may be an import) and bare
 // identifiers (which may name a declaration of the same package). Field
 // names, selected members and declared names are not uses.
-func collectRefs(fset *token.FileSet, n ast.Node, from string, refs refSet) {
+func collectRefs(fset *token.FileSet, n ast.Node, from string, refs *refSet) {
+	bound := localNames(n)
 	skip := map[*ast.Ident]bool{}
 	ast.Inspect(n, func(n ast.Node) bool {
 		switch x := n.(type) {
@@ -149,7 +151,7 @@ func collectRefs(fset *token.FileSet, n ast.Node, from string, refs refSet) {
 				}
 			}
 		case *ast.Ident:
-			if skip[x] || x.Name == "_" || x.Name == from || isPredeclared(x.Name) {
+			if skip[x] || x.Name == "_" || x.Name == from || isPredeclared(x.Name) || bound[x.Name] {
 				return true
 			}
 			refs.add(Ref{From: from, Name: x.Name, Line: fset.Position(x.Pos()).Line})
@@ -158,26 +160,101 @@ func collectRefs(fset *token.FileSet, n ast.Node, from string, refs refSet) {
 	})
 }
 
-// refSet keeps the first use of each (from, qual, name).
-type refSet map[[3]string]Ref
-
-func (s refSet) add(r Ref) {
-	k := [3]string{r.From, r.Qual, r.Name}
-	if _, ok := s[k]; !ok {
-		s[k] = r
+// localNames lists the names n binds itself: parameters, results,
+// receivers and local variables. A bare use of one of them names the local,
+// not a declaration of the package, so it is no reference (this also keeps
+// most unresolvable uses out of the shards).
+func localNames(n ast.Node) map[string]bool {
+	bound := map[string]bool{}
+	fields := func(fl *ast.FieldList) {
+		if fl == nil {
+			return
+		}
+		for _, f := range fl.List {
+			for _, id := range f.Names {
+				bound[id.Name] = true
+			}
+		}
 	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncDecl:
+			fields(x.Recv)
+		case *ast.FuncType:
+			fields(x.TypeParams)
+			fields(x.Params)
+			fields(x.Results)
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						bound[id.Name] = true
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if x.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{x.Key, x.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						bound[id.Name] = true
+					}
+				}
+			}
+		case *ast.DeclStmt:
+			if gd, ok := x.Decl.(*ast.GenDecl); ok {
+				for _, sp := range gd.Specs {
+					switch v := sp.(type) {
+					case *ast.ValueSpec:
+						for _, id := range v.Names {
+							bound[id.Name] = true
+						}
+					case *ast.TypeSpec:
+						bound[v.Name.Name] = true
+					}
+				}
+			}
+		case *ast.LabeledStmt:
+			bound[x.Label.Name] = true
+		}
+		return true
+	})
+	return bound
 }
 
-func (s refSet) list() []Ref {
-	if len(s) == 0 {
+// refSet collects uses and keeps the first of each (from, qual, name):
+// appended as found, then sorted and compacted once, which is far cheaper
+// than a map keyed by three strings on the indexing hot path.
+type refSet struct{ refs []Ref }
+
+func (s *refSet) add(r Ref) { s.refs = append(s.refs, r) }
+
+func (s *refSet) list() []Ref {
+	if len(s.refs) == 0 {
 		return nil
 	}
-	out := make([]Ref, 0, len(s))
-	for _, r := range s {
-		out = append(out, r)
+	out := s.refs
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		if a.Qual != b.Qual {
+			return a.Qual < b.Qual
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Line < b.Line
+	})
+	w := 0
+	for i, r := range out {
+		if i > 0 && r.From == out[w-1].From && r.Qual == out[w-1].Qual && r.Name == out[w-1].Name {
+			continue
+		}
+		out[w] = r
+		w++
 	}
-	sortRefs(out)
-	return out
+	return out[:w:w]
 }
 
 var predeclared = map[string]bool{}

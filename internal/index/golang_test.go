@@ -111,3 +111,21 @@ func FuzzParseGo(f *testing.F) {
 		}
 	})
 }
+
+func TestALocalNameIsNoReference(t *testing.T) {
+	rec := ParseGo("x.go", []byte("package x\n\nfunc helper() {}\n\nfunc F(helper int) int {\n\tfor _, v := range []int{helper} {\n\t\tprefix := v\n\t\t_ = prefix\n\t}\n\treturn helper\n}\n\nvar prefix = 1\n\nfunc G() { helper(); _ = prefix }\n"))
+	for _, r := range rec.Refs {
+		if r.From == "F" && (r.Name == "helper" || r.Name == "prefix" || r.Name == "v") {
+			t.Errorf("F's local %s was taken for a reference", r.Name)
+		}
+	}
+	found := 0
+	for _, r := range rec.Refs {
+		if r.From == "G" && (r.Name == "helper" || r.Name == "prefix") {
+			found++
+		}
+	}
+	if found != 2 {
+		t.Errorf("G's uses of the package's helper and prefix: %d of 2 found (%+v)", found, rec.Refs)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +27,9 @@ type Stats struct {
 	Parsed   int           // files parsed in this pass
 	Removed  int           // records dropped in this pass
 	Duration time.Duration // wall time of the pass
+	// SymbolsOnly says the pass changed symbols or references and nothing
+	// of the default graph, which is then the previous one, not rebuilt.
+	SymbolsOnly bool
 }
 
 // Indexer keeps the index of one workspace, in memory and in the cache
@@ -41,6 +46,8 @@ type Indexer struct {
 	files  map[string]*FileRecord // symbols and refs live in the shards, not here
 	layout string
 	diags  []Diagnostic
+	graph  *graph.Graph // the default graph of files, as last assembled
+	dirty  bool         // files.gob is behind the records in memory
 
 	symMu   sync.Mutex
 	symbols *graph.Graph // assembled from the shards on demand; nil after a change
@@ -123,6 +130,11 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 		}
 		todo = append(todo, f)
 	}
+	if len(todo) > bigPass {
+		// A big pass allocates a lot and keeps little: collecting less
+		// often trades some peak memory for a quarter less CPU.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	parsed := ix.parse(todo)
 	for _, rec := range parsed {
 		files[rec.Path] = rec
@@ -134,23 +146,41 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 		}
 	}
 	layout := layoutOf(ws)
-	if err := ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout()); err != nil {
-		return nil, Stats{}, err
-	}
+
+	// The shards and the cache files are written while the graph is
+	// assembled: neither needs the other.
+	var g *graph.Graph
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		g = Assemble(ws, files)
+	}()
+	err = ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout())
 	for _, rec := range parsed {
 		rec.Symbols, rec.Refs = nil, nil
 	}
+	if err == nil && (fresh || len(parsed) > 0 || len(removed) > 0 || ix.dirty) {
+		if err = ix.store.saveFiles(ix.root, files); err == nil {
+			ix.dirty = false
+		}
+	}
+	if err == nil {
+		err = ix.saveLayout(layout)
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, Stats{}, err
+	}
 	ix.ws, ix.files, ix.diags, ix.layout = ws, files, diags, layout
 	ix.resetSymbols()
-	if err := ix.store.saveFiles(ix.root, files); err != nil {
-		return nil, Stats{}, err
-	}
-	if err := ix.saveLayout(layout); err != nil {
-		return nil, Stats{}, err
-	}
-	g := Assemble(ws, files)
+	ix.graph = g
 	return g, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
+
+// bigPass is the number of files to parse above which a pass tunes the
+// garbage collector for throughput.
+const bigPass = 2000
 
 // Update re-indexes only the given paths (relative, slash-separated):
 // changed files are re-parsed, vanished ones dropped, new directories
@@ -229,7 +259,13 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 	}
 	parsed := ix.parse(todo)
 	if len(parsed) == 0 && len(removed) == 0 {
-		return Assemble(ws, ix.files), Stats{Files: len(ix.files), Duration: time.Since(start)}, nil
+		return ix.graph, Stats{Files: len(ix.files), Duration: time.Since(start)}, nil
+	}
+	structural := len(removed) > 0 || ix.graph == nil
+	for _, r := range parsed {
+		if old, ok := ix.files[r.Path]; !ok || !sameShape(old, r) {
+			structural = true
+		}
 	}
 	next := make(map[string]*FileRecord, len(ix.files)+len(parsed))
 	for p, r := range ix.files {
@@ -249,10 +285,46 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 	}
 	ix.files, ix.ws = next, ws
 	ix.resetSymbols()
-	if err := ix.store.saveFiles(ix.root, next); err != nil {
-		return nil, Stats{}, err
+	// files.gob is saved by Flush: a crash before it only costs re-parsing
+	// the files it is behind on (their size or mtime differ), never a
+	// wrong answer.
+	ix.dirty = true
+	st := Stats{Files: len(next), Parsed: len(parsed), Removed: len(removed), SymbolsOnly: !structural}
+	if structural {
+		ix.graph = Assemble(ws, next)
 	}
-	return Assemble(ws, next), Stats{Files: len(next), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
+	st.Duration = time.Since(start)
+	return ix.graph, st, nil
+}
+
+// Flush saves the records to the cache if Update left it behind.
+func (ix *Indexer) Flush() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !ix.dirty || ix.files == nil {
+		return nil
+	}
+	if err := ix.store.saveFiles(ix.root, ix.files); err != nil {
+		return err
+	}
+	ix.dirty = false
+	return nil
+}
+
+// sameShape reports whether two records of one file contribute the same
+// nodes and edges to the default graph (symbols and references aside).
+func sameShape(a, b *FileRecord) bool {
+	if a.Lang != b.Lang || a.Package != b.Package || a.Title != b.Title || a.Module != b.Module || a.Entry != b.Entry || a.Diag != b.Diag ||
+		!slices.Equal(a.Links, b.Links) || !slices.Equal(a.Mentions, b.Mentions) || len(a.Imports) != len(b.Imports) {
+		return false
+	}
+	for i := range a.Imports {
+		x, y := a.Imports[i], b.Imports[i]
+		if x.Path != y.Path || x.Alias != y.Alias || !slices.Equal(x.Names, y.Names) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameDocs(a, b *workspace.Workspace) bool {
@@ -340,8 +412,9 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 	if err := ix.store.ensure(); err != nil {
 		return err
 	}
+	owners := graph.NewOwners(ws)
 	owner := func(p string) string {
-		if o := graph.OwnerOf(ws, p); o != nil {
+		if o := owners.Of(p); o != nil {
 			return o.Name
 		}
 		return ""
@@ -392,7 +465,7 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 		shards[p] = map[string]shardEntry{}
 	}
 	var missing []Found
-	for _, p := range sortedPaths(files) {
+	for p := range files {
 		proj := owner(p)
 		if !affected[proj] {
 			continue
@@ -489,9 +562,10 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 // shard.
 func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*FileRecord, project string) map[string]shardEntry {
 	var todo []Found
+	owners := graph.NewOwners(ws)
 	for _, p := range sortedPaths(files) {
 		f := files[p]
-		o := graph.OwnerOf(ws, p)
+		o := owners.Of(p)
 		if (o == nil && project == "" || o != nil && o.Name == project) && hasSymbols(f.Lang) {
 			todo = append(todo, Found{Path: p, Size: f.Size, ModTime: f.ModTime, Lang: f.Lang})
 		}

@@ -10,10 +10,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
+	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,19 +33,35 @@ import (
 	"github.com/corehq/core/internal/workspace"
 )
 
-// Snapshot is one version of the workspace graph, encoded.
+// Snapshot is one version of the workspace graph. Its encodings are made
+// once, on first use, and then served as they are: a change is announced
+// without waiting for a 60 MB encode nobody may ask for.
 type Snapshot struct {
 	Version uint64
 	Graph   *graph.Graph
-	JSON    []byte // exactly what `core graph --json` prints
-	Gzip    []byte // JSON, gzip-compressed once
-	ETag    string // strong, quoted
+	ETag    string // strong, quoted: this server instance and the version
 	Nodes   int
 	Edges   int
 	BuiltAt time.Time
 
-	qOnce sync.Once
-	qIdx  *query.Index
+	jsonOnce sync.Once
+	json     []byte
+	gzipOnce sync.Once
+	gzip     []byte
+	qOnce    sync.Once
+	qIdx     *query.Index
+}
+
+// JSON is exactly what `core graph --json` prints.
+func (s *Snapshot) JSON() []byte {
+	s.jsonOnce.Do(func() { s.json = s.Graph.Encode() })
+	return s.json
+}
+
+// Gzip is JSON, compressed once.
+func (s *Snapshot) Gzip() []byte {
+	s.gzipOnce.Do(func() { s.gzip = gzipBytes(s.JSON()) })
+	return s.gzip
 }
 
 // QueryIndex is the query engine's index of this snapshot, built on first
@@ -67,11 +84,14 @@ type Workspace struct {
 	pub      Publisher
 	ix       *index.Indexer
 
-	cur     atomic.Pointer[Snapshot]
-	mu      sync.Mutex // serialises rebuilds
-	ws      *workspace.Workspace
-	diag    atomic.Pointer[diagnostic]
-	version uint64
+	cur        atomic.Pointer[Snapshot]
+	mu         sync.Mutex // serialises rebuilds
+	ws         *workspace.Workspace
+	diag       atomic.Pointer[diagnostic]
+	version    uint64
+	symVersion uint64
+	instance   string // in ETags, so that another server's ETag never matches
+	flush      *time.Timer
 }
 
 type diagnostic struct{ err error }
@@ -91,7 +111,7 @@ func NewIndexer(root, cacheDir string) *index.Indexer {
 // broken targets.yaml is not fatal: the view starts empty with the
 // diagnostic set.
 func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
-	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: NewIndexer(root, cacheDir)}
+	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: NewIndexer(root, cacheDir), instance: instanceID()}
 	_ = w.Rebuild()
 	return w
 }
@@ -182,13 +202,45 @@ func (w *Workspace) Changed(b watch.Batch) error {
 		return w.Rebuild()
 	}
 	defer w.mu.Unlock()
-	g, _, err := w.ix.Update(ws, b.Paths)
+	g, st, err := w.ix.Update(ws, b.Paths)
 	if err != nil {
 		w.fail(err)
 		return err
 	}
-	w.install(g)
+	if st.SymbolsOnly {
+		// The default graph is as it was; the symbols changed. Clients
+		// holding symbol query results refresh on this event too.
+		w.symVersion++
+		if snap := w.cur.Load(); snap != nil {
+			w.publish(events.KindGraph, map[string]any{"version": snap.Version, "symbols_version": w.symVersion, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
+		}
+	} else {
+		w.install(g)
+	}
+	w.scheduleFlush()
 	return nil
+}
+
+// flushDelay is how long the index cache may lag behind memory after a
+// change; Close flushes at once.
+const flushDelay = 2 * time.Second
+
+func (w *Workspace) scheduleFlush() {
+	if w.flush == nil {
+		w.flush = time.AfterFunc(flushDelay, func() { _ = w.ix.Flush() })
+		return
+	}
+	w.flush.Reset(flushDelay)
+}
+
+// Close saves what the index has not saved yet.
+func (w *Workspace) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.flush != nil {
+		w.flush.Stop()
+	}
+	return w.ix.Flush()
 }
 
 // reload reads targets.yaml, keeping the last good workspace on failure.
@@ -214,20 +266,16 @@ func (w *Workspace) fail(err error) {
 	}
 }
 
-// install makes g current if its bytes differ from the current graph's.
+// install makes g current if it differs from the current graph.
 func (w *Workspace) install(g *graph.Graph) {
-	data := g.Encode()
-	if old := w.cur.Load(); old != nil && bytes.Equal(old.JSON, data) {
+	if old := w.cur.Load(); old != nil && graph.Equal(old.Graph, g) {
 		return
 	}
 	w.version++
-	sum := sha256.Sum256(data)
 	snap := &Snapshot{
 		Version: w.version,
 		Graph:   g,
-		JSON:    data,
-		Gzip:    gzipBytes(data),
-		ETag:    `"` + hex.EncodeToString(sum[:16]) + `"`,
+		ETag:    fmt.Sprintf(`"%s-%d"`, w.instance, w.version),
 		Nodes:   len(g.Nodes),
 		Edges:   len(g.Edges),
 		BuiltAt: time.Now(),
@@ -262,6 +310,13 @@ func (w *Workspace) publish(kind string, payload map[string]any) {
 	}
 	data, _ := json.Marshal(payload)
 	w.pub.Publish(kind, data)
+}
+
+// instanceID names this server process in ETags.
+func instanceID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func gzipBytes(b []byte) []byte {

@@ -36,12 +36,12 @@ func settle(t *testing.T, w *Workspace, root string) {
 	want := coldBytes(t, root)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if snap, err := w.Current(); err == nil && bytes.Equal(snap.JSON, want) {
+		if snap, err := w.Current(); err == nil && bytes.Equal(snap.JSON(), want) {
 			return
 		}
 		if time.Now().After(deadline) {
 			snap, _ := w.Current()
-			t.Fatalf("the live graph never matched a cold index\nlive: %.400s\ncold: %.400s", snap.JSON, want)
+			t.Fatalf("the live graph never matched a cold index\nlive: %.400s\ncold: %.400s", snap.JSON(), want)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -84,7 +84,7 @@ func TestALostEventReconcilesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap, _ := w.Current()
-	if !bytes.Equal(snap.JSON, coldBytes(t, root)) {
+	if !bytes.Equal(snap.JSON(), coldBytes(t, root)) {
 		t.Fatal("an overflow did not reconcile the whole tree")
 	}
 }
