@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -350,9 +349,8 @@ func TestBrowserSnapshotFromADataLink(t *testing.T) {
 	if badge := eval[string](t, b, `document.querySelector('#badge').textContent`); !strings.HasPrefix(strings.TrimSpace(badge), "snapshot: ") {
 		t.Fatalf("badge %q", badge)
 	}
-	api := mustCore(t, ws, nil, "graph", "--json")
-	if n := eval[int](t, b, `window.__core.nodes`); n == 0 || !strings.Contains(api.Stdout, fmt.Sprintf(`"id":`)) {
-		t.Fatalf("the snapshot shows %d nodes", n)
+	if n := eval[int](t, b, `window.__core.nodes`); n == 0 {
+		t.Fatal("the snapshot shows no nodes")
 	}
 	for _, r := range b.requests() {
 		if strings.HasPrefix(r.URL, "http") {

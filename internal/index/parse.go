@@ -3,7 +3,6 @@ package index
 import (
 	"encoding/json"
 	"path"
-	"sort"
 
 	"golang.org/x/mod/modfile"
 )
@@ -64,17 +63,4 @@ func parsePackageJSON(p string, src []byte) FileRecord {
 		}
 	}
 	return rec
-}
-
-func sortRefs(refs []Ref) {
-	sort.Slice(refs, func(i, j int) bool {
-		a, b := refs[i], refs[j]
-		if a.From != b.From {
-			return a.From < b.From
-		}
-		if a.Qual != b.Qual {
-			return a.Qual < b.Qual
-		}
-		return a.Name < b.Name
-	})
 }
