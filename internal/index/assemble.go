@@ -19,11 +19,11 @@ func SymbolID(p, name string) string     { return "symbol:" + p + "#" + name }
 type resolver struct {
 	ws       *workspace.Workspace
 	files    map[string]*FileRecord
-	dirs     map[string]bool               // every directory holding an indexed file
-	goMods   map[string]string             // module dir -> module path
-	goPkgs   map[string]*goPackage         // import path -> package
-	goDirPkg map[string]string             // dir -> import path
-	jsPkgs   map[string]*FileRecord        // package.json name -> record
+	dirs     map[string]bool        // every directory holding an indexed file
+	goMods   map[string]string      // module dir -> module path
+	goPkgs   map[string]*goPackage  // import path -> package
+	goDirPkg map[string]string      // dir -> import path
+	jsPkgs   map[string]*FileRecord // package.json name -> record
 	owners   *graph.Owners
 }
 
