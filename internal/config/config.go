@@ -62,6 +62,6 @@ func Defaults() Config {
 	c.Server.ShutdownTimeout = 10 * time.Second
 	c.Server.MaxBody = 1 << 20
 	c.Events.KeepAlive = 15 * time.Second
-	c.Events.Debounce = 50 * time.Millisecond
+	c.Events.Debounce = 20 * time.Millisecond
 	return c
 }

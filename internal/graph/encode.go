@@ -14,11 +14,13 @@ import (
 func (g *Graph) Sort() {
 	slices.SortStableFunc(g.Nodes, func(a, b Node) int { return cmp.Compare(a.ID, b.ID) })
 	g.Nodes = slices.CompactFunc(g.Nodes, func(a, b Node) bool { return a.ID == b.ID })
-	slices.SortFunc(g.Edges, compareEdges)
+	slices.SortFunc(g.Edges, CompareEdges)
 	g.Edges = slices.Compact(g.Edges)
 }
 
-func compareEdges(a, b Edge) int {
+// CompareEdges orders edges by source, target, then kind: the graph's
+// edge order.
+func CompareEdges(a, b Edge) int {
 	if c := cmp.Compare(a.Source, b.Source); c != 0 {
 		return c
 	}
@@ -35,7 +37,7 @@ func (g *Graph) sorted() bool {
 		}
 	}
 	for i := 1; i < len(g.Edges); i++ {
-		if compareEdges(g.Edges[i-1], g.Edges[i]) >= 0 {
+		if CompareEdges(g.Edges[i-1], g.Edges[i]) >= 0 {
 			return false
 		}
 	}
@@ -151,13 +153,17 @@ func Equal(a, b *Graph) bool {
 		return false
 	}
 	for i := range a.Nodes {
-		x, y := &a.Nodes[i], &b.Nodes[i]
-		if x.ID != y.ID || x.Kind != y.Kind || x.Name != y.Name || x.Path != y.Path || x.Project != y.Project ||
-			x.Drift != y.Drift || x.Description != y.Description || x.Title != y.Title || x.Language != y.Language ||
-			x.SymbolKind != y.SymbolKind || x.Line != y.Line || x.External != y.External || x.Diagnostic != y.Diagnostic ||
-			x.State != y.State || !slices.Equal(x.Command, y.Command) || !slices.Equal(x.Inputs, y.Inputs) || !slices.Equal(x.Outputs, y.Outputs) {
+		if !NodeEqual(&a.Nodes[i], &b.Nodes[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// NodeEqual reports whether two nodes have the same fields.
+func NodeEqual(x, y *Node) bool {
+	return x.ID == y.ID && x.Kind == y.Kind && x.Name == y.Name && x.Path == y.Path && x.Project == y.Project &&
+		x.Drift == y.Drift && x.Description == y.Description && x.Title == y.Title && x.Language == y.Language &&
+		x.SymbolKind == y.SymbolKind && x.Line == y.Line && x.External == y.External && x.Diagnostic == y.Diagnostic &&
+		x.State == y.State && slices.Equal(x.Command, y.Command) && slices.Equal(x.Inputs, y.Inputs) && slices.Equal(x.Outputs, y.Outputs)
 }

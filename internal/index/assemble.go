@@ -2,6 +2,7 @@ package index
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,12 +78,28 @@ func newResolver(ws *workspace.Workspace, files map[string]*FileRecord) *resolve
 			r.goPkgs[ip] = pkg
 			r.goDirPkg[dir] = ip
 		}
-		if pkg.name == "" || (strings.HasSuffix(pkg.name, "_test") && !strings.HasSuffix(f.Package, "_test")) {
-			pkg.name = f.Package
-		}
 		pkg.files = append(pkg.files, f.Path)
 	}
+	for ip := range r.goPkgs {
+		r.renamePackage(ip)
+	}
 	return r
+}
+
+// renamePackage names a Go package after the package clause of its first
+// file (by path), preferring a file that is not an external test.
+func (r *resolver) renamePackage(ip string) {
+	pkg := r.goPkgs[ip]
+	if pkg == nil {
+		return
+	}
+	pkg.name = ""
+	for _, fp := range pkg.files {
+		name := r.files[fp].Package
+		if pkg.name == "" || (strings.HasSuffix(pkg.name, "_test") && !strings.HasSuffix(name, "_test")) {
+			pkg.name = name
+		}
+	}
 }
 
 // goImportPath is the import path of the Go package in dir: the nearest
@@ -127,89 +144,376 @@ func (r *resolver) projectOf(p string) string {
 // plus docs, files, packages, imports, doc links and mentions, and the
 // project dependencies the imports imply. It holds no symbols.
 func Assemble(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
-	g := graph.Declared(ws)
-	r := newResolver(ws, files)
-	targets := map[string]bool{}
+	return newAssembly(ws, files).graph
+}
+
+// contribution is what one file (or one Go package) adds to the default
+// graph. Its nodes and edges belong to it alone; external packages and
+// inferred project dependencies may be shared by many, so they are counted.
+type contribution struct {
+	nodes     []graph.Node
+	edges     []graph.Edge
+	externals []string
+	inferred  [][2]string
+}
+
+// assembly is the default graph with the contribution of every file and
+// package that made it, so that an edit can replace one file's part
+// without rebuilding the rest (see update).
+type assembly struct {
+	ws       *workspace.Workspace
+	r        *resolver
+	targets  map[string]bool
+	byFile   map[string]contribution
+	byPkg    map[string]contribution
+	extCount map[string]int
+	infCount map[[2]string]int
+	graph    *graph.Graph
+}
+
+func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembly {
+	a := &assembly{
+		ws: ws, r: newResolver(ws, files), targets: map[string]bool{},
+		byFile: make(map[string]contribution, len(files)), byPkg: map[string]contribution{},
+		extCount: map[string]int{}, infCount: map[[2]string]int{},
+	}
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {
-			targets[p.Name+":"+t.Name] = true
+			a.targets[p.Name+":"+t.Name] = true
 		}
 	}
-	inferred := map[[2]string]bool{}
-	infer := func(from, toPath string) {
-		a, b := r.projectOf(from), r.projectOf(toPath)
-		if a != "" && b != "" && a != b {
-			inferred[[2]string{a, b}] = true
+	g := graph.Declared(ws)
+	add := func(c contribution) {
+		g.Nodes = append(g.Nodes, c.nodes...)
+		g.Edges = append(g.Edges, c.edges...)
+		for _, x := range c.externals {
+			a.extCount[x]++
+		}
+		for _, x := range c.inferred {
+			a.infCount[x]++
 		}
 	}
-	externals := map[string]bool{}
-
-	for _, p := range sortedPaths(files) {
-		f := files[p]
-		project := r.projectOf(f.Path)
-		switch f.Lang {
-		case LangMarkdown:
-			id := graph.DocID(f.Path)
-			name := f.Title
-			if name == "" {
-				name = path.Base(f.Path)
-			}
-			g.Nodes = append(g.Nodes, graph.Node{ID: id, Kind: graph.KindDoc, Name: name, Path: f.Path, Project: project, Title: f.Title, Diagnostic: f.Diag})
-			if project != "" {
-				g.Edges = append(g.Edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
-			}
-			for _, l := range f.Links {
-				if to := r.link(f.Path, l); to != "" {
-					g.Edges = append(g.Edges, graph.Edge{Source: id, Target: to, Kind: graph.EdgeLinks})
-				}
-			}
-			for _, m := range f.Mentions {
-				if targets[m] {
-					pr, t, _ := strings.Cut(m, ":")
-					g.Edges = append(g.Edges, graph.Edge{Source: id, Target: graph.TargetID(pr, t), Kind: graph.EdgeMentions})
-				}
-			}
-		case LangGo, LangTypeScript, LangJavaScript, LangPython:
-			id := FileID(f.Path)
-			g.Nodes = append(g.Nodes, graph.Node{ID: id, Kind: graph.KindFile, Name: path.Base(f.Path), Path: f.Path, Project: project, Language: f.Lang, Diagnostic: f.Diag})
-			if project != "" {
-				g.Edges = append(g.Edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
-			}
-			for _, imp := range f.Imports {
-				to, toPath, external := r.importTarget(f, imp)
-				if to == "" {
-					continue
-				}
-				g.Edges = append(g.Edges, graph.Edge{Source: id, Target: to, Kind: graph.EdgeImports})
-				if external {
-					externals[to] = true
-				} else {
-					infer(f.Path, toPath)
-				}
-			}
+	for p, f := range files {
+		c := a.fileContribution(f)
+		a.byFile[p] = c
+		add(c)
+	}
+	for ip := range a.r.goPkgs {
+		c := a.packageContribution(ip)
+		a.byPkg[ip] = c
+		add(c)
+	}
+	for id := range a.extCount {
+		if !a.isWorkspacePackage(id) {
+			g.Nodes = append(g.Nodes, externalNode(id))
 		}
 	}
-	for _, ip := range sortedKeys(r.goPkgs) {
-		pkg := r.goPkgs[ip]
-		id := PackageID(ip)
-		project := r.projectOfDir(pkg.dir)
-		g.Nodes = append(g.Nodes, graph.Node{ID: id, Kind: graph.KindPackage, Name: pkg.name, Path: pkg.dir, Project: project, Language: LangGo})
-		if project != "" {
-			g.Edges = append(g.Edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
-		}
-		for _, fp := range pkg.files {
-			g.Edges = append(g.Edges, graph.Edge{Source: id, Target: FileID(fp), Kind: graph.EdgeContains})
-		}
-	}
-	for id := range externals {
-		name := strings.TrimPrefix(id, "package:")
-		g.Nodes = append(g.Nodes, graph.Node{ID: id, Kind: graph.KindPackage, Name: name, External: true})
-	}
-	for pair := range inferred {
-		g.Edges = append(g.Edges, graph.Edge{Source: graph.ProjectID(pair[0]), Target: graph.ProjectID(pair[1]), Kind: graph.EdgeDependsInferred})
+	for pair := range a.infCount {
+		g.Edges = append(g.Edges, inferredEdge(pair))
 	}
 	g.Sort()
-	return g
+	a.graph = g
+	return a
+}
+
+// isWorkspacePackage reports whether a package id names a workspace Go
+// package (whose own node wins over an external one of the same name).
+func (a *assembly) isWorkspacePackage(id string) bool {
+	_, ok := a.r.goPkgs[strings.TrimPrefix(id, "package:")]
+	return ok
+}
+
+// update replaces the parts of the changed files in the graph and returns
+// the new graph, leaving the old one untouched (a snapshot may be serving
+// it). It handles edits of files the assembly already holds; a change to the
+// set of files, or to a go.mod or package.json, changes how other files
+// resolve and needs a new assembly (ok false).
+func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (*graph.Graph, bool) {
+	for _, f := range changed {
+		if _, known := a.byFile[f.Path]; !known || f.Lang == LangGoMod || f.Lang == LangPackageJSON {
+			return nil, false
+		}
+	}
+	a.r.files = files
+	var d delta
+	pkgs := map[string]bool{}
+	for _, f := range changed {
+		old := a.byFile[f.Path]
+		next := a.fileContribution(f)
+		a.byFile[f.Path] = next
+		a.replace(&d, old, next)
+		if f.Lang == LangGo {
+			pkgs[a.r.goDirPkg[path.Dir(f.Path)]] = true
+		}
+	}
+	for ip := range pkgs {
+		a.r.renamePackage(ip)
+		old := a.byPkg[ip]
+		next := a.packageContribution(ip)
+		a.byPkg[ip] = next
+		a.replace(&d, old, next)
+	}
+	a.graph = d.apply(a.graph)
+	return a.graph, true
+}
+
+// replace records the difference between two contributions, keeping the
+// counts of shared nodes and edges.
+func (a *assembly) replace(d *delta, old, next contribution) {
+	d.nodes(old.nodes, next.nodes)
+	d.edges(old.edges, next.edges)
+	for _, x := range old.externals {
+		if a.extCount[x]--; a.extCount[x] == 0 {
+			delete(a.extCount, x)
+			if !a.isWorkspacePackage(x) {
+				d.nodes([]graph.Node{externalNode(x)}, nil)
+			}
+		}
+	}
+	for _, x := range next.externals {
+		if a.extCount[x]++; a.extCount[x] == 1 && !a.isWorkspacePackage(x) {
+			d.nodes(nil, []graph.Node{externalNode(x)})
+		}
+	}
+	for _, x := range old.inferred {
+		if a.infCount[x]--; a.infCount[x] == 0 {
+			delete(a.infCount, x)
+			d.edges([]graph.Edge{inferredEdge(x)}, nil)
+		}
+	}
+	for _, x := range next.inferred {
+		if a.infCount[x]++; a.infCount[x] == 1 {
+			d.edges(nil, []graph.Edge{inferredEdge(x)})
+		}
+	}
+}
+
+// delta is a set of node and edge replacements to apply to a sorted graph.
+type delta struct {
+	dropNodes map[string]bool
+	addNodes  map[string]graph.Node
+	edgeDelta map[graph.Edge]int
+}
+
+func (d *delta) nodes(old, next []graph.Node) {
+	if d.dropNodes == nil {
+		d.dropNodes, d.addNodes = map[string]bool{}, map[string]graph.Node{}
+	}
+	same := map[string]bool{}
+	for i := range old {
+		for j := range next {
+			if graph.NodeEqual(&old[i], &next[j]) {
+				same[old[i].ID] = true // unchanged: neither dropped nor added
+			}
+		}
+	}
+	for _, n := range old {
+		if !same[n.ID] {
+			d.dropNodes[n.ID] = true
+			delete(d.addNodes, n.ID)
+		}
+	}
+	for _, n := range next {
+		if !same[n.ID] {
+			d.addNodes[n.ID] = n
+		}
+	}
+}
+
+func (d *delta) edges(old, next []graph.Edge) {
+	if d.edgeDelta == nil {
+		d.edgeDelta = map[graph.Edge]int{}
+	}
+	for _, e := range old {
+		d.edgeDelta[e]--
+	}
+	for _, e := range next {
+		d.edgeDelta[e]++
+	}
+}
+
+// apply splices the delta into g's sorted slices: each change is found by
+// binary search and the runs between changes are copied whole, so the cost
+// is a copy of the graph, not a sort or a hash per node. A slice with no
+// change is shared with g, which is never modified.
+func (d *delta) apply(g *graph.Graph) *graph.Graph {
+	var dropN []string
+	for id := range d.dropNodes {
+		if _, readded := d.addNodes[id]; !readded {
+			dropN = append(dropN, id)
+		}
+	}
+	var addN []graph.Node
+	for id, n := range d.addNodes {
+		if d.dropNodes[id] {
+			dropN = append(dropN, id) // replaced: drop the old, insert the new
+		}
+		addN = append(addN, n)
+	}
+	slices.Sort(dropN)
+	slices.SortFunc(addN, func(x, y graph.Node) int { return strings.Compare(x.ID, y.ID) })
+	nodes := g.Nodes
+	if len(dropN) > 0 || len(addN) > 0 {
+		nodes = splice(g.Nodes, dropN, addN,
+			func(n graph.Node, id string) int { return strings.Compare(n.ID, id) },
+			func(n, m graph.Node) int { return strings.Compare(n.ID, m.ID) })
+	}
+
+	var dropE, addE []graph.Edge
+	for e, n := range d.edgeDelta {
+		switch {
+		case n > 0:
+			addE = append(addE, e)
+		case n < 0:
+			dropE = append(dropE, e)
+		}
+	}
+	slices.SortFunc(dropE, graph.CompareEdges)
+	slices.SortFunc(addE, graph.CompareEdges)
+	edges := g.Edges
+	if len(dropE) > 0 || len(addE) > 0 {
+		edges = splice(g.Edges, dropE, addE, graph.CompareEdges, graph.CompareEdges)
+	}
+	return &graph.Graph{Nodes: nodes, Edges: edges}
+}
+
+// splice returns a new sorted slice: old without the elements drop names
+// and with add inserted. drop and add are sorted; an element both dropped
+// and added is replaced.
+func splice[T, K any](old []T, drop []K, add []T, cmpKey func(T, K) int, cmp func(T, T) int) []T {
+	out := make([]T, 0, len(old)-len(drop)+len(add))
+	i, di, ai := 0, 0, 0
+	for di < len(drop) || ai < len(add) {
+		if di < len(drop) && (ai >= len(add) || cmpKey(add[ai], drop[di]) >= 0) {
+			k := i + sort.Search(len(old)-i, func(x int) bool { return cmpKey(old[i+x], drop[di]) >= 0 })
+			out = append(out, old[i:k]...)
+			i = k
+			if i < len(old) && cmpKey(old[i], drop[di]) == 0 {
+				i++
+			}
+			di++
+			continue
+		}
+		k := i + sort.Search(len(old)-i, func(x int) bool { return cmp(old[i+x], add[ai]) >= 0 })
+		out = append(out, old[i:k]...)
+		i = k
+		out = append(out, add[ai])
+		ai++
+	}
+	return append(out, old[i:]...)
+}
+
+func externalNode(id string) graph.Node {
+	return graph.Node{ID: id, Kind: graph.KindPackage, Name: strings.TrimPrefix(id, "package:"), External: true}
+}
+
+func inferredEdge(pair [2]string) graph.Edge {
+	return graph.Edge{Source: graph.ProjectID(pair[0]), Target: graph.ProjectID(pair[1]), Kind: graph.EdgeDependsInferred}
+}
+
+// fileContribution is one file's part of the default graph: its node, its
+// project's ownership, and its links, mentions or imports.
+func (a *assembly) fileContribution(f *FileRecord) contribution {
+	r := a.r
+	var c contribution
+	project := r.projectOf(f.Path)
+	switch f.Lang {
+	case LangMarkdown:
+		id := graph.DocID(f.Path)
+		name := f.Title
+		if name == "" {
+			name = path.Base(f.Path)
+		}
+		c.nodes = append(c.nodes, graph.Node{ID: id, Kind: graph.KindDoc, Name: name, Path: f.Path, Project: project, Title: f.Title, Diagnostic: f.Diag})
+		if project != "" {
+			c.edges = append(c.edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
+		}
+		for _, l := range f.Links {
+			if to := r.link(f.Path, l); to != "" {
+				c.edges = append(c.edges, graph.Edge{Source: id, Target: to, Kind: graph.EdgeLinks})
+			}
+		}
+		for _, m := range f.Mentions {
+			if a.targets[m] {
+				pr, t, _ := strings.Cut(m, ":")
+				c.edges = append(c.edges, graph.Edge{Source: id, Target: graph.TargetID(pr, t), Kind: graph.EdgeMentions})
+			}
+		}
+	case LangGo, LangTypeScript, LangJavaScript, LangPython:
+		id := FileID(f.Path)
+		c.nodes = append(c.nodes, graph.Node{ID: id, Kind: graph.KindFile, Name: path.Base(f.Path), Path: f.Path, Project: project, Language: f.Lang, Diagnostic: f.Diag})
+		if project != "" {
+			c.edges = append(c.edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
+		}
+		for _, imp := range f.Imports {
+			to, toPath, external := r.importTarget(f, imp)
+			if to == "" {
+				continue
+			}
+			c.edges = append(c.edges, graph.Edge{Source: id, Target: to, Kind: graph.EdgeImports})
+			if external {
+				c.externals = append(c.externals, to)
+			} else if b := r.projectOf(toPath); project != "" && b != "" && project != b {
+				c.inferred = append(c.inferred, [2]string{project, b})
+			}
+		}
+	}
+	c.edges = uniqueEdges(c.edges)
+	c.externals = uniqueStrings(c.externals)
+	c.inferred = uniquePairs(c.inferred)
+	return c
+}
+
+// packageContribution is a Go package's node, its project's ownership and
+// its files.
+func (a *assembly) packageContribution(ip string) contribution {
+	pkg := a.r.goPkgs[ip]
+	id := PackageID(ip)
+	project := a.r.projectOfDir(pkg.dir)
+	c := contribution{nodes: []graph.Node{{ID: id, Kind: graph.KindPackage, Name: pkg.name, Path: pkg.dir, Project: project, Language: LangGo}}}
+	if project != "" {
+		c.edges = append(c.edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
+	}
+	for _, fp := range pkg.files {
+		c.edges = append(c.edges, graph.Edge{Source: id, Target: FileID(fp), Kind: graph.EdgeContains})
+	}
+	return c
+}
+
+func uniqueEdges(es []graph.Edge) []graph.Edge {
+	if len(es) < 2 {
+		return es
+	}
+	seen := make(map[graph.Edge]bool, len(es))
+	out := es[:0]
+	for _, e := range es {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func uniqueStrings(ss []string) []string {
+	if len(ss) < 2 {
+		return ss
+	}
+	slices.Sort(ss)
+	return slices.Compact(ss)
+}
+
+func uniquePairs(ps [][2]string) [][2]string {
+	if len(ps) < 2 {
+		return ps
+	}
+	slices.SortFunc(ps, func(x, y [2]string) int {
+		if c := strings.Compare(x[0], y[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(x[1], y[1])
+	})
+	return slices.Compact(ps)
 }
 
 // InferredDeps returns the depends_inferred edges of g.

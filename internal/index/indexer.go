@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -47,6 +48,11 @@ type Indexer struct {
 	layout string
 	diags  []Diagnostic
 	graph  *graph.Graph // the default graph of files, as last assembled
+	asm    *assembly    // how it was assembled, for incremental updates
+	// pending holds the shard changes of Updates not yet written: Flush
+	// writes them (before files.gob, so that the cache never claims a file
+	// whose symbols it lost) and Symbols reads them over the shards.
+	pending map[string]*shardPatch
 	dirty  bool         // files.gob is behind the records in memory
 
 	symMu   sync.Mutex
@@ -112,6 +118,9 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 	}
 	defer lock.Unlock()
 
+	if err := ix.flushShardsLocked(); err != nil {
+		return nil, Stats{}, err
+	}
 	prev := ix.files
 	fresh := false
 	if prev == nil {
@@ -149,12 +158,12 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 
 	// The shards and the cache files are written while the graph is
 	// assembled: neither needs the other.
-	var g *graph.Graph
+	var asm *assembly
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		g = Assemble(ws, files)
+		asm = newAssembly(ws, files)
 	}()
 	err = ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout())
 	for _, rec := range parsed {
@@ -174,7 +183,8 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 	}
 	ix.ws, ix.files, ix.diags, ix.layout = ws, files, diags, layout
 	ix.resetSymbols()
-	ix.graph = g
+	ix.asm, ix.graph = asm, asm.graph
+	g := asm.graph
 	return g, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
 
@@ -267,23 +277,19 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 			structural = true
 		}
 	}
-	next := make(map[string]*FileRecord, len(ix.files)+len(parsed))
-	for p, r := range ix.files {
-		next[p] = r
+	if err := ix.updateShards(ws, parsed, removed); err != nil {
+		return nil, Stats{}, err
 	}
+	// The records change in place: every reader holds ix.mu.
+	next := ix.files
 	for _, p := range removed {
 		delete(next, p)
 	}
 	for _, r := range parsed {
+		r.Symbols, r.Refs = nil, nil
 		next[r.Path] = r
 	}
-	if err := ix.writeShards(ws, next, parsed, removed, false); err != nil {
-		return nil, Stats{}, err
-	}
-	for _, rec := range parsed {
-		rec.Symbols, rec.Refs = nil, nil
-	}
-	ix.files, ix.ws = next, ws
+	ix.ws = ws
 	ix.resetSymbols()
 	// files.gob is saved by Flush: a crash before it only costs re-parsing
 	// the files it is behind on (their size or mtime differ), never a
@@ -291,16 +297,28 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 	ix.dirty = true
 	st := Stats{Files: len(next), Parsed: len(parsed), Removed: len(removed), SymbolsOnly: !structural}
 	if structural {
-		ix.graph = Assemble(ws, next)
+		g, ok := (*graph.Graph)(nil), false
+		if ix.asm != nil && len(removed) == 0 {
+			g, ok = ix.asm.update(next, parsed)
+		}
+		if !ok {
+			ix.asm = newAssembly(ws, next)
+			g = ix.asm.graph
+		}
+		ix.graph = g
 	}
 	st.Duration = time.Since(start)
 	return ix.graph, st, nil
 }
 
-// Flush saves the records to the cache if Update left it behind.
+// Flush writes what Update left in memory: the shard changes first, then
+// the records.
 func (ix *Indexer) Flush() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if err := ix.flushShardsLocked(); err != nil {
+		return err
+	}
 	if !ix.dirty || ix.files == nil {
 		return nil
 	}
@@ -404,6 +422,77 @@ func parseSafely(lang, p string, src []byte) (rec FileRecord) {
 		}
 	}()
 	return Parse(lang, p, src)
+}
+
+// shardPatch is a change to one project's shard not yet on disk.
+type shardPatch struct {
+	set map[string]shardEntry
+	del map[string]bool
+}
+
+func (sp *shardPatch) apply(entries map[string]shardEntry) {
+	for p := range sp.del {
+		delete(entries, p)
+	}
+	for p, e := range sp.set {
+		entries[p] = e
+	}
+}
+
+// updateShards records the shard changes of the parsed and removed files
+// in memory; Flush writes them. Nothing here touches the disk, so an edit
+// is never held up by a sync of the file system.
+func (ix *Indexer) updateShards(ws *workspace.Workspace, parsed []*FileRecord, removed []string) error {
+	owners := graph.NewOwners(ws)
+	at := func(p string) *shardPatch {
+		proj := ""
+		if o := owners.Of(p); o != nil {
+			proj = o.Name
+		}
+		if ix.pending == nil {
+			ix.pending = map[string]*shardPatch{}
+		}
+		if ix.pending[proj] == nil {
+			ix.pending[proj] = &shardPatch{set: map[string]shardEntry{}, del: map[string]bool{}}
+		}
+		return ix.pending[proj]
+	}
+	for _, p := range removed {
+		sp := at(p)
+		delete(sp.set, p)
+		sp.del[p] = true
+	}
+	for _, r := range parsed {
+		if hasSymbols(r.Lang) {
+			sp := at(r.Path)
+			delete(sp.del, r.Path)
+			sp.set[r.Path] = shardEntry{Symbols: r.Symbols, Refs: r.Refs}
+		}
+	}
+	return nil
+}
+
+// flushShardsLocked writes the pending shard changes. A shard that cannot
+// be read is rebuilt from its project's files.
+func (ix *Indexer) flushShardsLocked() error {
+	if len(ix.pending) == 0 {
+		return nil
+	}
+	if err := ix.store.ensure(); err != nil {
+		return err
+	}
+	for proj, sp := range ix.pending {
+		entries, err := ix.store.loadShard(proj)
+		if err != nil {
+			entries = ix.rebuildShard(ix.ws, ix.files, proj)
+		}
+		sp.apply(entries)
+		if err := ix.store.saveShard(proj, entries); err != nil {
+			return err
+		}
+		delete(ix.pending, proj)
+	}
+	return nil
 }
 
 // writeShards rewrites the @symbols shard of every project that holds a
@@ -526,14 +615,18 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 	}
 	ix.mu.Lock()
 	ws, files := ix.ws, ix.files
-	ix.mu.Unlock()
-	if ws == nil {
-		return nil, errors.New("the workspace is not indexed yet")
-	}
 	full := make(map[string]*FileRecord, len(files))
 	for p, r := range files {
 		c := *r
 		full[p] = &c
+	}
+	pending := make(map[string]*shardPatch, len(ix.pending))
+	for proj, sp := range ix.pending {
+		pending[proj] = &shardPatch{set: maps.Clone(sp.set), del: maps.Clone(sp.del)}
+	}
+	ix.mu.Unlock()
+	if ws == nil {
+		return nil, errors.New("the workspace is not indexed yet")
 	}
 	projects := []string{""}
 	for _, p := range ws.Projects {
@@ -545,9 +638,12 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 		if err != nil {
 			// A damaged shard is rebuilt from its files rather than
 			// failing every symbol query until the next sync.
-			entries = ix.rebuildShard(ws, files, p)
+			entries = ix.rebuildShard(ws, full, p)
 		}
 		ix.shardLoads.Add(1)
+		if sp := pending[p]; sp != nil {
+			sp.apply(entries)
+		}
 		for path, e := range entries {
 			if r, ok := full[path]; ok {
 				r.Symbols, r.Refs = e.Symbols, e.Refs

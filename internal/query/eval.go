@@ -39,6 +39,26 @@ type Index struct {
 	hayStart []int  // node u's text starts at hayStart[u]; len(nodes)+1
 
 	marks sync.Pool // of *marks
+
+	// The view merged with the last symbol graph, reused while the symbols
+	// stay the same graph (merging half a million symbols per query would
+	// cost more than the query).
+	symMu   sync.Mutex
+	symSeen *graph.Graph
+	symView *view
+}
+
+// withSymbols returns the view of ix merged with sg, built once per sg.
+func (ix *Index) withSymbols(sg *graph.Graph) *view {
+	ix.symMu.Lock()
+	defer ix.symMu.Unlock()
+	if ix.symView != nil && ix.symSeen == sg {
+		return ix.symView
+	}
+	v := &view{Index: ix, n: len(ix.nodes)}
+	v.merge(sg)
+	ix.symSeen, ix.symView = sg, v
+	return v
 }
 
 // NewIndex indexes g for querying. A nil g is an empty graph. As with
@@ -80,22 +100,11 @@ func isSorted(g *graph.Graph) bool {
 		}
 	}
 	for i := 1; i < len(g.Edges); i++ {
-		if compareEdges(g.Edges[i-1], g.Edges[i]) >= 0 {
+		if graph.CompareEdges(g.Edges[i-1], g.Edges[i]) >= 0 {
 			return false
 		}
 	}
 	return true
-}
-
-// compareEdges orders edges as graph.Sort does: by source, target, kind.
-func compareEdges(a, b graph.Edge) int {
-	if c := strings.Compare(a.Source, b.Source); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Target, b.Target); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Kind, b.Kind)
 }
 
 // text returns the lower-cased text of all nodes for bare words, building
@@ -210,7 +219,7 @@ func (ix *Index) Eval(q *Query, symbols func() (*graph.Graph, error)) (*graph.Gr
 			return nil, fmt.Errorf("query: loading symbols: %w", err)
 		}
 		if sg != nil {
-			v.merge(sg)
+			v = ix.withSymbols(sg)
 		}
 	}
 	total := v.n + len(v.xNodes)
@@ -270,7 +279,7 @@ func (v *view) result(res []int32, m *marks) *graph.Graph {
 	slices.Sort(base)
 	slices.SortFunc(extra, func(a, b int32) int { return strings.Compare(v.node(a).ID, v.node(b).ID) })
 	slices.Sort(baseE)
-	slices.SortFunc(extraE, compareEdges)
+	slices.SortFunc(extraE, graph.CompareEdges)
 	extraE = slices.Compact(extraE)
 
 	out := &graph.Graph{Nodes: make([]graph.Node, 0, len(res)), Edges: make([]graph.Edge, 0, len(baseE)+len(extraE))}
@@ -290,7 +299,7 @@ func (v *view) result(res []int32, m *marks) *graph.Graph {
 		if j < len(extraE) {
 			c = 1
 			if i < len(baseE) {
-				c = compareEdges(ix.edges[baseE[i]], extraE[j])
+				c = graph.CompareEdges(ix.edges[baseE[i]], extraE[j])
 			}
 		}
 		switch {

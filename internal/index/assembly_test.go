@@ -1,0 +1,75 @@
+package index
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/corehq/core/internal/workspace"
+)
+
+// TestIncrementalAssemblyEqualsAFullOne applies random edits to the
+// fixture's files, one batch at a time, and checks after each that the
+// incrementally updated graph equals one assembled from scratch.
+func TestIncrementalAssemblyEqualsAFullOne(t *testing.T) {
+	root := newFixture(t)
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
+	ix := New(root, t.TempDir(), Options{})
+	files := map[string]*FileRecord{}
+	for _, r := range ix.parse(found) {
+		files[r.Path] = r
+	}
+	a := newAssembly(ws, files)
+	imports := []string{"example.com/fx/lib", "fmt", "os", "example.com/fx/app", "example.com/fx/lib/nope"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		var changed []*FileRecord
+		next := make(map[string]*FileRecord, len(files))
+		for p, r := range files {
+			next[p] = r
+		}
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			var paths []string
+			for p := range next {
+				paths = append(paths, p)
+			}
+			p := paths[rng.IntN(len(paths))]
+			c := *next[p]
+			switch c.Lang {
+			case LangGo:
+				c.Imports = nil
+				for i := 0; i < rng.IntN(3); i++ {
+					c.Imports = append(c.Imports, Import{Path: imports[rng.IntN(len(imports))]})
+				}
+				if rng.IntN(4) == 0 {
+					c.Package = fmt.Sprintf("pkg%d", rng.IntN(3))
+				}
+			case LangMarkdown:
+				c.Title = fmt.Sprintf("T%d", rng.IntN(3))
+				c.Links = []string{"../lib/", "../app/main.go", "nope.md"}[:rng.IntN(4)]
+				c.Mentions = []string{"app:build", "lib:build"}[:rng.IntN(3)]
+			case LangTypeScript, LangPython:
+				c.Imports = []Import{{Path: "./view"}, {Path: "react"}, {Path: ".helpers"}, {Path: "os"}}[:rng.IntN(5)]
+			default:
+				continue
+			}
+			c.Diag = []string{"", "syntax error"}[rng.IntN(2)]
+			next[p] = &c
+			changed = append(changed, &c)
+		}
+		g, ok := a.update(next, changed)
+		if !ok {
+			t.Fatalf("round %d: an edit of known files needed a rebuild", round)
+		}
+		files = next
+		want := newAssembly(ws, files).graph.Encode()
+		if !bytes.Equal(g.Encode(), want) {
+			t.Fatalf("round %d: the incremental graph differs from a full assembly\n got: %s\nwant: %s", round, g.Encode(), want)
+		}
+	}
+}
