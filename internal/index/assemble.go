@@ -701,12 +701,3 @@ func sortedPaths(files map[string]*FileRecord) []string {
 	sort.Strings(out)
 	return out
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
