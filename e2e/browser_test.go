@@ -376,3 +376,28 @@ func TestBrowserPaintsWhatTheDiffTouches(t *testing.T) {
 	b.waitFor(t, liveReady+` && !document.querySelector('#diff-touch').disabled`)
 	b.run(t, chromedp.Click("#diff-touch"))
 }
+
+func TestBrowserSaysWhenTheSessionExpired(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(pairingCode(t, s)))
+	b.waitFor(t, liveReady)
+	list, err := tokenClient(s, s.AdminToken).ListTokens(rpcCtx(t), &tokenv1alpha1.ListTokensRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range list.GetTokens() {
+		if _, err := tokenClient(s, s.AdminToken).RevokeToken(rpcCtx(t), &tokenv1alpha1.RevokeTokenRequest{Id: tok.GetId()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.run(t, chromedp.Navigate(s.URL+"/console/graph/"))
+	b.waitFor(t, `window.__core && window.__core.ready && window.__core.state === 'error'`)
+	if msg := eval[string](t, b, `document.querySelector('#message').textContent`); !strings.Contains(msg, "expired") || !strings.Contains(msg, "core open") {
+		t.Fatalf("message %q", msg)
+	}
+	if n := eval[int](t, b, `sessionStorage.length + localStorage.length`); n != 0 {
+		t.Fatalf("the dead token is still stored (%d keys)", n)
+	}
+}
