@@ -9,8 +9,10 @@
 # (interleaved repetitions, medians); server start (fresh cache) to the first
 # symbol answered; GET /api/v1/graph p50/p95/p99 (identity, gzip, 304);
 # symbol and project queries; peak RSS; change-to-`event: graph` latency over
-# SSE with the default debounce and CORE_EVENTS_DEBOUNCE=5ms. Then CPU
-# profiles of the cold index, the change path and a symbol query on large.
+# SSE with the default debounce (20ms) and CORE_EVENTS_DEBOUNCE=5ms, for edits
+# that only append a function (symbol-only) and for edits that also toggle an
+# import (the default graph changes). Then CPU profiles of the cold index, the
+# change path (both kinds of edit) and a symbol query on large.
 #
 # Usage: bench/graph/run.sh            (from anywhere in the repository; ~15 min on 2 CPUs)
 # Knobs: SIZES="medium large"  CORE_BIN=<prebuilt core>  FROM_HEAD=1 (build core and
@@ -110,13 +112,14 @@ pcache=$WORK/profcache
 echo
 "$BIN/prof" -ws "$ws" -cache "$pcache" -mode cold -cpuprofile "$OUT/cold.pprof"
 "$BIN/prof" -ws "$ws" -cache "$pcache" -mode update -edit "$edit" -toggle "$toggle" -n 12 -cpuprofile "$OUT/update.pprof"
+"$BIN/prof" -ws "$ws" -cache "$pcache" -mode update -edit "$edit" -n 12 -cpuprofile "$OUT/update-sym.pprof"
 "$BIN/prof" -ws "$ws" -cache "$pcache" -mode symbols -name "$sym" -edit "$edit" -n 5 -cpuprofile "$OUT/symbols.pprof"
 mv "$OUT/symbols.pprof.first" "$OUT/symbols-first.pprof"
 echo
 echo "### project lookups (graph.OwnerOf), one pass over every path"
 echo
 "$BIN/prof" -ws "$ws" -mode owner
-for p in cold update symbols-first symbols; do
+for p in cold update update-sym symbols-first symbols; do
 	go tool pprof -top -cum -nodecount=60 "$BIN/prof" "$OUT/$p.pprof" >"$OUT/$p-top.txt" 2>/dev/null
 	echo
 	echo "### $p: cumulative CPU of the functions that matter (full list: $OUT/$p-top.txt)"

@@ -46,11 +46,7 @@ func newTokenCreateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--grant: %w", err)
 			}
-			e, err := g.load(nil)
-			if err != nil {
-				return err
-			}
-			store, err := auth.OpenStore(e.cacheDir)
+			store, err := g.tokenStore()
 			if err != nil {
 				return err
 			}
@@ -75,11 +71,7 @@ func newTokenListCmd(g *globals) *cobra.Command {
 		Short: "List console tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := g.load(nil)
-			if err != nil {
-				return err
-			}
-			store, err := auth.OpenStore(e.cacheDir)
+			store, err := g.tokenStore()
 			if err != nil {
 				return err
 			}
@@ -113,11 +105,7 @@ func newTokenRevokeCmd(g *globals) *cobra.Command {
 		Short: "Revoke a token by its id (see list); it stops working at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := g.load(nil)
-			if err != nil {
-				return err
-			}
-			store, err := auth.OpenStore(e.cacheDir)
+			store, err := g.tokenStore()
 			if err != nil {
 				return err
 			}
@@ -128,4 +116,13 @@ func newTokenRevokeCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// tokenStore opens the workspace's token store, the one the server reads.
+func (g *globals) tokenStore() (*auth.Store, error) {
+	e, err := g.load(nil)
+	if err != nil {
+		return nil, err
+	}
+	return auth.OpenStore(e.cacheDir)
 }

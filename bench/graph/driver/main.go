@@ -10,7 +10,8 @@
 //	    server start (fresh cache) to the first symbol answered; GET
 //	    /api/v1/graph latency (identity, gzip, 304); symbol and project
 //	    queries; peak RSS; change-to-event latency over SSE with the default
-//	    debounce and with CORE_EVENTS_DEBOUNCE=5ms.
+//	    debounce and with CORE_EVENTS_DEBOUNCE=5ms, for symbol-only edits
+//	    (append a function) and for edits that also toggle an import.
 package main
 
 import (
@@ -414,17 +415,27 @@ func latency(name string, n int, budget time.Duration, f func(i int) (int64, tim
 }
 
 type Events struct {
-	Debounce    string    `json:"debounce"`
-	Samples     int       `json:"samples"`
-	Timeouts    int       `json:"timeouts"`
-	P50         float64   `json:"p50_ms"`
-	P90         float64   `json:"p90_ms"`
-	P99         float64   `json:"p99_ms"`
-	Max         float64   `json:"max_ms"`
-	Min         float64   `json:"min_ms"`
-	AppendOnly  int       `json:"append_only_events"` // events after edits that change symbols only
-	AppendTries int       `json:"append_only_tries"`
-	All         []float64 `json:"all_ms"`
+	Debounce string `json:"debounce"`
+	// Edit is what every sample changes in the edited Go file: "import"
+	// appends a function and adds or removes one import (the default graph
+	// changes); "symbols" only appends a function (a body/symbol-only
+	// change: the default graph stays as it is, the symbols change).
+	Edit     string    `json:"edit"`
+	Samples  int       `json:"samples"`
+	Timeouts int       `json:"timeouts"`
+	P50      float64   `json:"p50_ms"`
+	P90      float64   `json:"p90_ms"`
+	P99      float64   `json:"p99_ms"`
+	Max      float64   `json:"max_ms"`
+	Min      float64   `json:"min_ms"`
+	WithSymV int       `json:"events_with_symbols_version"` // events whose data carries symbols_version
+	All      []float64 `json:"all_ms"`
+	// After a symbols series: the first query for the last appended
+	// function (the symbol graph is rebuilt after an edit), and whether
+	// the answer contained it.
+	SymbolAfterEditMS    float64 `json:"symbol_query_after_edit_ms,omitempty"`
+	SymbolAfterEditFound bool    `json:"symbol_query_after_edit_found,omitempty"`
+	SymbolAgainMS        float64 `json:"symbol_query_again_ms,omitempty"`
 }
 
 type ServerResult struct {
@@ -601,13 +612,15 @@ func serverCmd(args []string) error {
 			srv = s
 			res.WarmListenMS = msf(time.Since(t))
 		}
-		ev, err := changeToEvent(srv.url, c.token, *ws, sum, db, *samples, *gap)
+		evs, err := changeToEvent(srv.url, c.token, *ws, sum, db, *samples, *gap)
 		if err != nil {
 			srv.stop()
 			return err
 		}
-		res.Events = append(res.Events, ev)
-		fmt.Fprintf(os.Stderr, "  change-to-event (%s): p50 %.1f ms p99 %.1f ms\n", db, ev.P50, ev.P99)
+		res.Events = append(res.Events, evs...)
+		for _, ev := range evs {
+			fmt.Fprintf(os.Stderr, "  change-to-event (%s, %s edits): p50 %.1f ms p99 %.1f ms, %d timeouts\n", db, ev.Edit, ev.P50, ev.P99, ev.Timeouts)
+		}
 		if res.HWMEndK == 0 {
 			res.HWMEndK = srv.status("VmHWM")
 		}
@@ -628,12 +641,20 @@ func variant(src []byte, toggle string, with bool, k int) []byte {
 	return []byte(s + fmt.Sprintf("\n// BenchAppended%d is appended by bench/graph.\nfunc BenchAppended%d() int { return %d }\n", k, k, k))
 }
 
-func changeToEvent(base, token, ws string, sum synthSummary, debounce string, samples int, gap time.Duration) (Events, error) {
-	ev := Events{Debounce: debounce}
+type sseEvent struct {
+	at   time.Time
+	data string
+}
+
+// changeToEvent measures, over one SSE connection, from just before each
+// write of the edit file to its `event: graph` line: first a series of
+// symbol-only edits, then a series that also toggles an import. It returns
+// one Events per series.
+func changeToEvent(base, token, ws string, sum synthSummary, debounce string, samples int, gap time.Duration) ([]Events, error) {
 	abs := filepath.Join(ws, filepath.FromSlash(sum.EditFile))
 	orig, err := os.ReadFile(abs)
 	if err != nil {
-		return ev, err
+		return nil, err
 	}
 	defer func() { _ = os.WriteFile(abs, orig, 0o644) }()
 
@@ -642,22 +663,30 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := (&http.Client{}).Do(req)
 	if err != nil {
-		return ev, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
-		return ev, fmt.Errorf("events: %s", resp.Status)
+		return nil, fmt.Errorf("events: %s", resp.Status)
 	}
-	got := make(chan time.Time, 1024)
+	got := make(chan sseEvent, 1024)
 	go func() {
 		rd := bufio.NewReader(resp.Body)
+		var cur *sseEvent
 		for {
 			line, err := rd.ReadString('\n')
 			if err != nil {
 				return
 			}
-			if strings.TrimRight(line, "\r\n") == "event: graph" {
-				got <- time.Now()
+			line = strings.TrimRight(line, "\r\n")
+			switch {
+			case line == "event: graph":
+				cur = &sseEvent{at: time.Now()}
+			case cur != nil && strings.HasPrefix(line, "data:"):
+				cur.data += strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+			case line == "" && cur != nil:
+				got <- *cur
+				cur = nil
 			}
 		}
 	}()
@@ -670,51 +699,72 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 			}
 		}
 	}
-	wait := func(t0 time.Time, timeout time.Duration) (time.Duration, bool) {
+	wait := func(t0 time.Time, timeout time.Duration) (time.Duration, string, bool) {
 		select {
-		case t := <-got:
-			return t.Sub(t0), true
+		case e := <-got:
+			return e.at.Sub(t0), e.data, true
 		case <-time.After(timeout):
-			return 0, false
+			return 0, "", false
 		}
 	}
 	time.Sleep(500 * time.Millisecond)
 
-	// Edits that change only symbols (the default graph stays the same).
-	ev.AppendTries = 3
-	for i := 0; i < ev.AppendTries; i++ {
-		drain()
-		t0 := time.Now()
-		if err := os.WriteFile(abs, variant(orig, "", false, 1000+i), 0o644); err != nil {
-			return ev, err
+	series := func(edit string, variantOf func(k int) []byte) (Events, error) {
+		ev := Events{Debounce: debounce, Edit: edit}
+		for k := 0; k < samples; k++ {
+			time.Sleep(gap)
+			drain()
+			t0 := time.Now()
+			if err := os.WriteFile(abs, variantOf(k), 0o644); err != nil {
+				return ev, err
+			}
+			d, data, ok := wait(t0, 15*time.Second)
+			if !ok {
+				ev.Timeouts++
+				continue
+			}
+			if strings.Contains(data, `"symbols_version"`) {
+				ev.WithSymV++
+			}
+			ev.All = append(ev.All, msf(d))
 		}
-		if _, ok := wait(t0, 4*time.Second); ok {
-			ev.AppendOnly++
+		ev.Samples = len(ev.All)
+		ev.P50, ev.P90, ev.P99, ev.Max, ev.Min = pct(ev.All, 50), pct(ev.All, 90), pct(ev.All, 99), pct(ev.All, 100), pct(ev.All, 0)
+		return ev, nil
+	}
+	var out []Events
+	// 1. Edits that only append a function (k from 1000 so the names never
+	// repeat the import series'): the default graph stays the same.
+	sym, err := series("symbols", func(k int) []byte { return variant(orig, "", false, 1000+k) })
+	if err != nil {
+		return nil, err
+	}
+	// The symbol graph is rebuilt after an edit: time the first query for
+	// the function the last edit appended, then the same query again.
+	if samples > 0 {
+		c := newClient(token)
+		name := fmt.Sprintf("BenchAppended%d", 1000+samples-1)
+		u := base + "/api/v1/graph?select=" + url.QueryEscape("symbol:"+name)
+		st, _, _, d, body, err := c.get(u, nil, true)
+		if err == nil && st == 200 {
+			sym.SymbolAfterEditMS = msf(d)
+			sym.SymbolAfterEditFound = bytes.Contains(body, []byte(`"name":"`+name+`"`))
+			if _, _, _, d, _, err := c.get(u, nil); err == nil {
+				sym.SymbolAgainMS = msf(d)
+			}
 		}
 	}
-	// Edits that also add or remove an import: the default graph changes.
-	k := 0
-	for i := 0; i < samples; i++ {
-		time.Sleep(gap)
-		drain()
-		t0 := time.Now()
-		if err := os.WriteFile(abs, variant(orig, sum.ToggleImport, k%2 == 0, k), 0o644); err != nil {
-			return ev, err
-		}
-		k++
-		d, ok := wait(t0, 15*time.Second)
-		if !ok {
-			ev.Timeouts++
-			continue
-		}
-		ev.All = append(ev.All, msf(d))
+	out = append(out, sym)
+	// 2. Edits that also add or remove an import: the default graph changes.
+	imp, err := series("import", func(k int) []byte { return variant(orig, sum.ToggleImport, k%2 == 0, k) })
+	if err != nil {
+		return nil, err
 	}
-	ev.Samples = len(ev.All)
-	ev.P50, ev.P90, ev.P99, ev.Max, ev.Min = pct(ev.All, 50), pct(ev.All, 90), pct(ev.All, 99), pct(ev.All, 100), pct(ev.All, 0)
+	out = append(out, imp)
 	// Put the file back and let the server catch up before it is stopped.
 	_ = os.WriteFile(abs, orig, 0o644)
-	_, _ = wait(time.Now(), 15*time.Second)
-	return ev, nil
+	_, _, _ = wait(time.Now(), 15*time.Second)
+	return out, nil
 }
 
 func report(r ServerResult) {
@@ -742,14 +792,23 @@ func report(r ServerResult) {
 	}
 	fmt.Printf("\nserver memory after the queries: VmHWM %.0f MB, VmRSS %.0f MB; VmHWM after the first change series %.0f MB\n",
 		float64(r.HWMAfterQueryK)/1024, float64(r.RSSAfterQueryK)/1024, float64(r.HWMEndK)/1024)
-	fmt.Println("\n| change → `event: graph` | samples | timeouts | min | p50 | p90 | p99 | max | events after symbol-only edits |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("\n| change → `event: graph` | edit | samples | timeouts | min | p50 | p90 | p99 | max | events with symbols_version |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, e := range r.Events {
 		name := "debounce " + e.Debounce
 		if e.Debounce == "default" {
-			name = "debounce default (50ms)"
+			name = "debounce default (20ms)"
 		}
-		fmt.Printf("| %s | %d | %d | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %d of %d |\n", name, e.Samples, e.Timeouts, e.Min, e.P50, e.P90, e.P99, e.Max, e.AppendOnly, e.AppendTries)
+		edit := "append a function + toggle an import"
+		if e.Edit == "symbols" {
+			edit = "append a function only"
+		}
+		fmt.Printf("| %s | %s | %d | %d | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %d |\n", name, edit, e.Samples, e.Timeouts, e.Min, e.P50, e.P90, e.P99, e.Max, e.WithSymV)
+	}
+	for _, e := range r.Events {
+		if e.Edit == "symbols" && e.SymbolAfterEditMS > 0 {
+			fmt.Printf("\nafter the symbol-only series (debounce %s): first `symbol:` query for the last appended function %.0f ms (found: %v), same query again %.1f ms\n", e.Debounce, e.SymbolAfterEditMS, e.SymbolAfterEditFound, e.SymbolAgainMS)
+		}
 	}
 }
 

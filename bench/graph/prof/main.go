@@ -6,7 +6,8 @@
 //	prof -ws DIR -mode warm   -cpuprofile F   the same with the cache of a cold run
 //	prof -ws DIR -mode update -cpuprofile F -edit REL -toggle IMPORTPATH -n N
 //	                                     the server's change path: live.Workspace.Changed
-//	                                     on one edited Go file (no watcher, no debounce)
+//	                                     on one edited Go file (no watcher, no debounce);
+//	                                     without -toggle every edit only appends a function
 //	prof -ws DIR -mode symbols -cpuprofile F -name SYM -n N [-edit REL]
 //	                                     a symbol query: shard load, AssembleSymbols, merge
 //	                                     (first, then later ones; with -edit, the query
@@ -288,7 +289,11 @@ func update(root, cache, edit, toggle string, n int, profile func() func()) {
 	}
 	stop()
 	slices.Sort(lat)
-	fmt.Printf("update: Changed x%d: p50 %s, p90 %s, max %s; graph events %d\n", n, ms(lat[n/2]), ms(lat[n*9/10]), ms(lat[n-1]), p.n-events)
+	kind := "edits toggling an import"
+	if toggle == "" {
+		kind = "symbol-only edits"
+	}
+	fmt.Printf("update (%s): Changed x%d: p50 %s, p90 %s, max %s; graph events %d\n", kind, n, ms(lat[n/2]), ms(lat[n*9/10]), ms(lat[n-1]), p.n-events)
 }
 
 func symbols(root, cache, name, edit string, n int, profile func() func(), firstProfile string) {
