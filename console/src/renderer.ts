@@ -73,8 +73,10 @@ export class Renderer {
   /** tune adapts costly settings to the graph's size. */
   tune(order: number, size: number, arrows: boolean): void {
     this.sigma.setSettings({
-      hideEdgesOnMove: size > 20000,
-      hideLabelsOnMove: order > 20000,
+      // While the camera moves, edges and labels of a big graph are left
+      // out: panning and zooming stay fluid, and they return when it stops.
+      hideEdgesOnMove: size > 2000,
+      hideLabelsOnMove: order > 2000,
       defaultEdgeType: size > 20000 ? 'thin' : arrows ? 'arrow' : 'line',
       // Small graphs get every label the grid has room for; big ones only
       // when zoomed in (or hovered).
