@@ -5,6 +5,8 @@ package handlers
 
 import (
 	"context"
+
+	"connectrpc.com/connect"
 	"io/fs"
 	"time"
 
@@ -78,6 +80,9 @@ func Register(reg *gateway.Registry, d Deps) {
 	if d.PairTTL == 0 {
 		d.PairTTL = DefaultPairTTL
 	}
+	// Small answers are not worth compressing; big ones (a run's output)
+	// are.
+	opts := connect.WithCompressMinBytes(1024)
 	if d.RunContext == nil {
 		d.RunContext = context.Background()
 	}
@@ -90,27 +95,27 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("diff-run", diffRunHandler(d))
 	reg.Handle("console", consoleHandler(d.Console))
 
-	_, tokens := tokenv1alpha1connect.NewTokenServiceHandler(&tokenService{d: d})
+	_, tokens := tokenv1alpha1connect.NewTokenServiceHandler(&tokenService{d: d}, opts)
 	reg.Service("TokenService", tokenv1alpha1.File_core_token_v1alpha1_token_proto.Services().ByName("TokenService"), tokens)
 
-	_, tools := toolv1alpha1connect.NewToolServiceHandler(&toolService{d: d})
+	_, tools := toolv1alpha1connect.NewToolServiceHandler(&toolService{d: d}, opts)
 	reg.Service("ToolService", toolv1alpha1.File_core_tool_v1alpha1_tool_proto.Services().ByName("ToolService"), tools)
 
-	_, metricsSvc := metricsv1alpha1connect.NewMetricsServiceHandler(&metricsService{d: d})
+	_, metricsSvc := metricsv1alpha1connect.NewMetricsServiceHandler(&metricsService{d: d}, opts)
 	reg.Service("MetricsService", metricsv1alpha1.File_core_metrics_v1alpha1_metrics_proto.Services().ByName("MetricsService"), metricsSvc)
 
-	_, status := statusv1alpha1connect.NewStatusServiceHandler(&statusService{d: d})
+	_, status := statusv1alpha1connect.NewStatusServiceHandler(&statusService{d: d}, opts)
 	reg.Service("StatusService", statusv1alpha1.File_core_status_v1alpha1_status_proto.Services().ByName("StatusService"), status)
 
-	_, jobsSvc := jobv1alpha1connect.NewJobServiceHandler(&jobService{d: d})
+	_, jobsSvc := jobv1alpha1connect.NewJobServiceHandler(&jobService{d: d}, opts)
 	reg.Service("JobService", jobv1alpha1.File_core_job_v1alpha1_job_proto.Services().ByName("JobService"), jobsSvc)
 
-	_, act := activityv1alpha1connect.NewActivityServiceHandler(&activityService{d: d})
+	_, act := activityv1alpha1connect.NewActivityServiceHandler(&activityService{d: d}, opts)
 	reg.Service("ActivityService", activityv1alpha1.File_core_activity_v1alpha1_activity_proto.Services().ByName("ActivityService"), act)
 
-	_, viewer := viewerv1alpha1connect.NewViewerServiceHandler(&viewerService{d: d})
+	_, viewer := viewerv1alpha1connect.NewViewerServiceHandler(&viewerService{d: d}, opts)
 	reg.Service("ViewerService", viewerv1alpha1.File_core_viewer_v1alpha1_viewer_proto.Services().ByName("ViewerService"), viewer)
 
-	_, notesSvc := notesv1alpha1connect.NewNotesServiceHandler(&notesService{d: d})
+	_, notesSvc := notesv1alpha1connect.NewNotesServiceHandler(&notesService{d: d}, opts)
 	reg.Service("NotesService", notesv1alpha1.File_core_notes_v1alpha1_notes_proto.Services().ByName("NotesService"), notesSvc)
 }

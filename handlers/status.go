@@ -62,7 +62,7 @@ func (s *statusService) GetStatus(context.Context, *statusv1alpha1.GetStatusRequ
 	if err := d.Workspace.Diagnostic(); err != nil {
 		out.Graph.Diagnostic = err.Error()
 	}
-	out.Graph.IndexDiagnostics = int32(len(d.Workspace.Indexer().Diagnostics()))
+	out.Graph.IndexDiagnostics = int32(d.Workspace.Indexer().DiagnosticCount())
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Knowledge-graph benchmarks of core against universal-ctags, on synthetic
-# workspaces from bench/synth (results and method: bench/results-graph.md).
+# workspaces from bench/synth (method: bench/results-graph.md; results:
+# BENCHMARKS.md, "Knowledge graph").
 #
 #   medium: -projects 100 -files 100 -symbols 10   10k files, ~105k symbols, ~11k default-graph nodes
 #   large:  -projects 200 -files 480 -symbols 5    96k files, ~494k symbols, ~101k default-graph nodes
@@ -14,7 +15,7 @@
 # import (the default graph changes). Then CPU profiles of the cold index, the
 # change path (both kinds of edit) and a symbol query on large.
 #
-# Usage: bench/graph/run.sh            (from anywhere in the repository; ~15 min on 2 CPUs)
+# Usage: bench/graph/run.sh            (from anywhere in the repository; ~10 min on 2 CPUs)
 # Knobs: SIZES="medium large"  CORE_BIN=<prebuilt core>  FROM_HEAD=1 (build core and
 #        the helpers from `git archive HEAD` plus this bench/ directory, when the work
 #        tree is mid-edit and does not build)  OUT=<dir for results and

@@ -83,6 +83,19 @@ func (ix *Indexer) ShardLoads() int64 { return ix.shardLoads.Load() }
 // Parsed counts the files parsed since New.
 func (ix *Indexer) Parsed() int64 { return ix.parsed.Load() }
 
+// DiagnosticCount is len(Diagnostics()), without building the list.
+func (ix *Indexer) DiagnosticCount() int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	n := len(ix.diags)
+	for _, r := range ix.files {
+		if r.Diag != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Diagnostics are the paths the last pass skipped or could not parse.
 func (ix *Indexer) Diagnostics() []Diagnostic {
 	ix.mu.Lock()

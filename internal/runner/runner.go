@@ -528,9 +528,19 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
 		return
 	}
-	defer func() { <-r.slots }()
+	// The slot is for the process: it is given back as soon as the process
+	// exits, before the journal and the cache entry are written (and
+	// synced), so the next target does not wait for the disk.
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			r.running.Add(-1)
+			<-r.slots
+		}
+	}
+	defer release()
 	r.running.Add(1)
-	defer r.running.Add(-1)
 	r.dequeue(n)
 
 	start := time.Now()
@@ -554,6 +564,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	}
 	er := execx.Exec(ctx, n.t.Run, dir, c)
 	end := time.Now()
+	release()
 	out, truncated := c.Result()
 
 	status := StateSucceeded

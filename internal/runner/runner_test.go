@@ -229,22 +229,7 @@ func TestSharedPool(t *testing.T) {
 	f := newFixture(t, b.String(), files)
 	ws := f.ws()
 
-	var (
-		mu               sync.Mutex
-		running, maxSeen int
-	)
-	onEvent := func(e Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e.State {
-		case StateRunning:
-			running++
-			maxSeen = max(maxSeen, running)
-		case StateSucceeded, StateFailed, StateInterrupted:
-			running--
-		}
-	}
-	r := f.runner(Options{Capacity: capacity, OnEvent: onEvent})
+	r := f.runner(Options{Capacity: capacity})
 	// Both runs ask for p0..p5; each run also has two of its own.
 	runA := []string{"p0:work", "p1:work", "p2:work", "p3:work", "p4:work", "p5:work", "p6:work"}
 	runB := []string{"p5:work", "p4:work", "p3:work", "p2:work", "p1:work", "p0:work", "p7:work"}
@@ -286,9 +271,8 @@ func TestSharedPool(t *testing.T) {
 				t.Errorf("a process saw %d targets running, capacity is %d", n, capacity)
 			}
 		}
-		if maxSeen > capacity {
-			t.Errorf("events showed %d running at once", maxSeen)
-		}
+		// Events are not counted: a target stays "running" while its
+		// journal is written, after its process gave the slot back.
 		for s := range stats {
 			if s.Running > capacity {
 				t.Errorf("Stats() = %+v", s)

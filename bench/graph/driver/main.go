@@ -476,7 +476,7 @@ func serverCmd(args []string) error {
 	n := fs.Int("n", 300, "requests per GET /api/v1/graph variant")
 	nq := fs.Int("nq", 100, "requests per query variant (within -qbudget)")
 	qbudget := fs.Duration("qbudget", 30*time.Second, "time budget per query variant (at least 10 requests)")
-	samples := fs.Int("samples", 120, "change-to-event samples per debounce")
+	samples := fs.Int("samples", 120, "change-to-event samples per debounce and kind of edit (symbol-only, import)")
 	gap := fs.Duration("gap", 150*time.Millisecond, "quiet time between change samples")
 	debounces := fs.String("debounces", "default,5ms", "debounce settings to measure change-to-event with (default = unset)")
 	out := fs.String("json", "", "write the results here")

@@ -58,6 +58,8 @@ func main() {
 	toggle := flag.String("toggle", "", "update: an import path the edit adds and removes in turn")
 	name := flag.String("name", "", "symbols: the symbol name to query")
 	n := flag.Int("n", 30, "update/symbols: iterations")
+	gap := flag.Duration("gap", 0, "update: pause between edits (not timed), like the driver's spacing")
+	all := flag.Bool("all", false, "update: print every latency in order")
 	flag.Parse()
 	root, err := filepath.Abs(*wsDir)
 	check(err)
@@ -94,7 +96,7 @@ func main() {
 		stop()
 		fmt.Printf("%s: live.Build %s, Encode %s (%d nodes, %d edges, %d bytes)\n", *mode, ms(t1.Sub(t0)), ms(t2.Sub(t1)), len(g.Nodes), len(g.Edges), len(data))
 	case "update":
-		update(root, *cache, *edit, *toggle, *n, profile)
+		update(root, *cache, *edit, *toggle, *n, *gap, *all, profile)
 	case "symbols":
 		first := ""
 		if *cpu != "" {
@@ -265,7 +267,7 @@ func Variant(src []byte, toggle string, with bool, k int) []byte {
 	return []byte(s + fmt.Sprintf("\n// BenchAppended%d is appended by bench/graph.\nfunc BenchAppended%d() int { return %d }\n", k, k, k))
 }
 
-func update(root, cache, edit, toggle string, n int, profile func() func()) {
+func update(root, cache, edit, toggle string, n int, gap time.Duration, all bool, profile func() func()) {
 	abs := filepath.Join(root, filepath.FromSlash(edit))
 	orig, err := os.ReadFile(abs)
 	check(err)
@@ -282,12 +284,20 @@ func update(root, cache, edit, toggle string, n int, profile func() func()) {
 	events := p.n
 	stop := profile()
 	for i := 0; i < n; i++ {
+		time.Sleep(gap)
 		check(os.WriteFile(abs, Variant(orig, toggle, i%2 == 0, i), 0o644))
 		t := time.Now()
 		check(w.Changed(watch.Batch{Paths: []string{edit}}))
 		lat = append(lat, time.Since(t))
 	}
 	stop()
+	if all {
+		var xs []string
+		for _, d := range lat {
+			xs = append(xs, fmt.Sprintf("%.0f", float64(d.Microseconds())/1000))
+		}
+		fmt.Printf("update: every Changed in order (ms): %s\n", strings.Join(xs, " "))
+	}
 	slices.Sort(lat)
 	kind := "edits toggling an import"
 	if toggle == "" {
