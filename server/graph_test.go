@@ -46,7 +46,9 @@ func TestSymbolShardsLoadOnlyForSymbolQueries(t *testing.T) {
 	if loads() == 0 {
 		t.Fatal("a symbol query loaded no shard")
 	}
-	var g struct{ Nodes []struct{ ID, Kind, Name string } }
+	var g struct {
+		Nodes []struct{ ID, Kind, Name string }
+	}
 	if err := json.Unmarshal(body, &g); err != nil {
 		t.Fatal(err)
 	}

@@ -177,4 +177,3 @@ func median(xs []float64) float64 {
 	}
 	return s[len(s)/2]
 }
-

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -53,7 +53,7 @@ type Indexer struct {
 	// writes them (before files.gob, so that the cache never claims a file
 	// whose symbols it lost) and Symbols reads them over the shards.
 	pending map[string]*shardPatch
-	dirty  bool         // files.gob is behind the records in memory
+	dirty   bool // files.gob is behind the records in memory
 
 	symMu   sync.Mutex
 	symbols *graph.Graph // assembled from the shards on demand; nil after a change
