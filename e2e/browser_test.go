@@ -126,7 +126,16 @@ func (b *browser) waitFor(t *testing.T, cond string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, browserTimeout)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(100*time.Millisecond)))
+		if err == nil {
+			return
+		}
+		// A navigation that lands after the poll began replaces the page's
+		// execution context under it: poll the new one.
+		if ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")) {
+			continue
+		}
 		state, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`JSON.stringify(window.__core || null) + " " + (document.querySelector('#message')||{}).textContent`))
 		t.Fatalf("page never reached %s: %v (page: %s)", cond, err, state)
 	}
