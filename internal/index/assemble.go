@@ -2,9 +2,12 @@ package index
 
 import (
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -193,10 +196,32 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 			a.infCount[x]++
 		}
 	}
-	for p, f := range files {
-		c := a.fileContribution(f)
-		a.byFile[p] = c
-		add(c)
+	// Contributions only read the resolver, so they are computed on every
+	// core; collecting them stays serial.
+	recs := make([]*FileRecord, 0, len(files))
+	for _, f := range files {
+		recs = append(recs, f)
+	}
+	contribs := make([]contribution, len(recs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(recs) {
+					return
+				}
+				contribs[i] = a.fileContribution(recs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, f := range recs {
+		a.byFile[f.Path] = contribs[i]
+		add(contribs[i])
 	}
 	for ip := range a.r.goPkgs {
 		c := a.packageContribution(ip)
