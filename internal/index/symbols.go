@@ -2,7 +2,10 @@ package index
 
 import (
 	"path"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -51,61 +54,87 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 			}
 		}
 	}
-	for _, p := range sortedPaths(files) {
-		f := files[p]
-		switch f.Lang {
-		case LangGo:
-			ownPkg := r.goDirPkg[path.Dir(f.Path)]
-			own := byPkg[ownPkg]
-			locals := r.goLocalNames(f)
-			for _, ref := range f.Refs {
-				var to string
-				if ref.Qual == "" {
-					to = own[ref.Name]
-				} else if ip, ok := locals[ref.Qual]; ok {
-					to = byPkg[ip][ref.Name]
-				} else {
-					to = uniqueMethod(ref.Name, ownPkg, locals, methods)
+	// References only read the tables built above, so each file's are
+	// resolved on every core, then collected in order.
+	paths := sortedPaths(files)
+	refs := make([][]graph.Edge, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
 				}
-				if to == "" {
-					continue
-				}
-				from := FileID(f.Path)
-				if ref.From != "" {
-					from = SymbolID(f.Path, ref.From)
-				}
-				if from != to {
-					g.Edges = append(g.Edges, graph.Edge{Source: from, Target: to, Kind: graph.EdgeReferences})
-				}
+				refs[i] = r.fileReferences(files[paths[i]], files, byPkg, methods)
 			}
-		case LangTypeScript, LangJavaScript, LangPython:
-			for _, imp := range f.Imports {
-				if len(imp.Names) == 0 {
-					continue
-				}
-				var target string
-				if f.Lang == LangPython {
-					target = r.pyImport(f.Path, imp.Path)
-				} else {
-					target = r.jsImport(f.Path, imp.Path)
-				}
-				t := files[target]
-				if t == nil {
-					continue
-				}
-				for _, name := range imp.Names {
-					for _, s := range t.Symbols {
-						if s.Name == name {
-							g.Edges = append(g.Edges, graph.Edge{Source: FileID(f.Path), Target: SymbolID(t.Path, s.Name), Kind: graph.EdgeReferences})
-							break
-						}
+		}()
+	}
+	wg.Wait()
+	for _, es := range refs {
+		g.Edges = append(g.Edges, es...)
+	}
+	g.Sort()
+	return g
+}
+
+// fileReferences resolves the uses one file makes to reference edges.
+func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, byPkg map[string]map[string]string, methods map[string]map[string][]string) []graph.Edge {
+	var out []graph.Edge
+	switch f.Lang {
+	case LangGo:
+		ownPkg := r.goDirPkg[path.Dir(f.Path)]
+		own := byPkg[ownPkg]
+		locals := r.goLocalNames(f)
+		for _, ref := range f.Refs {
+			var to string
+			if ref.Qual == "" {
+				to = own[ref.Name]
+			} else if ip, ok := locals[ref.Qual]; ok {
+				to = byPkg[ip][ref.Name]
+			} else {
+				to = uniqueMethod(ref.Name, ownPkg, locals, methods)
+			}
+			if to == "" {
+				continue
+			}
+			from := FileID(f.Path)
+			if ref.From != "" {
+				from = SymbolID(f.Path, ref.From)
+			}
+			if from != to {
+				out = append(out, graph.Edge{Source: from, Target: to, Kind: graph.EdgeReferences})
+			}
+		}
+	case LangTypeScript, LangJavaScript, LangPython:
+		for _, imp := range f.Imports {
+			if len(imp.Names) == 0 {
+				continue
+			}
+			var target string
+			if f.Lang == LangPython {
+				target = r.pyImport(f.Path, imp.Path)
+			} else {
+				target = r.jsImport(f.Path, imp.Path)
+			}
+			t := files[target]
+			if t == nil {
+				continue
+			}
+			for _, name := range imp.Names {
+				for _, s := range t.Symbols {
+					if s.Name == name {
+						out = append(out, graph.Edge{Source: FileID(f.Path), Target: SymbolID(t.Path, s.Name), Kind: graph.EdgeReferences})
+						break
 					}
 				}
 			}
 		}
 	}
-	g.Sort()
-	return g
+	return out
 }
 
 // uniqueMethod resolves a member use without types: to the method of that
