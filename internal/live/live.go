@@ -92,6 +92,10 @@ type Workspace struct {
 	symVersion uint64
 	instance   string // in ETags, so that another server's ETag never matches
 	flush      *time.Timer
+	warm       *time.Timer
+	// symbolsUsed is set by the first symbol query: from then on symbols
+	// are reassembled after changes in the background.
+	symbolsUsed atomic.Bool
 }
 
 type diagnostic struct{ err error }
@@ -180,6 +184,7 @@ func (w *Workspace) Rebuild() error {
 	}
 	w.log.Debug().Int("files", st.Files).Int("parsed", st.Parsed).Dur(logx.Latency, st.Duration).Msg("index synced")
 	w.install(g)
+	w.warmSymbols()
 	return nil
 }
 
@@ -218,6 +223,7 @@ func (w *Workspace) Changed(b watch.Batch) error {
 		w.install(g)
 	}
 	w.scheduleFlush()
+	w.warmSymbols()
 	return nil
 }
 
@@ -239,6 +245,9 @@ func (w *Workspace) Close() error {
 	defer w.mu.Unlock()
 	if w.flush != nil {
 		w.flush.Stop()
+	}
+	if w.warm != nil {
+		w.warm.Stop()
 	}
 	return w.ix.Flush()
 }
@@ -292,7 +301,32 @@ func (w *Workspace) Query(q *query.Query) (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	if q.NeedsSymbols() {
+		w.symbolsUsed.Store(true)
+	}
 	return snap.QueryIndex().Eval(q, w.ix.Symbols)
+}
+
+// warmDelay is how long after the last change the symbols are reassembled
+// in the background, once anyone has asked for symbols.
+const warmDelay = time.Second
+
+// warmSymbols reassembles the symbols and the merged query view after a
+// change, in the background, so that the next symbol query does not pay
+// for it. Nothing happens until a symbol query has been made.
+func (w *Workspace) warmSymbols() {
+	if !w.symbolsUsed.Load() {
+		return
+	}
+	if w.warm == nil {
+		w.warm = time.AfterFunc(warmDelay, func() {
+			if q, err := query.Parse("symbol:core-warm-up"); err == nil {
+				_, _ = w.Query(q)
+			}
+		})
+		return
+	}
+	w.warm.Reset(warmDelay)
 }
 
 // InferredDeps are the current graph's inferred project dependencies.
