@@ -55,8 +55,14 @@ type Indexer struct {
 	pending map[string]*shardPatch
 	dirty   bool // files.gob is behind the records in memory
 
+	// The symbol graph is assembled on demand and stays valid until the
+	// index changes: every change bumps symGen, and an assembly is
+	// installed with the generation it was built from. symMu only keeps
+	// two assemblies from running at once; it is never held together with
+	// mu the other way round (a change takes mu and then bumps symGen).
 	symMu   sync.Mutex
-	symbols *graph.Graph // assembled from the shards on demand; nil after a change
+	symGen  atomic.Uint64
+	symbols atomic.Pointer[symbolGraph]
 
 	shardLoads atomic.Int64
 	parsed     atomic.Int64
@@ -621,12 +627,16 @@ func hasSymbols(lang string) bool {
 // shard the first time it is asked for after a change. Only queries that
 // seed on symbols call it (rule G3).
 func (ix *Indexer) Symbols() (*graph.Graph, error) {
+	if sg := ix.symbols.Load(); sg != nil && sg.gen == ix.symGen.Load() {
+		return sg.graph, nil
+	}
 	ix.symMu.Lock()
 	defer ix.symMu.Unlock()
-	if ix.symbols != nil {
-		return ix.symbols, nil
+	if sg := ix.symbols.Load(); sg != nil && sg.gen == ix.symGen.Load() {
+		return sg.graph, nil
 	}
 	ix.mu.Lock()
+	gen := ix.symGen.Load()
 	ws, files := ix.ws, ix.files
 	full := make(map[string]*FileRecord, len(files))
 	for p, r := range files {
@@ -663,8 +673,16 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 			}
 		}
 	}
-	ix.symbols = AssembleSymbols(ws, full)
-	return ix.symbols, nil
+	g := AssembleSymbols(ws, full)
+	ix.symbols.Store(&symbolGraph{gen: gen, graph: g})
+	return g, nil
+}
+
+// symbolGraph is an assembled symbol graph and the index generation it
+// was built from.
+type symbolGraph struct {
+	gen   uint64
+	graph *graph.Graph
 }
 
 // rebuildShard parses the files of one project again and rewrites its
@@ -687,11 +705,9 @@ func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*FileR
 	return entries
 }
 
-func (ix *Indexer) resetSymbols() {
-	ix.symMu.Lock()
-	ix.symbols = nil
-	ix.symMu.Unlock()
-}
+// resetSymbols marks the assembled symbols stale. It takes no lock, so a
+// change holding mu never waits for an assembly.
+func (ix *Indexer) resetSymbols() { ix.symGen.Add(1) }
 
 func (ix *Indexer) lock() (*fsx.Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(ix.lockPath), 0o700); err != nil {

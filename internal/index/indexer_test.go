@@ -3,11 +3,13 @@ package index
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -319,5 +321,41 @@ func TestDemoGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("the demo graph differs from testdata/golden/graph/demo.json (run with -update to accept)")
+	}
+}
+
+// TestUpdatesAndSymbolQueriesRunTogether is the deadlock a symbol query
+// and a change once made by taking the two locks in opposite orders.
+func TestUpdatesAndSymbolQueriesRunTogether(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	ws, _ := workspace.Load(root)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			writeTree(t, root, map[string]string{"lib/util.go": fmt.Sprintf("package lib\n\nvar prefix = %q\n", fmt.Sprint(i))})
+			if _, _, err := ix.Update(ws, []string{"lib/util.go"}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case <-done:
+			if _, err := ix.Symbols(); err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-deadline:
+			t.Fatal("updates and symbol queries deadlocked")
+		default:
+			if _, err := ix.Symbols(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
