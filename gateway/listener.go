@@ -51,6 +51,10 @@ type ListenerConfig struct {
 	Log  zerolog.Logger
 	// Metrics, when set, counts requests by status class.
 	Metrics *metrics.Counters
+	// LoopbackPeersOnly refuses every request whose TCP peer is not a
+	// loopback address: for a listener bound to a non-loopback address,
+	// where a LAN peer could otherwise claim `Host: 127.0.0.1`.
+	LoopbackPeersOnly bool
 }
 
 // Listener is the request pipeline in front of one mux.
@@ -64,6 +68,7 @@ type Listener struct {
 	extraHosts []string
 	tokens     Authenticator
 	kinds      []auth.Kind
+	peersOnly  bool
 	cors       *cors.Cors
 	corsHosted *cors.Cors
 	log        zerolog.Logger
@@ -112,6 +117,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		extraHosts: cfg.ExtraHosts,
 		tokens:     cfg.Tokens,
 		kinds:      cfg.Kinds,
+		peersOnly:  cfg.LoopbackPeersOnly,
 		log:        cfg.Log,
 	}
 	if cfg.HostedOrigin != "" {
@@ -280,7 +286,7 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, r, rt, errGrant)
 		return
 	}
-	if ep.peer && !loopbackPeer(r.RemoteAddr) {
+	if (ep.peer || l.peersOnly) && !loopbackPeer(r.RemoteAddr) {
 		writeError(rec, r, rt, errPeer)
 		return
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -293,6 +294,18 @@ func TestRemovedAndUnknownPathsAre404(t *testing.T) {
 	}
 }
 
+func TestConsoleDisabledAdmitsNoHostedConsole(t *testing.T) {
+	s := startServer(t, func(c *config.Config) { c.Console.Enabled = false })
+	tok := s.Tokens.Mint(auth.KindAdmin, allGrants, time.Hour)
+	for _, row := range realTable(t).Rows {
+		if !row.Hosted || row.IsConsole() {
+			continue
+		}
+		want(t, s.do(t, row, probe{method: row.Method, token: tok, origin: hostedOrigin}), http.StatusForbidden)
+		want(t, s.do(t, row, probe{method: row.Method, token: tok, host: "console.example.com"}), http.StatusForbidden)
+	}
+}
+
 func TestConsoleDisabledRegistersNoConsoleRoute(t *testing.T) {
 	s := startServer(t, func(c *config.Config) { c.Console.Enabled = false })
 	tok := s.Tokens.Mint(auth.KindAdmin, allGrants, time.Hour)
@@ -311,4 +324,41 @@ func want(t *testing.T, resp *http.Response, status int) {
 	if resp.StatusCode != status {
 		t.Errorf("%s %s (Host %s): status %d, want %d", resp.Request.Method, resp.Request.URL.Path, resp.Request.Host, resp.StatusCode, status)
 	}
+}
+
+// TestANonLoopbackBindServesLoopbackPeersOnly: on 0.0.0.0 a LAN peer that
+// claims `Host: 127.0.0.1` is still refused, token or not.
+func TestANonLoopbackBindServesLoopbackPeersOnly(t *testing.T) {
+	var lan string
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() {
+			lan = ipn.IP.String()
+		}
+	}
+	if lan == "" {
+		t.Skip("no non-loopback address")
+	}
+	s := startServer(t, func(c *config.Config) { c.MCP.Address = "0.0.0.0:0" })
+	tok := s.Tokens.Mint(auth.KindAdmin, allGrants, time.Hour)
+	for _, row := range realTable(t).Rows {
+		if row.IsConsole() {
+			continue
+		}
+		req, _ := http.NewRequest(http.MethodPost, "http://"+net.JoinHostPort(lan, s.port)+row.Path, strings.NewReader("{}"))
+		req.Host = "127.0.0.1:" + s.port
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s from a LAN peer: %d, want 403", row.Name, resp.StatusCode)
+		}
+	}
+	// The same call from loopback works.
+	resp := s.do(t, gateway.Row{Path: "/core.token.v1alpha1.TokenService/ListTokens", Procedure: "core.token.v1alpha1.TokenService/ListTokens"}, probe{method: http.MethodPost, token: tok})
+	want(t, resp, http.StatusOK)
 }

@@ -140,16 +140,25 @@ func Run(ctx context.Context, o Options) error {
 	if !cfg.Console.Enabled {
 		log.Info().Msg("console.enabled is false: no console route is registered")
 	}
+	// Without the console there is no hosted console either: its origin
+	// would otherwise still reach the Connect rows flagged hosted.
+	hostedOrigin := cfg.Console.HostedOrigin
+	if !consoleMount {
+		hostedOrigin = ""
+	}
 	listener, err := gateway.NewListener(table, reg, gateway.ListenerConfig{
 		Exposure:     gateway.ExposureLoopback,
 		Port:         strconv.Itoa(addr.Port),
-		HostedOrigin: cfg.Console.HostedOrigin,
-		Tokens:       tokens,
-		Kinds:        []auth.Kind{auth.KindConsole, auth.KindAdmin, auth.KindPair, auth.KindMCP},
-		MaxBody:      cfg.Server.MaxBody,
-		Keep:         func(r *gateway.Row) bool { return consoleMount || !r.IsConsole() },
-		Log:          log,
-		Metrics:      counters,
+		HostedOrigin: hostedOrigin,
+		// On a non-loopback bind the Host header proves nothing; only a
+		// loopback peer may call what is loopback-only.
+		LoopbackPeersOnly: !addr.IP.IsLoopback(),
+		Tokens:            tokens,
+		Kinds:             []auth.Kind{auth.KindConsole, auth.KindAdmin, auth.KindPair, auth.KindMCP},
+		MaxBody:           cfg.Server.MaxBody,
+		Keep:              func(r *gateway.Row) bool { return consoleMount || !r.IsConsole() },
+		Log:               log,
+		Metrics:           counters,
 	})
 	if err != nil {
 		_ = ln.Close()
