@@ -166,17 +166,17 @@ func Run(ctx context.Context, o Options) error {
 	}
 	srv := gateway.NewHTTPServer(listener, gateway.Timeouts{ReadHeader: cfg.Server.ReadHeaderTimeout, Idle: cfg.Server.IdleTimeout}, log)
 
-	if err := ws.Watch(runCtx, cfg.Events.Debounce); err != nil {
-		log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
-	}
 	go func() {
 		err := tokens.Watch(runCtx, func(err error) {
 			log.Warn().Str(logx.Reason, err.Error()).Msg("token file")
 		})
 		if err != nil {
-			log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the token file: new tokens still work at once, but a revocation takes effect only after a restart")
+			log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the token file; revocations are still seen within a second")
 		}
 	}()
+	if err := ws.Watch(runCtx, cfg.Events.Debounce); err != nil {
+		log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
+	}
 
 	admin := tokens.Mint(auth.KindAdmin, auth.Admin|auth.ConsoleRead|auth.ConsoleWrite, 0)
 	st := state.State{

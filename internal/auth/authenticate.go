@@ -3,6 +3,7 @@ package auth
 import (
 	"crypto/sha256"
 	"os"
+	"time"
 )
 
 // Authenticate checks the raw value of an Authorization header and returns
@@ -32,6 +33,15 @@ func (s *Store) Authenticate(authorization string) (Principal, error) {
 	}
 	set := s.persist.Load()
 	if e, ok := set.tokens[sum]; ok {
+		// A revocation by another process must not depend on the file
+		// watcher alone (it may not exist): at most once a second, a hit
+		// checks that tokens.json has not changed under it.
+		if s.recheckDue() && s.refresh(set) {
+			if e, ok := s.persist.Load().tokens[sum]; ok {
+				return s.principal(&e, sum)
+			}
+			return Principal{}, ErrUnknown
+		}
 		return s.principal(&e, sum)
 	}
 	if s.refresh(set) {
@@ -40,6 +50,18 @@ func (s *Store) Authenticate(authorization string) (Principal, error) {
 		}
 	}
 	return Principal{}, ErrUnknown
+}
+
+// recheckEvery bounds how stale a revocation can be when the watcher
+// misses it.
+const recheckEvery = int64(time.Second)
+
+// recheckDue reports, for one caller a second, that it is time to look at
+// tokens.json again.
+func (s *Store) recheckDue() bool {
+	now := s.now().UnixNano()
+	last := s.lastCheck.Load()
+	return now-last >= recheckEvery && s.lastCheck.CompareAndSwap(last, now)
 }
 
 func (s *Store) principal(e *entry, sum [sha256.Size]byte) (Principal, error) {

@@ -384,3 +384,32 @@ func TestAuthenticateDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+func TestARevocationIsSeenWithinASecondWithoutTheWatcher(t *testing.T) {
+	dir := t.TempDir()
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	a, err := OpenStore(dir, WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, rec, err := a.Create(KindConsole, ConsoleRead, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Authenticate("Bearer " + secret); err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Revoke(rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	now.Add(int64(2 * time.Second))
+	if _, err := a.Authenticate("Bearer " + secret); err != ErrUnknown {
+		t.Fatalf("a revoked token still authenticates after a second: %v", err)
+	}
+}

@@ -89,7 +89,9 @@ type Store struct {
 	persist  atomic.Pointer[persistSet]
 	eph      atomic.Pointer[ephSet]
 	reloadMu sync.Mutex // serialises loads and installs of persist
-	ephMu    sync.Mutex // serialises copy-on-write updates of eph
+	// lastCheck is when a hit last checked tokens.json (Unix nanoseconds).
+	lastCheck atomic.Int64
+	ephMu     sync.Mutex // serialises copy-on-write updates of eph
 }
 
 // Option configures OpenStore.
