@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sse "github.com/tmaxmax/go-sse"
+
+	"github.com/corehq/core/internal/apierr"
 )
 
 // Kinds of events.
@@ -26,13 +28,36 @@ type Hub struct {
 	subscribers atomic.Int64
 	closed      atomic.Bool
 	stop        chan struct{}
+	queue       chan *sse.Message
 }
+
+// queueSize is how many events wait for delivery before new ones are
+// dropped: an event says "refetch", so a burst loses nothing by coalescing.
+const queueSize = 256
+
+// writeTimeout is how long one write to a subscriber may take: a client
+// that stops reading is cut off instead of holding up the others.
+const writeTimeout = 10 * time.Second
 
 // NewHub starts a hub that sends a keep-alive comment every keepAlive.
 func NewHub(keepAlive time.Duration) *Hub {
-	h := &Hub{joe: &sse.Joe{}, stop: make(chan struct{})}
+	h := &Hub{joe: &sse.Joe{}, stop: make(chan struct{}), queue: make(chan *sse.Message, queueSize)}
 	go h.keepAlive(keepAlive)
+	go h.deliver()
 	return h
+}
+
+// deliver hands queued events to go-sse, away from the publishers (which
+// may hold locks of their own).
+func (h *Hub) deliver() {
+	for {
+		select {
+		case <-h.stop:
+			return
+		case m := <-h.queue:
+			_ = h.joe.Publish(m, []string{sse.DefaultTopic})
+		}
+	}
 }
 
 func (h *Hub) keepAlive(every time.Duration) {
@@ -58,7 +83,10 @@ func (h *Hub) Publish(kind string, data []byte) {
 	}
 	m := &sse.Message{Type: sse.Type(kind)}
 	m.AppendData(string(data))
-	_ = h.joe.Publish(m, []string{sse.DefaultTopic})
+	select {
+	case h.queue <- m:
+	default: // a full queue: the events already queued say the same thing
+	}
 }
 
 // Subscribers is the number of open streams.
@@ -72,9 +100,9 @@ var ErrClosed = errors.New("the server is shutting down")
 // stream is open before the first event.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request) error {
 	if h.closed.Load() {
-		return ErrClosed
+		return apierr.Unavailable("%v", ErrClosed)
 	}
-	sess, err := sse.Upgrade(w, r)
+	sess, err := sse.Upgrade(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}, r)
 	if err != nil {
 		return err
 	}
@@ -103,4 +131,21 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 	}
 	close(h.stop)
 	return h.joe.Shutdown(ctx)
+}
+
+// deadlineWriter gives every write to a subscriber a deadline, so that a
+// client that stops reading fails its write instead of blocking the hub.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return d.ResponseWriter.Write(p)
+}
+
+func (d *deadlineWriter) FlushError() error {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return d.rc.Flush()
 }

@@ -3,10 +3,13 @@ package events
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/apierr"
 )
 
 // subscribe opens a stream and returns a channel of its lines.
@@ -75,7 +78,8 @@ func TestEveryConnectedSubscriberGetsEveryEvent(t *testing.T) {
 	}
 	for range a { // the stream ends on shutdown
 	}
-	if err := hub.Serve(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)); err != ErrClosed {
-		t.Fatalf("Serve after Shutdown = %v", err)
+	var e *apierr.Error
+	if err := hub.Serve(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil)); !errors.As(err, &e) || e.Status != http.StatusServiceUnavailable {
+		t.Fatalf("Serve after Shutdown = %v, want a 503", err)
 	}
 }
