@@ -107,10 +107,14 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	// On an early return the engine stops at once; the orderly shutdown
+	// below stops it in its place in the sequence.
+	engineClosed := false
 	defer func() {
-		closeCtx, done := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
-		defer done()
-		eng.close(closeCtx)
+		if !engineClosed {
+			cancel()
+			eng.close(context.Background())
+		}
 	}()
 	started := time.Now().UTC()
 	reg := gateway.NewRegistry()
@@ -202,16 +206,21 @@ func Run(ctx context.Context, o Options) error {
 	case <-ctx.Done():
 	}
 	log.Info().Msg("shutting down")
+	// One deadline for the whole sequence. First no new work: the event
+	// streams end (http.Server.Shutdown waits for handlers) and the server
+	// stops taking requests. Then runs and jobs are cancelled and waited
+	// for, so their journals say "interrupted" and their processes are
+	// gone. Then the index cache is saved; the state file goes last (defer).
 	shutdownCtx, done := context.WithTimeout(context.Background(), cfg.Server.ShutdownTimeout)
 	defer done()
-	// Runs end first: their processes are killed and their journals say
-	// "interrupted" before the server is gone.
-	cancel()
-	waitOrTimeout(shutdownCtx, eng.runner.Wait)
-	_ = hub.Shutdown(shutdownCtx) // SSE streams first: Shutdown waits for handlers to return
+	_ = hub.Shutdown(shutdownCtx)
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
 	}
+	cancel()
+	waitOrTimeout(shutdownCtx, eng.runner.Wait)
+	engineClosed = true
+	eng.close(shutdownCtx)
 	if err := ws.Close(); err != nil {
 		log.Warn().Str(logx.Reason, err.Error()).Msg("save the index cache")
 	}

@@ -264,6 +264,9 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 // Start returns, so the run is visible to the viewer straight away. done
 // receives the Result when the run ends.
 func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target string) (string, <-chan *Result, error) {
+	if ctx.Err() != nil {
+		return "", nil, fmt.Errorf("run: not started: %w", context.Cause(ctx))
+	}
 	order, err := r.prepare(ws, []string{target})
 	if err != nil {
 		return "", nil, err
