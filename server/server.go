@@ -81,7 +81,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// One server per workspace: the lock is held for the server's life and
 	// dies with its process, so a crash never leaves it behind.
-	lock, err := fsx.TryLockFile(filepath.Join(cacheDir, "server.lock"))
+	lock, err := fsx.TryLockFile(filepath.Join(cacheDir, state.LockName))
 	if errors.Is(err, fsx.ErrLocked) {
 		if st, err := state.Read(cacheDir); err == nil {
 			return fmt.Errorf("a core server already runs for this workspace at %s (pid %d); stop it with `core server stop`", st.BaseURL, st.PID)

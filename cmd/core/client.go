@@ -21,8 +21,8 @@ type serverConn struct {
 var errNoServer = errors.New("core server is not running for this workspace: start it with `core server start`")
 
 func (e *env) server() (*serverConn, error) {
-	st, err := state.Read(e.cacheDir)
-	if errors.Is(err, state.ErrNotRunning) || (err == nil && !st.ProcessAlive()) {
+	st, alive, err := state.Live(e.cacheDir)
+	if errors.Is(err, state.ErrNotRunning) || (err == nil && !alive) {
 		return nil, errNoServer
 	}
 	if err != nil {

@@ -60,8 +60,7 @@ running)" or "console: disabled".`,
 				line(true, "cache: ok (%s)", cacheDir)
 			}
 
-			st, err := state.Read(cacheDir)
-			running := err == nil && st.ProcessAlive()
+			st, running, err := state.Live(cacheDir)
 			switch {
 			case running:
 				line(true, "server: running at %s (pid %d)", st.BaseURL, st.PID)

@@ -86,7 +86,7 @@ func newServerStopCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := state.Read(e.cacheDir)
+			st, alive, err := state.Live(e.cacheDir)
 			if errors.Is(err, state.ErrNotRunning) {
 				fmt.Fprintln(cmd.OutOrStdout(), "core server is not running")
 				return nil
@@ -94,7 +94,7 @@ func newServerStopCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !st.ProcessAlive() {
+			if !alive {
 				_ = state.Remove(e.cacheDir, st.PID)
 				fmt.Fprintf(cmd.OutOrStdout(), "core server is not running (removed a stale state file of pid %d)\n", st.PID)
 				return nil
@@ -130,8 +130,8 @@ func newServerStatusCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := state.Read(e.cacheDir)
-			if errors.Is(err, state.ErrNotRunning) || (err == nil && !st.ProcessAlive()) {
+			st, alive, err := state.Live(e.cacheDir)
+			if errors.Is(err, state.ErrNotRunning) || (err == nil && !alive) {
 				fmt.Fprintln(cmd.OutOrStdout(), "core server: not running")
 				return &exitError{code: 3}
 			}

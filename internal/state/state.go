@@ -100,6 +100,34 @@ func (s State) ProcessAlive() bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
+// LockName is the file a running server holds an exclusive lock on for its
+// whole life (and that dies with its process).
+const LockName = "server.lock"
+
+// Running reports whether a server holds the workspace's server lock: the
+// one test that a reused pid cannot fool. It takes the lock for an instant
+// when no server holds it.
+func Running(cacheDir string) bool {
+	l, err := fsx.TryLockFile(filepath.Join(cacheDir, LockName))
+	if errors.Is(err, fsx.ErrLocked) {
+		return true
+	}
+	if err == nil {
+		_ = l.Unlock()
+	}
+	return false
+}
+
+// Live reads the state file and reports whether the server it names is
+// running: the process exists and holds the server lock.
+func Live(cacheDir string) (State, bool, error) {
+	st, err := Read(cacheDir)
+	if err != nil {
+		return st, false, err
+	}
+	return st, st.ProcessAlive() && Running(cacheDir), nil
+}
+
 // Remove deletes cacheDir/server.json if it still names pid, so a server
 // shutting down never removes the file of a newer server that replaced it.
 // A missing file is not an error; a corrupt one is reported and left alone.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"github.com/corehq/core/internal/fsx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,4 +190,22 @@ func TestProcessAlive(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestRunningMeansTheServerLockIsHeld(t *testing.T) {
+	dir := t.TempDir()
+	if Running(dir) {
+		t.Fatal("running with nobody holding the lock")
+	}
+	l, err := fsx.TryLockFile(filepath.Join(dir, LockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Running(dir) {
+		t.Fatal("not running while the lock is held")
+	}
+	_ = l.Unlock()
+	if Running(dir) {
+		t.Fatal("still running after the lock was released")
+	}
 }
