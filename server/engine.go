@@ -136,7 +136,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 			}
 			return fmt.Sprintf("removed %d cache entries", n), nil
 		},
-		Size: func() int64 { n, _ := runner.CacheSize(cacheDir); return int64(n) },
+		Size: func() int64 { return int64(runner.CacheEntries(cacheDir)) },
 	})
 	reviewJob := review.Job(root, filepath.Join(cacheDir, "reviews.json"))
 	reviewJob.Every = reviewEvery

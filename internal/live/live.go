@@ -50,6 +50,8 @@ type Snapshot struct {
 	gzip     []byte
 	qOnce    sync.Once
 	qIdx     *query.Index
+	infOnce  sync.Once
+	inferred []graph.Edge
 }
 
 // JSON is exactly what `core graph --json` prints.
@@ -83,6 +85,7 @@ type Workspace struct {
 	log      zerolog.Logger
 	pub      Publisher
 	ix       *index.Indexer
+	skip     func(rel string) bool
 
 	cur        atomic.Pointer[Snapshot]
 	mu         sync.Mutex // serialises rebuilds
@@ -115,7 +118,7 @@ func NewIndexer(root, cacheDir string) *index.Indexer {
 // broken targets.yaml is not fatal: the view starts empty with the
 // diagnostic set.
 func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
-	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: NewIndexer(root, cacheDir), instance: instanceID()}
+	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: NewIndexer(root, cacheDir), instance: instanceID(), skip: skipper(root, cacheDir)}
 	_ = w.Rebuild()
 	return w
 }
@@ -335,7 +338,8 @@ func (w *Workspace) InferredDeps() []graph.Edge {
 	if err != nil {
 		return nil
 	}
-	return index.InferredDeps(snap.Graph)
+	snap.infOnce.Do(func() { snap.inferred = index.InferredDeps(snap.Graph) })
+	return snap.inferred
 }
 
 func (w *Workspace) publish(kind string, payload map[string]any) {
@@ -383,7 +387,7 @@ func (w *Workspace) Ignore(rel string, _ bool) bool {
 			return true
 		}
 	}
-	return skipper(w.root, w.cacheDir)(rel)
+	return w.skip(rel)
 }
 
 // Watch re-indexes on every debounced batch of changes until ctx ends. It

@@ -136,7 +136,7 @@ func TestAWorkspaceThatNeverLoadedHasNoGraph(t *testing.T) {
 }
 
 func TestIgnoreSkipsCacheAndVCS(t *testing.T) {
-	w := &Workspace{root: "/ws", cacheDir: "/ws/build/cache"}
+	w := &Workspace{root: "/ws", cacheDir: "/ws/build/cache", skip: skipper("/ws", "/ws/build/cache")}
 	for rel, want := range map[string]bool{
 		".git": true, ".git/HEAD": true, "a/node_modules/x": true, ".core/tokens.json": true,
 		"build/cache/x": true, "build/cache": true, "build/cachex": false, "docs/a.md": false, "targets.yaml": false,

@@ -463,6 +463,21 @@ func trimCache(cacheDir string, keep int) (int, error) {
 	return removed, nil
 }
 
+// CacheEntries counts the build cache entries without reading them.
+func CacheEntries(cacheDir string) int {
+	list, err := os.ReadDir(buildDir(cacheDir))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range list {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
 // CacheSize returns the number of build cache entries and the bytes they
 // hold.
 func CacheSize(cacheDir string) (entries int, bytes int64) {

@@ -174,8 +174,15 @@ func (w *Watcher) note(ev fsnotify.Event, pending map[string]bool) bool {
 		}
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		// The directory and everything below it is gone: if it comes back,
+		// addTree must watch all of it again.
 		w.mu.Lock()
 		delete(w.watched, ev.Name)
+		for p := range w.watched {
+			if strings.HasPrefix(p, ev.Name+string(filepath.Separator)) {
+				delete(w.watched, p)
+			}
+		}
 		w.mu.Unlock()
 	}
 	pending[rel] = true
