@@ -28,6 +28,13 @@ var loopbackOnly = []struct{ path, why string }{
 	{"/core.token.", "token management is loopback-only"},
 }
 
+// shareable lists what the share listener may serve (the spec's list, plus
+// the console page that a share link opens); everything else stays off it.
+var shareable = []string{
+	"/api/v1/events", "/api/v1/insight", "/console/",
+	"/core.metrics.", "/core.activity.", "/core.status.", "/core.insight.", "/core.viewer.",
+}
+
 // removed lists paths the spec retired, with what replaced them.
 var removed = map[string]string{
 	"/api/v1/status":  "the spec removed it; StatusService/GetStatus replaced it",
@@ -99,11 +106,18 @@ func checkRows(rows []Row) []Problem {
 			bad("exposure", "must include loopback: [loopback] or [loopback, share]")
 		}
 		if seenExp[ExposureShare] {
+			why := ""
 			for _, lo := range loopbackOnly {
 				if strings.HasPrefix(r.Path, lo.path) {
-					bad("exposure", "cannot include share: "+lo.why)
+					why = lo.why
 					break
 				}
+			}
+			if why == "" && !shareablePath(r.Path) {
+				why = "the share listener serves only the events and insight routes, the console page and the metrics, activity, status, insight and viewer services"
+			}
+			if why != "" {
+				bad("exposure", "cannot include share: "+why)
 			}
 			if r.Grant != GrantConsoleRead && r.Grant != GrantNone {
 				bad("exposure", "cannot include share: the share listener is read-only, so its rows need console=read (or none for static pages), not "+quote(r.Grant))
@@ -151,6 +165,15 @@ func checkRows(rows []Row) []Problem {
 		}
 	}
 	return problems
+}
+
+func shareablePath(p string) bool {
+	for _, ok := range shareable {
+		if p == ok || strings.HasPrefix(p, ok) && (strings.HasSuffix(ok, "/") || strings.HasSuffix(ok, ".")) {
+			return true
+		}
+	}
+	return false
 }
 
 func checkProcedure(r *Row, bad func(field, msg string)) {
