@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"mime"
@@ -51,11 +50,10 @@ func ServeConsoleFile(w http.ResponseWriter, r *http.Request, files fs.FS, name 
 		return apierr.NotFound("no such file")
 	}
 	f, err := files.Open(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return apierr.NotFound("no such file in the console: %s", path.Base(name))
-	}
 	if err != nil {
-		return err
+		// Missing, or refused by the os.Root (a link out of the directory):
+		// either way there is no such file to serve.
+		return apierr.NotFound("no such file in the console: %s", path.Base(name))
 	}
 	defer f.Close()
 	st, err := f.Stat()

@@ -5,11 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/config"
 )
 
 func (s *running) get(t *testing.T, path, token string) (int, []byte) {
@@ -75,6 +78,35 @@ func TestABadSelectIs400NamingTheTerm(t *testing.T) {
 		code, body := s.get(t, "/api/v1/graph?select="+url.QueryEscape(q), tok)
 		if code != http.StatusBadRequest || !strings.Contains(string(body), want) || !strings.Contains(string(body), `"invalid_argument"`) {
 			t.Errorf("select=%s: %d %s", q, code, body)
+		}
+	}
+}
+
+func TestConsoleDirServesItsFilesAndNothingOutside(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html><title>custom</title>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "escape.txt")); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, func(c *config.Config) { c.Console.Dir = dir })
+	for path, want := range map[string]int{"/console/graph/": 200, "/console/graph/escape.txt": 404, "/console/graph/../../etc/passwd": 404} {
+		resp, err := http.Get(s.BaseURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != want || strings.Contains(string(body), "outside") {
+			t.Errorf("%s: %d %q, want %d", path, resp.StatusCode, body, want)
+		}
+		if want == 200 && (!strings.Contains(string(body), "custom") || resp.Header.Get("Content-Security-Policy") == "") {
+			t.Errorf("%s: not the custom console with its policy: %q", path, body)
 		}
 	}
 }

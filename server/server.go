@@ -117,11 +117,15 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}()
 	started := time.Now().UTC()
+	consoleFS, err := consoleFiles(cfg)
+	if err != nil {
+		return err
+	}
 	reg := gateway.NewRegistry()
 	handlers.Register(reg, handlers.Deps{
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
-		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFiles(cfg),
+		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS,
 		Version: Version, Started: started, Config: config.Effective(cfg),
 	})
 	table, err := BuildTable(reg)
@@ -241,12 +245,21 @@ func waitOrTimeout(ctx context.Context, wait func()) {
 }
 
 // consoleFiles is the built console to serve: console.dir
-// (CORE_CONSOLE_DIR) when set, else the one embedded in the binary.
-func consoleFiles(cfg *config.Config) fs.FS {
-	if cfg.Console.Dir != "" {
-		return os.DirFS(cfg.Console.Dir)
+// (CORE_CONSOLE_DIR) when set, else the one embedded in the binary. The
+// directory is opened as an os.Root, so a symlink inside it cannot lead a
+// request (on a route that needs no token) out of it.
+func consoleFiles(cfg *config.Config) (fs.FS, error) {
+	if cfg.Console.Dir == "" {
+		return console.Built(), nil
 	}
-	return console.Built()
+	root, err := os.OpenRoot(cfg.Console.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s: %w", cfg.Console.Dir, err)
+	}
+	if _, err := fs.Stat(root.FS(), "index.html"); err != nil {
+		return nil, fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s holds no index.html: point it at a built console (console/gen)", cfg.Console.Dir)
+	}
+	return root.FS(), nil
 }
 
 // dialHost is the host a local client uses to reach a listener bound to ip:
