@@ -7,6 +7,7 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 )
 
@@ -61,6 +62,10 @@ func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return New(http.StatusRequestTimeout, "request_timeout", "the request body did not arrive in time; send it without pausing")
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {

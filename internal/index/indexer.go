@@ -261,7 +261,15 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 		}
 		if st.IsDir() {
 			found, diags := discoverUnder(ix.root, p, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
-			ix.diags = append(ix.diags, diags...)
+			// The walk's findings replace what an earlier walk said of this
+			// subtree, so repeated events do not pile them up.
+			kept := ix.diags[:0:0]
+			for _, d := range ix.diags {
+				if d.Path != p && !strings.HasPrefix(d.Path, p+"/") {
+					kept = append(kept, d)
+				}
+			}
+			ix.diags = append(kept, diags...)
 			seen := map[string]bool{}
 			for _, f := range found {
 				seen[f.Path] = true
