@@ -24,7 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
+	"github.com/corehq/core/internal/gitx"
 	"sort"
 	"strings"
 
@@ -233,19 +233,15 @@ func DefaultBase(ctx context.Context, root string) (string, error) {
 // git runs git -C root args and returns its stdout; an error names the
 // command and carries git's message.
 func git(ctx context.Context, root string, args ...string) ([]byte, error) {
-	full := append([]string{"-C", root, "-c", "core.quotepath=off"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("git is not installed or not on PATH: install git to use core affected (%v)", err)
-		}
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	res, err := gitx.Run(ctx, root, args...)
+	if errors.Is(err, gitx.ErrNotInstalled) {
+		return nil, fmt.Errorf("%w to use core affected", err)
 	}
-	return stdout.Bytes(), nil
+	if err != nil {
+		return nil, err
+	}
+	if res.Exit != 0 {
+		return nil, res.Describe(args...)
+	}
+	return []byte(res.Stdout), nil
 }

@@ -24,15 +24,14 @@
 package drift
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/corehq/core/internal/execx"
+	"github.com/corehq/core/internal/gitx"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/corehq/core/internal/workspace"
@@ -197,71 +196,24 @@ func removeWorktree(top, wt, tmp string) error {
 // runTarget runs argv in dir and returns its capped output and exit code;
 // err only when it could not run.
 func runTarget(ctx context.Context, dir string, argv []string) (string, int, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdin = nil
-	out := &capped{max: MaxOutput}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code := exit.ExitCode()
-		if code < 0 {
-			code = -1 // killed by a signal
-		}
-		return out.String(), code, nil
+	out := &execx.Capture{Max: MaxOutput}
+	res := execx.Exec(ctx, argv, dir, out)
+	text, _ := out.Result()
+	if res.ExitCode == -1 && res.Err != "" && !res.Interrupted {
+		return "", 0, errors.New(res.Err)
 	}
-	if err != nil {
-		return "", 0, err
+	if res.Interrupted {
+		return text, -1, ctx.Err()
 	}
-	return out.String(), 0, nil
-}
-
-// capped keeps the first max bytes written to it.
-type capped struct {
-	max       int
-	buf       bytes.Buffer
-	truncated bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.truncated = true
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.buf.Write(p)
-}
-
-func (c *capped) String() string {
-	if c.truncated {
-		return strings.ToValidUTF8(c.buf.String(), "") + "\n… (output truncated)"
-	}
-	return c.buf.String()
+	return text, res.ExitCode, nil
 }
 
 // git runs `git -C dir args...`: trimmed stdout, exit code, trimmed stderr;
 // err only when git could not run or ctx ended.
 func git(ctx context.Context, dir string, args ...string) (string, int, string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		return "", -1, "", ctx.Err()
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return strings.TrimSpace(stdout.String()), exit.ExitCode(), strings.TrimSpace(stderr.String()), nil
-	}
+	res, err := gitx.Run(ctx, dir, args...)
 	if err != nil {
-		return "", -1, "", fmt.Errorf("check-drift: run git: %w", err)
+		return "", -1, "", fmt.Errorf("check-drift: %w", err)
 	}
-	return strings.TrimSpace(stdout.String()), 0, strings.TrimSpace(stderr.String()), nil
+	return res.Text(), res.Exit, res.Stderr, nil
 }

@@ -26,14 +26,13 @@
 package review
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/corehq/core/internal/gitx"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -308,28 +307,15 @@ func isAncestor(ctx context.Context, root, commit, ref string) (bool, error) {
 // code; err is for git that could not run or died of something other than a
 // plain exit (a missing repository is exit 128 with stderr in err).
 func git(ctx context.Context, root string, args ...string) (string, int, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && ctx.Err() == nil {
-		code := exit.ExitCode()
-		if code == 128 || code < 0 {
-			msg := strings.TrimSpace(stderr.String())
-			if strings.Contains(msg, "not a git repository") {
-				return "", code, fmt.Errorf("check-review: %s is not a git repository", root)
-			}
-			return "", code, fmt.Errorf("check-review: git %s: %s", strings.Join(args, " "), msg)
-		}
-		return strings.TrimSpace(stdout.String()), code, nil
-	}
+	res, err := gitx.Run(ctx, root, args...)
 	if err != nil {
-		if ctx.Err() != nil {
-			return "", -1, ctx.Err()
-		}
-		return "", -1, fmt.Errorf("check-review: run git: %w", err)
+		return "", -1, fmt.Errorf("check-review: %w", err)
 	}
-	return strings.TrimSpace(stdout.String()), 0, nil
+	if res.Exit == 128 || res.Exit < 0 {
+		if strings.Contains(res.Stderr, "not a git repository") {
+			return "", res.Exit, fmt.Errorf("check-review: %s is not a git repository", root)
+		}
+		return "", res.Exit, fmt.Errorf("check-review: %w", res.Describe(args...))
+	}
+	return res.Text(), res.Exit, nil
 }

@@ -1,0 +1,64 @@
+// Package gitx runs the git command line the one way core needs: in a
+// directory, with an environment that never prompts, takes no optional
+// locks, speaks the C locale and does not quote paths. Callers decide what
+// an exit code means.
+package gitx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Result is what one git command printed and how it exited.
+type Result struct {
+	Stdout string // as printed (-z output keeps its NULs and spaces)
+	Stderr string // trimmed
+	Exit   int
+}
+
+// Text is Stdout without surrounding white space.
+func (r Result) Text() string { return strings.TrimSpace(r.Stdout) }
+
+// ErrNotInstalled says git is not on PATH.
+var ErrNotInstalled = errors.New("git is not installed or not on PATH: install git")
+
+// Run runs `git -C dir args...`. The error is for a git that could not run
+// (not installed, or ctx ended); a non-zero exit is in Result.Exit.
+func Run(ctx context.Context, dir string, args ...string) (Result, error) {
+	full := append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: strings.TrimSpace(stderr.String())}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &exit):
+		res.Exit = exit.ExitCode()
+		return res, nil
+	case errors.Is(err, exec.ErrNotFound):
+		return res, ErrNotInstalled
+	}
+	return res, fmt.Errorf("run git: %w", err)
+}
+
+// Describe turns a failed command into an error naming it and git's
+// message.
+func (r Result) Describe(args ...string) error {
+	msg := r.Stderr
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", r.Exit)
+	}
+	return fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+}
