@@ -49,8 +49,8 @@ type Row struct {
 	LoopbackPeer bool
 	// Prefix rows serve the subtree under Path (which ends in "/").
 	Prefix bool
-	// Stream names a streaming protocol ("sse"); such rows have no write
-	// timeout and are logged when they end.
+	// Stream names a streaming protocol ("sse"): only GET rows may stream,
+	// and their request is logged when the stream ends, like any other.
 	Stream string
 	// MaxBody caps the request body in bytes; 0 takes the server default.
 	MaxBody int64
