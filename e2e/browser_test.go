@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -409,4 +411,108 @@ func TestBrowserSaysWhenTheSessionExpired(t *testing.T) {
 	if n := eval[int](t, b, `sessionStorage.length + localStorage.length`); n != 0 {
 		t.Fatalf("the dead token is still stored (%d keys)", n)
 	}
+}
+
+// bigGraph is a graph whose redraw is too slow to follow the mouse in
+// software WebGL: projects owning files, two imports a file.
+func bigGraph(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"nodes":[`)
+	for p := 0; p < 5; p++ {
+		if p > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"project:p%d","kind":"project","name":"p%d"}`, p, p)
+	}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `,{"id":"file:p%d/f%d.go","kind":"file","name":"f%d.go","project":"p%d"}`, i%5, i, i, i%5)
+	}
+	b.WriteString(`],"edges":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"source":"project:p%d","target":"file:p%d/f%d.go","kind":"owns"}`, i%5, i%5, i)
+		for _, j := range []int{(i * 7) % n, (i*13 + 1) % n} {
+			if j != i {
+				fmt.Fprintf(&b, `,{"source":"file:p%d/f%d.go","target":"file:p%d/f%d.go","kind":"imports"}`, i%5, i, j%5, j)
+			}
+		}
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+func TestBrowserPansABigGraphAsAPicture(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	data := bigGraph(1500)
+	src := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(data)
+	}))
+	defer src.Close()
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#src="+url.QueryEscape(src.URL+"/graph.json"))
+	b.waitFor(t, `window.__core && window.__core.ready && window.__core.nodes > 1500`)
+	b.waitFor(t, `!document.querySelector('#status-line').textContent.includes('layout running')`)
+
+	b.run(t, chromedp.SendKeys("#search", "f42.go\n"))
+	b.waitFor(t, `document.querySelectorAll('#results li button').length > 0`)
+	b.run(t, chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#results li button')].find(b => b.textContent.includes('f42.go')).click()`))
+	b.waitFor(t, `!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('file:p2/f42.go')`)
+
+	type camera struct{ X, Y, Ratio float64 }
+	cam := func() camera {
+		return eval[camera](t, b, `({X: window.__core.camera.x, Y: window.__core.camera.y, Ratio: window.__core.camera.ratio})`)
+	}
+	// Selecting centres the camera on the node, animated: wait until it rests.
+	for prev := cam(); ; {
+		time.Sleep(500 * time.Millisecond)
+		now := cam()
+		if now == prev {
+			break
+		}
+		prev = now
+	}
+	transform := func() string { return eval[string](t, b, `document.querySelector('.sigma-nodes').style.transform`) }
+	rect := eval[[]float64](t, b, `(() => { const r = document.querySelector('.sigma-mouse').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
+	x, y := rect[0], rect[1]
+	mouse := func(typ input.DispatchMouseEventType, x, y float64) chromedp.Action[chromedp.Void] {
+		return chromedp.MouseEvent(typ, x, y, chromedp.ButtonLeft, func(p *input.DispatchMouseEventParams) { p.Buttons = 1 })
+	}
+	before := cam()
+	steps := []chromedp.Action[chromedp.Void]{mouse(input.DispatchMouseEventTypeMousePressed, x, y)}
+	for i := 1; i <= 10; i++ {
+		steps = append(steps, mouse(input.DispatchMouseEventTypeMouseMoved, x+float64(20*i), y))
+	}
+	b.run(t, steps...)
+
+	t.Run("while the mouse drags, the drawn layers move and the camera waits", func(t *testing.T) {
+		if got := transform(); got != "translate(200px, 0px)" {
+			t.Fatalf("nodes layer transform %q, want translate(200px, 0px)", got)
+		}
+		if mouseLayer := eval[string](t, b, `document.querySelector('.sigma-mouse').style.transform`); mouseLayer != "" {
+			t.Fatalf("the mouse layer moved too (%q): events would land in the wrong place", mouseLayer)
+		}
+		if got := cam(); got != before {
+			t.Fatalf("the camera moved during the drag: %+v -> %+v", before, got)
+		}
+	})
+	b.run(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x+200, y, chromedp.ButtonLeft))
+	t.Run("on release the camera lands where the picture was", func(t *testing.T) {
+		if got := transform(); got != "" {
+			t.Fatalf("nodes layer transform %q after the drag", got)
+		}
+		after := cam()
+		if after.X >= before.X || after.Y != before.Y || after.Ratio != before.Ratio {
+			t.Fatalf("a drag to the right should move the camera left only: %+v -> %+v", before, after)
+		}
+	})
+	t.Run("the release is not a click: the selection stays", func(t *testing.T) {
+		if !eval[bool](t, b, `!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('file:p2/f42.go')`) {
+			t.Fatal("the drag cleared or changed the selection")
+		}
+	})
 }

@@ -8,6 +8,8 @@ export interface CoreState {
   edges: number;
   ready: boolean;
   lastError: string;
+  /** camera is the explorer's camera state (sigma's normalised space). */
+  camera: { x: number; y: number; ratio: number };
 }
 
 declare global {
@@ -16,7 +18,7 @@ declare global {
   }
 }
 
-export const core: CoreState = { state: 'snapshot', nodes: 0, edges: 0, ready: false, lastError: '' };
+export const core: CoreState = { state: 'snapshot', nodes: 0, edges: 0, ready: false, lastError: '', camera: { x: 0.5, y: 0.5, ratio: 1 } };
 
 export function exposeCore(): void {
   window.__core = core;

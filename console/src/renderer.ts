@@ -6,6 +6,8 @@ import Sigma from 'sigma';
 import { EdgeLineProgram } from 'sigma/rendering';
 import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { MultiDirectedGraph } from 'graphology';
+import { SnapshotPan } from './pan';
+import { core } from './core';
 
 export interface NodeAttrs {
   x: number;
@@ -35,6 +37,7 @@ export interface RendererHooks {
 
 export class Renderer {
   readonly sigma: Sigma<NodeAttrs, EdgeAttrs>;
+  private readonly pan: SnapshotPan<NodeAttrs, EdgeAttrs>;
 
   constructor(
     private readonly container: HTMLElement,
@@ -60,18 +63,28 @@ export class Renderer {
       nodeReducer: (n, d) => hooks.nodeReducer(n, d as NodeAttrs & Partial<NodeDisplayData>),
       edgeReducer: (e, d) => hooks.edgeReducer(e, d as EdgeAttrs & Partial<EdgeDisplayData>),
     });
-    this.sigma.on('clickNode', ({ node }) => hooks.click(node));
+    this.pan = new SnapshotPan(this.sigma, container);
+    this.sigma.getCamera().on('updated', (s) => (core.camera = { x: s.x, y: s.y, ratio: s.ratio }));
+    this.sigma.on('clickNode', ({ node }) => {
+      if (!this.pan.consumeClick()) hooks.click(node);
+    });
     this.sigma.on('doubleClickNode', (e) => {
       e.preventSigmaDefault();
       hooks.doubleClick(e.node);
     });
-    this.sigma.on('clickStage', () => hooks.clickStage());
+    this.sigma.on('clickStage', () => {
+      if (!this.pan.consumeClick()) hooks.clickStage();
+    });
     this.sigma.on('enterNode', () => container.classList.add('pointer'));
     this.sigma.on('leaveNode', () => container.classList.remove('pointer'));
   }
 
   /** tune adapts costly settings to the graph's size. */
   tune(order: number, size: number, arrows: boolean): void {
+    // A drag pans a picture of the graph once a redraw costs more than a
+    // frame (measured: 1k nodes and 3k edges redraw at 19 frames/s in
+    // software WebGL).
+    this.pan.enabled = order + size > 2000;
     this.sigma.setSettings({
       // While the camera moves, edges and labels of a big graph are left
       // out: panning and zooming stay fluid, and they return when it stops.
