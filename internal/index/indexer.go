@@ -682,7 +682,13 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 		}
 	}
 	g := AssembleSymbols(ws, full)
-	ix.symbols.Store(&symbolGraph{gen: gen, graph: g})
+	sg := &symbolGraph{gen: gen, graph: g}
+	ix.symbols.Store(sg)
+	if ix.symGen.Load() != gen {
+		// A change came in while this was assembled: it is stale already,
+		// and a stale symbol graph is half the heap for the GC to mark.
+		ix.symbols.CompareAndSwap(sg, nil)
+	}
 	return g, nil
 }
 
@@ -713,9 +719,14 @@ func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*FileR
 	return entries
 }
 
-// resetSymbols marks the assembled symbols stale. It takes no lock, so a
+// resetSymbols marks the assembled symbols stale and lets them go: the
+// next symbol query reassembles anyway, and until then every GC cycle would
+// mark them (at 100k files, most of the heap). It takes no lock, so a
 // change holding mu never waits for an assembly.
-func (ix *Indexer) resetSymbols() { ix.symGen.Add(1) }
+func (ix *Indexer) resetSymbols() {
+	ix.symGen.Add(1)
+	ix.symbols.Store(nil)
+}
 
 func (ix *Indexer) lock() (*fsx.Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(ix.lockPath), 0o700); err != nil {

@@ -359,3 +359,30 @@ func TestUpdatesAndSymbolQueriesRunTogether(t *testing.T) {
 		}
 	}
 }
+
+func TestAChangeLetsTheStaleSymbolGraphGo(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	if _, err := ix.Symbols(); err != nil {
+		t.Fatal(err)
+	}
+	if ix.symbols.Load() == nil {
+		t.Fatal("the assembled symbol graph is not kept for the next query")
+	}
+	ws, _ := workspace.Load(root)
+	writeTree(t, root, map[string]string{"lib/lib.go": fixture["lib/lib.go"] + "\nfunc Added() {}\n"})
+	if _, _, err := ix.Update(ws, []string{"lib/lib.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if ix.symbols.Load() != nil {
+		t.Fatal("after a change the stale symbol graph is still referenced: the GC must mark it until the next symbol query")
+	}
+	s, err := ix.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if node(s, "symbol:lib/lib.go#Added") == nil {
+		t.Fatal("the next symbol query does not see the change")
+	}
+}

@@ -49,7 +49,7 @@ type Snapshot struct {
 	gzipOnce sync.Once
 	gzip     []byte
 	qOnce    sync.Once
-	qIdx     *query.Index
+	qIdx     atomic.Pointer[query.Index]
 	infOnce  sync.Once
 	inferred []graph.Edge
 }
@@ -69,8 +69,8 @@ func (s *Snapshot) Gzip() []byte {
 // QueryIndex is the query engine's index of this snapshot, built on first
 // use and shared by every query of the version.
 func (s *Snapshot) QueryIndex() *query.Index {
-	s.qOnce.Do(func() { s.qIdx = query.NewIndex(s.Graph) })
-	return s.qIdx
+	s.qOnce.Do(func() { s.qIdx.Store(query.NewIndex(s.Graph)) })
+	return s.qIdx.Load()
 }
 
 // Publisher receives events (the SSE hub).
@@ -220,6 +220,9 @@ func (w *Workspace) Changed(b watch.Batch) error {
 		// holding symbol query results refresh on this event too.
 		w.symVersion++
 		if snap := w.cur.Load(); snap != nil {
+			if qi := snap.qIdx.Load(); qi != nil {
+				qi.ForgetSymbols()
+			}
 			w.publish(events.KindGraph, map[string]any{"version": snap.Version, "symbols_version": w.symVersion, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
 		}
 	} else {

@@ -61,6 +61,17 @@ func (ix *Index) withSymbols(sg *graph.Graph) *view {
 	return v
 }
 
+// ForgetSymbols drops the view merged with a symbol graph that is no
+// longer current, so the garbage collector can have it. A merge under way
+// is left alone: its result is replaced by the next query.
+func (ix *Index) ForgetSymbols() {
+	if !ix.symMu.TryLock() {
+		return
+	}
+	ix.symSeen, ix.symView = nil, nil
+	ix.symMu.Unlock()
+}
+
 // NewIndex indexes g for querying. A nil g is an empty graph. As with
 // graph.Sort, of nodes sharing an id the first stays and identical edges
 // count once; edges whose ends are not both nodes of g are never part of a

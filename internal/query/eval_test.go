@@ -506,3 +506,30 @@ func TestLiteralDirIsAPrefixOfEveryMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestForgetSymbolsLetsTheMergedViewGo(t *testing.T) {
+	ix := NewIndex(fixture())
+	sg := symbolFixture()
+	q, err := Parse("kind:symbol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ix.Eval(q, func() (*graph.Graph, error) { return sg, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.symView == nil {
+		t.Fatal("a symbol query keeps no merged view to reuse")
+	}
+	ix.ForgetSymbols()
+	if ix.symView != nil || ix.symSeen != nil {
+		t.Fatal("ForgetSymbols kept the merged view")
+	}
+	got, err := ix.Eval(q, func() (*graph.Graph, error) { return sg, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids(got), ids(want)) {
+		t.Fatalf("after ForgetSymbols the query answers %q, want %q", ids(got), ids(want))
+	}
+}
