@@ -171,7 +171,12 @@ type assembly struct {
 	byPkg    map[string]contribution
 	extCount map[string]int
 	infCount map[[2]string]int
-	graph    *graph.Graph
+	// graph is the base, laid out; pending the changes since it; cur the
+	// version both make, with nodes and edges its counts.
+	graph        *graph.Graph
+	pending      delta
+	cur          *Version
+	nodes, edges int
 }
 
 func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembly {
@@ -237,7 +242,8 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 		g.Edges = append(g.Edges, inferredEdge(pair))
 	}
 	g.Sort()
-	a.graph = g
+	a.graph, a.cur = g, Flat(g)
+	a.nodes, a.edges = len(g.Nodes), len(g.Edges)
 	return a
 }
 
@@ -249,11 +255,12 @@ func (a *assembly) isWorkspacePackage(id string) bool {
 }
 
 // update replaces the parts of the changed files in the graph and returns
-// the new graph, leaving the old one untouched (a snapshot may be serving
-// it). It handles edits of files the assembly already holds; a change to the
-// set of files, or to a go.mod or package.json, changes how other files
-// resolve and needs a new assembly (ok false).
-func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (*graph.Graph, bool) {
+// the new version (the current one when nothing changed), leaving the old
+// one untouched (a snapshot may be serving it). It handles edits of files
+// the assembly already holds; a change to the set of files, or to a go.mod
+// or package.json, changes how other files resolve and needs a new
+// assembly (ok false).
+func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (*Version, bool) {
 	for _, f := range changed {
 		if _, known := a.byFile[f.Path]; !known || f.Lang == LangGoMod || f.Lang == LangPackageJSON {
 			return nil, false
@@ -278,8 +285,10 @@ func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (
 		a.byPkg[ip] = next
 		a.replace(&d, old, next)
 	}
-	a.graph = d.apply(a.graph)
-	return a.graph, true
+	if a.pend(&d) {
+		a.cur = a.version()
+	}
+	return a.cur, true
 }
 
 // replace records the difference between two contributions, keeping the

@@ -27,7 +27,12 @@ func TestIncrementalAssemblyEqualsAFullOne(t *testing.T) {
 	a := newAssembly(ws, files)
 	imports := []string{"example.com/fx/lib", "fmt", "os", "example.com/fx/app", "example.com/fx/lib/nope"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for round := 0; round < 200; round++ {
+	// A small threshold: both the pending changes and the new bases are
+	// exercised.
+	defer func(n int) { rebaseAt = n }(rebaseAt)
+	rebaseAt = 12
+	var late []laidOut
+	for round := 0; round < 300; round++ {
 		var changed []*FileRecord
 		next := make(map[string]*FileRecord, len(files))
 		for p, r := range files {
@@ -62,14 +67,35 @@ func TestIncrementalAssemblyEqualsAFullOne(t *testing.T) {
 			next[p] = &c
 			changed = append(changed, &c)
 		}
-		g, ok := a.update(next, changed)
+		v, ok := a.update(next, changed)
 		if !ok {
 			t.Fatalf("round %d: an edit of known files needed a rebuild", round)
 		}
 		files = next
-		want := newAssembly(ws, files).graph.Encode()
-		if !bytes.Equal(g.Encode(), want) {
-			t.Fatalf("round %d: the incremental graph differs from a full assembly\n got: %s\nwant: %s", round, g.Encode(), want)
+		full := newAssembly(ws, files).graph
+		if v.Nodes != len(full.Nodes) || v.Edges != len(full.Edges) {
+			t.Fatalf("round %d: the version counts %d nodes and %d edges, a full assembly %d and %d", round, v.Nodes, v.Edges, len(full.Nodes), len(full.Edges))
+		}
+		want := full.Encode()
+		if round%3 == 0 {
+			// Most versions are laid out late, after later edits, as a
+			// snapshot nobody read for a while would be.
+			late = append(late, laidOut{round, v, want})
+			continue
+		}
+		if got := v.Graph().Encode(); !bytes.Equal(got, want) {
+			t.Fatalf("round %d: the incremental graph differs from a full assembly\n got: %s\nwant: %s", round, got, want)
 		}
 	}
+	for _, l := range late {
+		if got := l.v.Graph().Encode(); !bytes.Equal(got, l.want) {
+			t.Fatalf("round %d, laid out after later edits: the graph differs from a full assembly\n got: %s\nwant: %s", l.round, got, l.want)
+		}
+	}
+}
+
+type laidOut struct {
+	round int
+	v     *Version
+	want  []byte
 }

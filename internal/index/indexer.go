@@ -47,7 +47,7 @@ type Indexer struct {
 	files  map[string]*FileRecord // symbols and refs live in the shards, not here
 	layout string
 	diags  []Diagnostic
-	graph  *graph.Graph // the default graph of files, as last assembled
+	ver    *Version     // the default graph of files, as last assembled
 	asm    *assembly    // how it was assembled, for incremental updates
 	// pending holds the shard changes of Updates not yet written: Flush
 	// writes them (before files.gob, so that the cache never claims a file
@@ -202,7 +202,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 	}
 	ix.ws, ix.files, ix.diags, ix.layout = ws, files, diags, layout
 	ix.resetSymbols()
-	ix.asm, ix.graph = asm, asm.graph
+	ix.asm, ix.ver = asm, asm.cur
 	g := asm.graph
 	return g, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
@@ -215,10 +215,10 @@ const bigPass = 2000
 // changed files are re-parsed, vanished ones dropped, new directories
 // walked. A change to a .gitignore falls back to Sync. Only the shards of
 // the projects holding those paths are rewritten.
-func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph, Stats, error) {
+func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, Stats, error) {
 	for _, p := range paths {
 		if path.Base(p) == ".gitignore" || p == workspace.FileName {
-			return ix.Sync(ws)
+			return ix.syncVersion(ws)
 		}
 	}
 	start := time.Now()
@@ -226,9 +226,9 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 	defer ix.mu.Unlock()
 	if ix.files == nil || layoutOf(ws) != ix.layout || !sameDocs(ws, ix.ws) {
 		ix.mu.Unlock()
-		g, st, err := ix.Sync(ws)
+		v, st, err := ix.syncVersion(ws)
 		ix.mu.Lock()
-		return g, st, err
+		return v, st, err
 	}
 	lock, err := ix.lock()
 	if err != nil {
@@ -296,9 +296,9 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 	}
 	parsed := ix.parse(todo)
 	if len(parsed) == 0 && len(removed) == 0 {
-		return ix.graph, Stats{Files: len(ix.files), Duration: time.Since(start)}, nil
+		return ix.ver, Stats{Files: len(ix.files), Duration: time.Since(start)}, nil
 	}
-	structural := len(removed) > 0 || ix.graph == nil
+	structural := len(removed) > 0 || ix.ver == nil
 	for _, r := range parsed {
 		if old, ok := ix.files[r.Path]; !ok || !sameShape(old, r) {
 			structural = true
@@ -324,18 +324,29 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*graph.Graph
 	ix.dirty = true
 	st := Stats{Files: len(next), Parsed: len(parsed), Removed: len(removed), SymbolsOnly: !structural}
 	if structural {
-		g, ok := (*graph.Graph)(nil), false
+		v, ok := (*Version)(nil), false
 		if ix.asm != nil && len(removed) == 0 {
-			g, ok = ix.asm.update(next, parsed)
+			v, ok = ix.asm.update(next, parsed)
 		}
 		if !ok {
 			ix.asm = newAssembly(ws, next)
-			g = ix.asm.graph
+			v = ix.asm.cur
 		}
-		ix.graph = g
+		ix.ver = v
 	}
 	st.Duration = time.Since(start)
-	return ix.graph, st, nil
+	return ix.ver, st, nil
+}
+
+// syncVersion is Sync for Update's callers.
+func (ix *Indexer) syncVersion(ws *workspace.Workspace) (*Version, Stats, error) {
+	_, st, err := ix.Sync(ws)
+	if err != nil {
+		return nil, st, err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.ver, st, nil
 }
 
 // Flush writes what Update left in memory: the shard changes first, then

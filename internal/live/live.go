@@ -38,12 +38,12 @@ import (
 // without waiting for a 60 MB encode nobody may ask for.
 type Snapshot struct {
 	Version uint64
-	Graph   *graph.Graph
 	ETag    string // strong, quoted: this server instance and the version
 	Nodes   int
 	Edges   int
 	BuiltAt time.Time
 
+	ver      *index.Version
 	jsonOnce sync.Once
 	json     []byte
 	gzipOnce sync.Once
@@ -54,9 +54,12 @@ type Snapshot struct {
 	inferred []graph.Edge
 }
 
+// Graph is the version's graph, laid out on first use.
+func (s *Snapshot) Graph() *graph.Graph { return s.ver.Graph() }
+
 // JSON is exactly what `core graph --json` prints.
 func (s *Snapshot) JSON() []byte {
-	s.jsonOnce.Do(func() { s.json = s.Graph.Encode() })
+	s.jsonOnce.Do(func() { s.json = s.Graph().Encode() })
 	return s.json
 }
 
@@ -69,7 +72,7 @@ func (s *Snapshot) Gzip() []byte {
 // QueryIndex is the query engine's index of this snapshot, built on first
 // use and shared by every query of the version.
 func (s *Snapshot) QueryIndex() *query.Index {
-	s.qOnce.Do(func() { s.qIdx.Store(query.NewIndex(s.Graph)) })
+	s.qOnce.Do(func() { s.qIdx.Store(query.NewIndex(s.Graph())) })
 	return s.qIdx.Load()
 }
 
@@ -186,7 +189,7 @@ func (w *Workspace) Rebuild() error {
 		return err
 	}
 	w.log.Debug().Int("files", st.Files).Int("parsed", st.Parsed).Dur(logx.Latency, st.Duration).Msg("index synced")
-	w.install(g)
+	w.install(index.Flat(g))
 	w.warmSymbols()
 	return nil
 }
@@ -210,7 +213,7 @@ func (w *Workspace) Changed(b watch.Batch) error {
 		return w.Rebuild()
 	}
 	defer w.mu.Unlock()
-	g, st, err := w.ix.Update(ws, b.Paths)
+	v, st, err := w.ix.Update(ws, b.Paths)
 	if err != nil {
 		w.fail(err)
 		return err
@@ -226,7 +229,7 @@ func (w *Workspace) Changed(b watch.Batch) error {
 			w.publish(events.KindGraph, map[string]any{"version": snap.Version, "symbols_version": w.symVersion, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
 		}
 	} else {
-		w.install(g)
+		w.install(v)
 	}
 	w.scheduleFlush()
 	w.warmSymbols()
@@ -281,18 +284,20 @@ func (w *Workspace) fail(err error) {
 	}
 }
 
-// install makes g current if it differs from the current graph.
-func (w *Workspace) install(g *graph.Graph) {
-	if old := w.cur.Load(); old != nil && graph.Equal(old.Graph, g) {
+// install makes v current if it differs from the current version. An
+// edit's version is the same one when the edit changed nothing; a rebuild's
+// is compared node by node.
+func (w *Workspace) install(v *index.Version) {
+	if old := w.cur.Load(); old != nil && (old.ver == v || v.Flat() && graph.Equal(old.Graph(), v.Graph())) {
 		return
 	}
 	w.version++
 	snap := &Snapshot{
 		Version: w.version,
-		Graph:   g,
+		ver:     v,
 		ETag:    fmt.Sprintf(`"%s-%d"`, w.instance, w.version),
-		Nodes:   len(g.Nodes),
-		Edges:   len(g.Edges),
+		Nodes:   v.Nodes,
+		Edges:   v.Edges,
 		BuiltAt: time.Now(),
 	}
 	w.cur.Store(snap)
@@ -341,7 +346,7 @@ func (w *Workspace) InferredDeps() []graph.Edge {
 	if err != nil {
 		return nil
 	}
-	snap.infOnce.Do(func() { snap.inferred = index.InferredDeps(snap.Graph) })
+	snap.infOnce.Do(func() { snap.inferred = index.InferredDeps(snap.Graph()) })
 	return snap.inferred
 }
 

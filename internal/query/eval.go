@@ -356,15 +356,20 @@ type view struct {
 	*Index
 	n int
 
-	xNodes           []graph.Node
-	xIDs             map[string]int32
-	xEdges           []graph.Edge
-	xSrc, xDst       []int32
-	xOutOff, xInOff  []int32 // nil without a symbol graph
-	xOutE, xInE      []int32
-	xSymbolsByName   map[string][]int32
-	xByKind          map[string][]int32
-	xLowID, xLowName []string
+	// xNodes point into the symbol graph, which is never modified: half
+	// a million copies of a Node would be ~130 MB for the GC to mark.
+	xNodes          []*graph.Node
+	xIDs            map[string]int32
+	xEdges          []graph.Edge
+	xSrc, xDst      []int32
+	xOutOff, xInOff []int32 // nil without a symbol graph
+	xOutE, xInE     []int32
+	xSymbolsByName  map[string][]int32
+	xByKind         map[string][]int32
+
+	xHayOnce  sync.Once
+	xHay      string // as Index.hay, for xNodes, built on the first bare word
+	xHayStart []int
 }
 
 func (v *view) merge(sg *graph.Graph) {
@@ -381,14 +386,12 @@ func (v *view) merge(sg *graph.Graph) {
 		}
 		u := int32(v.n + len(v.xNodes))
 		v.xIDs[nd.ID] = u
-		v.xNodes = append(v.xNodes, *nd)
+		v.xNodes = append(v.xNodes, nd)
 		v.xByKind[nd.Kind] = append(v.xByKind[nd.Kind], u)
 		if nd.Kind == graph.KindSymbol {
 			name := symbolName(nd)
 			v.xSymbolsByName[name] = append(v.xSymbolsByName[name], u)
 		}
-		v.xLowID = append(v.xLowID, strings.ToLower(nd.ID))
-		v.xLowName = append(v.xLowName, strings.ToLower(nd.Name))
 	}
 	v.xEdges = sg.Edges
 	v.xSrc, v.xDst, v.xOutOff, v.xInOff, v.xOutE, v.xInE = buildCSR(v.n+len(v.xNodes), sg.Edges, v.lookup)
@@ -408,7 +411,7 @@ func (v *view) node(u int32) *graph.Node {
 	if int(u) < v.n {
 		return &v.nodes[u]
 	}
-	return &v.xNodes[int(u)-v.n]
+	return v.xNodes[int(u)-v.n]
 }
 
 // neighbours calls add for every node one edge away from u, either way.
@@ -504,11 +507,45 @@ func (v *view) seedWord(w string, add func(int32)) {
 			pos = start[u+1]
 		}
 	}
-	for k := range v.xNodes {
-		if strings.Contains(v.xLowID[k], w) || strings.Contains(v.xLowName[k], w) {
-			add(int32(v.n + k))
-		}
+	if len(v.xNodes) == 0 {
+		return
 	}
+	if strings.IndexByte(w, 0) >= 0 {
+		for k, nd := range v.xNodes {
+			if strings.Contains(strings.ToLower(nd.ID), w) || strings.Contains(strings.ToLower(nd.Name), w) {
+				add(int32(v.n + k))
+			}
+		}
+		return
+	}
+	hay, start := v.xText()
+	for pos := 0; pos < len(hay); {
+		i := strings.Index(hay[pos:], w)
+		if i < 0 {
+			break
+		}
+		k := sort.Search(len(v.xNodes), func(k int) bool { return start[k+1] > pos+i })
+		add(int32(v.n + k))
+		pos = start[k+1]
+	}
+}
+
+// xText is text for the symbol graph's nodes.
+func (v *view) xText() (string, []int) {
+	v.xHayOnce.Do(func() {
+		var b strings.Builder
+		v.xHayStart = make([]int, len(v.xNodes)+1)
+		for k, nd := range v.xNodes {
+			v.xHayStart[k] = b.Len()
+			b.WriteString(strings.ToLower(nd.ID))
+			b.WriteByte(0)
+			b.WriteString(strings.ToLower(nd.Name))
+			b.WriteByte(0)
+		}
+		v.xHayStart[len(v.xNodes)] = b.Len()
+		v.xHay = b.String()
+	})
+	return v.xHay, v.xHayStart
 }
 
 // starMatch reports whether name matches pattern, in which '*' matches any

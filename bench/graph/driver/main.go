@@ -709,9 +709,9 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 	}
 	time.Sleep(500 * time.Millisecond)
 
-	series := func(edit string, variantOf func(k int) []byte) (Events, error) {
+	series := func(edit string, n int, variantOf func(k int) []byte, then func() error) (Events, error) {
 		ev := Events{Debounce: debounce, Edit: edit}
-		for k := 0; k < samples; k++ {
+		for k := 0; k < n; k++ {
 			time.Sleep(gap)
 			drain()
 			t0 := time.Now()
@@ -726,6 +726,12 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 			if strings.Contains(data, `"symbols_version"`) {
 				ev.WithSymV++
 			}
+			if then != nil {
+				if err := then(); err != nil {
+					return ev, err
+				}
+				d = time.Since(t0)
+			}
 			ev.All = append(ev.All, msf(d))
 		}
 		ev.Samples = len(ev.All)
@@ -735,7 +741,7 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 	var out []Events
 	// 1. Edits that only append a function (k from 1000 so the names never
 	// repeat the import series'): the default graph stays the same.
-	sym, err := series("symbols", func(k int) []byte { return variant(orig, "", false, 1000+k) })
+	sym, err := series("symbols", samples, func(k int) []byte { return variant(orig, "", false, 1000+k) }, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -756,11 +762,27 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 	}
 	out = append(out, sym)
 	// 2. Edits that also add or remove an import: the default graph changes.
-	imp, err := series("import", func(k int) []byte { return variant(orig, sum.ToggleImport, k%2 == 0, k) })
+	imp, err := series("import", samples, func(k int) []byte { return variant(orig, sum.ToggleImport, k%2 == 0, k) }, nil)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, imp)
+	// 3. The same edits, timed until the new graph has been fetched the way
+	// the console fetches it after the event (gzip): the version is laid
+	// out and encoded on this first read.
+	c := newClient(token)
+	fetch := func() error {
+		st, _, _, _, _, err := c.get(base+"/api/v1/graph", map[string]string{"Accept-Encoding": "gzip"}, true)
+		if err == nil && st != 200 {
+			err = fmt.Errorf("GET /api/v1/graph after an edit: %d", st)
+		}
+		return err
+	}
+	got2, err := series("import+get", min(samples, 30), func(k int) []byte { return variant(orig, sum.ToggleImport, k%2 == 0, 2000+k) }, fetch)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, got2)
 	// Put the file back and let the server catch up before it is stopped.
 	_ = os.WriteFile(abs, orig, 0o644)
 	_, _, _ = wait(time.Now(), 15*time.Second)
@@ -800,8 +822,11 @@ func report(r ServerResult) {
 			name = "debounce default (20ms)"
 		}
 		edit := "append a function + toggle an import"
-		if e.Edit == "symbols" {
+		switch e.Edit {
+		case "symbols":
 			edit = "append a function only"
+		case "import+get":
+			edit = "the same, timed to the graph fetched after the event (gzip)"
 		}
 		fmt.Printf("| %s | %s | %d | %d | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %d |\n", name, edit, e.Samples, e.Timeouts, e.Min, e.P50, e.P90, e.P99, e.Max, e.WithSymV)
 	}
