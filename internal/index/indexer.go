@@ -47,8 +47,8 @@ type Indexer struct {
 	files  map[string]*FileRecord // symbols and refs live in the shards, not here
 	layout string
 	diags  []Diagnostic
-	ver    *Version     // the default graph of files, as last assembled
-	asm    *assembly    // how it was assembled, for incremental updates
+	ver    *Version  // the default graph of files, as last assembled
+	asm    *assembly // how it was assembled, for incremental updates
 	// pending holds the shard changes of Updates not yet written: Flush
 	// writes them (before files.gob, so that the cache never claims a file
 	// whose symbols it lost) and Symbols reads them over the shards.
