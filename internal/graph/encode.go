@@ -30,7 +30,9 @@ func CompareEdges(a, b Edge) int {
 	return cmp.Compare(a.Kind, b.Kind)
 }
 
-func (g *Graph) sorted() bool {
+// Sorted reports whether g is as Sort leaves it: nodes by id and edges in
+// CompareEdges order, each once.
+func (g *Graph) Sorted() bool {
 	for i := 1; i < len(g.Nodes); i++ {
 		if g.Nodes[i-1].ID >= g.Nodes[i].ID {
 			return false
@@ -51,7 +53,7 @@ func (g *Graph) sorted() bool {
 // rather than null), HTML-safe escaping included, so any client that decodes
 // and re-encodes with encoding/json sees the same text.
 func (g *Graph) Encode() []byte {
-	if !g.sorted() {
+	if !g.Sorted() {
 		c := &Graph{Nodes: slices.Clone(g.Nodes), Edges: slices.Clone(g.Edges)}
 		c.Sort()
 		g = c

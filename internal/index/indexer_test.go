@@ -386,3 +386,25 @@ func TestAChangeLetsTheStaleSymbolGraphGo(t *testing.T) {
 		t.Fatal("the next symbol query does not see the change")
 	}
 }
+
+func TestTheSymbolGraphIsSortedWhateverThePaths(t *testing.T) {
+	root := newFixture(t)
+	// "a.go!.go" sorts after "a.go" as a path but its symbol ids sort
+	// before a.go's ('!' < '#').
+	writeTree(t, root, map[string]string{
+		"lib/a.go":     "package lib\n\nfunc A() { B() }\n",
+		"lib/a.go!.go": "package lib\n\nfunc B() { A() }\n",
+	})
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	s, err := ix.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Sorted() {
+		t.Fatal("the symbol graph is not sorted")
+	}
+	if !hasEdge(s, "symbol:lib/a.go#A", "symbol:lib/a.go!.go#B", graph.EdgeReferences) || !hasEdge(s, "symbol:lib/a.go!.go#B", "symbol:lib/a.go#A", graph.EdgeReferences) {
+		t.Fatal("the references between the two files are missing")
+	}
+}

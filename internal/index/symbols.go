@@ -3,6 +3,7 @@ package index
 import (
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,45 +20,41 @@ import (
 // imports.
 func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
 	r := newResolver(ws, files)
-	g := &graph.Graph{}
+	paths := sortedPaths(files)
 	// Symbols by Go package import path, then by name; methods also by
 	// their bare method name.
 	byPkg := map[string]map[string]string{}
 	methods := map[string]map[string][]string{}
-	for _, p := range sortedPaths(files) {
+	for _, p := range paths {
 		f := files[p]
-		project := r.projectOf(f.Path)
-		var table map[string]string
-		if f.Lang == LangGo {
-			ip := r.goDirPkg[path.Dir(f.Path)]
-			if table = byPkg[ip]; table == nil {
-				table = map[string]string{}
-				byPkg[ip] = table
-			}
+		if f.Lang != LangGo || len(f.Symbols) == 0 {
+			continue
+		}
+		ip := r.goDirPkg[path.Dir(f.Path)]
+		table := byPkg[ip]
+		if table == nil {
+			table = map[string]string{}
+			byPkg[ip] = table
 		}
 		for _, s := range f.Symbols {
 			id := SymbolID(f.Path, s.Name)
-			g.Nodes = append(g.Nodes, graph.Node{ID: id, Kind: graph.KindSymbol, Name: s.Name, Path: f.Path, Project: project, Language: f.Lang, SymbolKind: s.Kind, Line: s.Line})
-			g.Edges = append(g.Edges, graph.Edge{Source: FileID(f.Path), Target: id, Kind: graph.EdgeOwns})
-			if table != nil {
-				if _, dup := table[s.Name]; !dup {
-					table[s.Name] = id
+			if _, dup := table[s.Name]; !dup {
+				table[s.Name] = id
+			}
+			if s.Kind == "method" {
+				if methods[ip] == nil {
+					methods[ip] = map[string][]string{}
 				}
-				if s.Kind == "method" {
-					ip := r.goDirPkg[path.Dir(f.Path)]
-					if methods[ip] == nil {
-						methods[ip] = map[string][]string{}
-					}
-					_, m, _ := strings.Cut(s.Name, ".")
-					methods[ip][m] = append(methods[ip][m], id)
-				}
+				_, m, _ := strings.Cut(s.Name, ".")
+				methods[ip][m] = append(methods[ip][m], id)
 			}
 		}
 	}
-	// References only read the tables built above, so each file's are
-	// resolved on every core, then collected in order.
-	paths := sortedPaths(files)
-	refs := make([][]graph.Edge, len(paths))
+	// Each file's part only reads the tables above, so it is built and
+	// sorted on every core. Ids start with the file's path, so the parts,
+	// taken in path order, are the sorted graph already: file-sourced
+	// edges of every file, then symbol-sourced ones.
+	parts := make([]symbolPart, len(paths))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -69,16 +66,66 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 				if i >= len(paths) {
 					return
 				}
-				refs[i] = r.fileReferences(files[paths[i]], files, byPkg, methods)
+				parts[i] = r.symbolPart(files[paths[i]], files, byPkg, methods)
 			}
 		}()
 	}
 	wg.Wait()
-	for _, es := range refs {
-		g.Edges = append(g.Edges, es...)
+	var nn, ne int
+	for i := range parts {
+		nn += len(parts[i].nodes)
+		ne += len(parts[i].fileEdges) + len(parts[i].symEdges)
 	}
-	g.Sort()
+	g := &graph.Graph{Nodes: make([]graph.Node, 0, nn), Edges: make([]graph.Edge, 0, ne)}
+	for i := range parts {
+		g.Nodes = append(g.Nodes, parts[i].nodes...)
+		g.Edges = append(g.Edges, parts[i].fileEdges...)
+	}
+	for i := range parts {
+		g.Edges = append(g.Edges, parts[i].symEdges...)
+	}
+	if !g.Sorted() {
+		// A path with a byte below '#' after a common prefix ("a.go" and
+		// "a.go!") orders its symbol ids unlike its path.
+		g.Sort()
+	}
 	return g
+}
+
+// symbolPart is one file's share of the symbol graph, each list sorted
+// and without duplicates.
+type symbolPart struct {
+	nodes     []graph.Node
+	fileEdges []graph.Edge // from the file node
+	symEdges  []graph.Edge // from its symbols
+}
+
+func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, byPkg map[string]map[string]string, methods map[string]map[string][]string) symbolPart {
+	var p symbolPart
+	if len(f.Symbols) > 0 {
+		project := r.projectOf(f.Path)
+		p.nodes = make([]graph.Node, 0, len(f.Symbols))
+		p.fileEdges = make([]graph.Edge, 0, len(f.Symbols))
+		for _, s := range f.Symbols {
+			id := SymbolID(f.Path, s.Name)
+			p.nodes = append(p.nodes, graph.Node{ID: id, Kind: graph.KindSymbol, Name: s.Name, Path: f.Path, Project: project, Language: f.Lang, SymbolKind: s.Kind, Line: s.Line})
+			p.fileEdges = append(p.fileEdges, graph.Edge{Source: FileID(f.Path), Target: id, Kind: graph.EdgeOwns})
+		}
+	}
+	fileID := FileID(f.Path)
+	for _, e := range r.fileReferences(f, files, byPkg, methods) {
+		if e.Source == fileID {
+			p.fileEdges = append(p.fileEdges, e)
+		} else {
+			p.symEdges = append(p.symEdges, e)
+		}
+	}
+	part := graph.Graph{Nodes: p.nodes, Edges: p.fileEdges}
+	part.Sort()
+	p.nodes, p.fileEdges = part.Nodes, part.Edges
+	slices.SortFunc(p.symEdges, graph.CompareEdges)
+	p.symEdges = slices.Compact(p.symEdges)
+	return p
 }
 
 // fileReferences resolves the uses one file makes to reference edges.
