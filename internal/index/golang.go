@@ -38,6 +38,7 @@ func ParseGo(path string, src []byte) FileRecord {
 		rec.Imports = append(rec.Imports, imp)
 	}
 	refs := &refSet{}
+	rc := newRefCollector(fset, f, refs)
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -52,16 +53,16 @@ func ParseGo(path string, src []byte) FileRecord {
 			if name != "_" {
 				rec.Symbols = append(rec.Symbols, Symbol{Name: name, Kind: kind, Line: pos.Line, Col: pos.Column})
 			}
-			collectRefs(fset, d, name, refs)
+			rc.collect(d, name)
 		case *ast.GenDecl:
 			for _, spec := range d.Specs {
 				switch s := spec.(type) {
 				case *ast.TypeSpec:
 					pos := fset.Position(s.Name.Pos())
 					rec.Symbols = append(rec.Symbols, Symbol{Name: s.Name.Name, Kind: "type", Line: pos.Line, Col: pos.Column})
-					collectRefs(fset, s.Type, s.Name.Name, refs)
+					rc.collect(s.Type, s.Name.Name)
 					if s.TypeParams != nil {
-						collectRefs(fset, s.TypeParams, s.Name.Name, refs)
+						rc.collect(s.TypeParams, s.Name.Name)
 					}
 				case *ast.ValueSpec:
 					kind := "var"
@@ -80,10 +81,10 @@ func ParseGo(path string, src []byte) FileRecord {
 						}
 					}
 					if s.Type != nil {
-						collectRefs(fset, s.Type, from, refs)
+						rc.collect(s.Type, from)
 					}
 					for _, v := range s.Values {
-						collectRefs(fset, v, from, refs)
+						rc.collect(v, from)
 					}
 				}
 			}
@@ -113,72 +114,64 @@ func receiverType(e ast.Expr) string {
 	}
 }
 
-// collectRefs records the names n uses, on behalf of the declaration from:
-// `pkg.Name` selections (the qualifier may be an import) and bare
-// identifiers (which may name a declaration of the same package). Field
-// names, selected members and declared names are not uses.
-func collectRefs(fset *token.FileSet, n ast.Node, from string, refs *refSet) {
-	bound := localNames(n)
-	skip := map[*ast.Ident]bool{}
-	ast.Inspect(n, func(n ast.Node) bool {
-		switch x := n.(type) {
-		case *ast.SelectorExpr:
-			skip[x.Sel] = true
-			if id, ok := x.X.(*ast.Ident); ok {
-				skip[id] = true
-				refs.add(Ref{From: from, Qual: id.Name, Name: x.Sel.Name, Line: fset.Position(x.Sel.Pos()).Line})
-			} else {
-				// A member of a value (s.store.Get, f().Close): resolved,
-				// without types, to the one method of that name in reach.
-				refs.add(Ref{From: from, Qual: MemberQual, Name: x.Sel.Name, Line: fset.Position(x.Sel.Pos()).Line})
-			}
-		case *ast.Field:
-			for _, id := range x.Names {
-				skip[id] = true
-			}
-		case *ast.KeyValueExpr:
-			if id, ok := x.Key.(*ast.Ident); ok {
-				skip[id] = true // usually a struct field name
-			}
-		case *ast.FuncDecl:
-			skip[x.Name] = true
-		case *ast.AssignStmt:
-			if x.Tok == token.DEFINE {
-				for _, l := range x.Lhs {
-					if id, ok := l.(*ast.Ident); ok {
-						skip[id] = true
-					}
-				}
-			}
-		case *ast.Ident:
-			if skip[x] || x.Name == "_" || x.Name == from || isPredeclared(x.Name) || bound[x.Name] {
-				return true
-			}
-			refs.add(Ref{From: from, Name: x.Name, Line: fset.Position(x.Pos()).Line})
-		}
-		return true
-	})
+// refCollector gathers the names each declaration of one file uses, with
+// its scratch space kept from one declaration to the next.
+type refCollector struct {
+	tf    *token.File
+	refs  *refSet
+	skip  map[*ast.Ident]bool
+	bound map[string]bool
+	cands []*ast.Ident
 }
 
-// localNames lists the names n binds itself: parameters, results,
-// receivers and local variables. A bare use of one of them names the local,
-// not a declaration of the package, so it is no reference (this also keeps
-// most unresolvable uses out of the shards).
-func localNames(n ast.Node) map[string]bool {
-	bound := map[string]bool{}
+func newRefCollector(fset *token.FileSet, f *ast.File, refs *refSet) *refCollector {
+	return &refCollector{tf: fset.File(f.Pos()), refs: refs, skip: map[*ast.Ident]bool{}, bound: map[string]bool{}}
+}
+
+// collect records the names n uses, on behalf of the declaration from:
+// `pkg.Name` selections (the qualifier may be an import) and bare
+// identifiers (which may name a declaration of the same package). Field
+// names, selected members and declared names are not uses, and neither is
+// a bare name n binds itself (parameters, results, receivers, local
+// variables, types and labels): it names the local, not a declaration of
+// the package (this also keeps most unresolvable uses out of the shards).
+// One walk finds both; the bound names filter the candidates after it.
+func (c *refCollector) collect(n ast.Node, from string) {
+	clear(c.skip)
+	clear(c.bound)
+	c.cands = c.cands[:0]
 	fields := func(fl *ast.FieldList) {
 		if fl == nil {
 			return
 		}
 		for _, f := range fl.List {
 			for _, id := range f.Names {
-				bound[id.Name] = true
+				c.bound[id.Name] = true
 			}
 		}
 	}
 	ast.Inspect(n, func(n ast.Node) bool {
 		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			c.skip[x.Sel] = true
+			if id, ok := x.X.(*ast.Ident); ok {
+				c.skip[id] = true
+				c.refs.add(Ref{From: from, Qual: id.Name, Name: x.Sel.Name, Line: c.tf.Line(x.Sel.Pos())})
+			} else {
+				// A member of a value (s.store.Get, f().Close): resolved,
+				// without types, to the one method of that name in reach.
+				c.refs.add(Ref{From: from, Qual: MemberQual, Name: x.Sel.Name, Line: c.tf.Line(x.Sel.Pos())})
+			}
+		case *ast.Field:
+			for _, id := range x.Names {
+				c.skip[id] = true
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := x.Key.(*ast.Ident); ok {
+				c.skip[id] = true // usually a struct field name
+			}
 		case *ast.FuncDecl:
+			c.skip[x.Name] = true
 			fields(x.Recv)
 		case *ast.FuncType:
 			fields(x.TypeParams)
@@ -188,7 +181,8 @@ func localNames(n ast.Node) map[string]bool {
 			if x.Tok == token.DEFINE {
 				for _, l := range x.Lhs {
 					if id, ok := l.(*ast.Ident); ok {
-						bound[id.Name] = true
+						c.skip[id] = true
+						c.bound[id.Name] = true
 					}
 				}
 			}
@@ -196,7 +190,7 @@ func localNames(n ast.Node) map[string]bool {
 			if x.Tok == token.DEFINE {
 				for _, e := range []ast.Expr{x.Key, x.Value} {
 					if id, ok := e.(*ast.Ident); ok {
-						bound[id.Name] = true
+						c.bound[id.Name] = true
 					}
 				}
 			}
@@ -206,19 +200,27 @@ func localNames(n ast.Node) map[string]bool {
 					switch v := sp.(type) {
 					case *ast.ValueSpec:
 						for _, id := range v.Names {
-							bound[id.Name] = true
+							c.bound[id.Name] = true
 						}
 					case *ast.TypeSpec:
-						bound[v.Name.Name] = true
+						c.bound[v.Name.Name] = true
 					}
 				}
 			}
 		case *ast.LabeledStmt:
-			bound[x.Label.Name] = true
+			c.bound[x.Label.Name] = true
+		case *ast.Ident:
+			if !c.skip[x] && x.Name != "_" && x.Name != from && !isPredeclared(x.Name) {
+				c.cands = append(c.cands, x)
+			}
 		}
 		return true
 	})
-	return bound
+	for _, id := range c.cands {
+		if !c.bound[id.Name] {
+			c.refs.add(Ref{From: from, Name: id.Name, Line: c.tf.Line(id.Pos())})
+		}
+	}
 }
 
 // refSet collects uses and keeps the first of each (from, qual, name):
