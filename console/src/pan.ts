@@ -1,16 +1,20 @@
-// Panning a big graph by moving a picture of it. Sigma redraws the whole
-// graph on every camera move, which costs what the graph costs (in software
-// WebGL, tens of microseconds a node); a CSS transform on the drawn canvases
-// costs the compositor nothing, so the drag follows the mouse at display
-// rate and sigma draws once, where the drag ends. What the drag uncovers
-// stays empty until then, as on a tiled map.
+// Panning and zooming a big graph by moving a picture of it. Sigma redraws
+// the whole graph on every camera move, which costs what the graph costs (in
+// software WebGL, tens of microseconds a node); a CSS transform on the drawn
+// canvases costs the compositor nothing, so a drag follows the mouse and a
+// wheel zooms at display rate, and sigma draws once, where the gesture ends.
+// What a gesture uncovers stays empty until then (and a zoomed-in picture is
+// blurred), as on a tiled map.
 
 import type Sigma from 'sigma';
-import type { MouseCoords } from 'sigma/types';
+import type { MouseCoords, WheelCoords } from 'sigma/types';
 import type { Attributes } from 'graphology-types';
 
 /** Below this distance (CSS pixels) a press and release is a click, not a drag. */
 const clickSlop = 3;
+
+/** How long after the last wheel step the zoom is drawn for real (ms). */
+const zoomSettle = 200;
 
 export class SnapshotPan<N extends Attributes, E extends Attributes> {
   /** enabled is set for graphs whose redraw is too slow to follow the mouse. */
@@ -20,6 +24,8 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
   private dy = 0;
   private moved = false;
   private swallowClick = false;
+  // The wheel's picture maps a point q of the drawn graph to t + k*q.
+  private zoom: { k: number; tx: number; ty: number; timer: number } | null = null;
 
   constructor(
     private readonly sigma: Sigma<N, E>,
@@ -29,6 +35,7 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
     captor.on('mousedown', (e) => this.down(e));
     captor.on('mousemovebody', (e) => this.move(e));
     captor.on('mouseup', () => this.up());
+    captor.on('wheel', (e) => this.wheel(e));
   }
 
   /** consumeClick says whether a click is the tail of a drag, which selects nothing. */
@@ -38,6 +45,7 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
 
   private down(e: MouseCoords): void {
     if (!this.enabled || !('button' in e.original) || e.original.button !== 0) return;
+    this.endZoom();
     this.from = { x: e.x, y: e.y };
     this.dx = 0;
     this.dy = 0;
@@ -77,10 +85,56 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
     setTimeout(() => (this.swallowClick = false), 0);
   }
 
+  private wheel(e: WheelCoords): void {
+    if (!this.enabled || this.from || !e.delta) return;
+    // sigma 3.0.3's wheel coordinates are a copy whose preventSigmaDefault
+    // marks the original: set the mark on the copy it reads.
+    e.preventSigmaDefault();
+    e.sigmaDefaultPrevented = true;
+    const camera = this.sigma.getCamera();
+    const z = this.zoom ?? { k: 1, tx: 0, ty: 0, timer: 0 };
+    // As sigma's own wheel: one step zooms by zoomingRatio, within the
+    // camera's bounds.
+    const step = this.sigma.getSetting('zoomingRatio');
+    const ratio = camera.getState().ratio;
+    const wanted = (ratio / z.k) * (e.delta > 0 ? 1 / step : step);
+    const k = ratio / camera.getBoundedRatio(wanted);
+    if (k !== z.k) {
+      // Scaling by s about the cursor c: q -> c + s*(q - c).
+      const sc = k / z.k;
+      z.tx = e.x * (1 - sc) + sc * z.tx;
+      z.ty = e.y * (1 - sc) + sc * z.ty;
+      z.k = k;
+      this.shift(`translate(${z.tx}px, ${z.ty}px) scale(${z.k})`);
+    }
+    clearTimeout(z.timer);
+    z.timer = window.setTimeout(() => this.endZoom(), zoomSettle);
+    this.zoom = z;
+  }
+
+  /** endZoom moves the camera to where the wheel's picture is and draws it. */
+  private endZoom(): void {
+    const z = this.zoom;
+    this.zoom = null;
+    if (!z) return;
+    clearTimeout(z.timer);
+    if (z.k !== 1) {
+      // The picture is a scaling about its fixed point t/(1-k): the
+      // camera zooms about the same point.
+      const camera = this.sigma.getCamera();
+      const f = { x: z.tx / (1 - z.k), y: z.ty / (1 - z.k) };
+      camera.setState(this.sigma.getViewportZoomedState(f, camera.getState().ratio / z.k));
+    }
+    this.shift('');
+    this.sigma.refresh({ partialGraph: { nodes: [], edges: [] }, skipIndexation: true });
+  }
+
   /** shift moves every drawn layer; the mouse layer stays, it is where events land. */
   private shift(transform: string): void {
     for (const c of this.container.querySelectorAll<HTMLCanvasElement>('canvas')) {
-      if (!c.classList.contains('sigma-mouse')) c.style.transform = transform;
+      if (c.classList.contains('sigma-mouse')) continue;
+      c.style.transformOrigin = '0 0';
+      c.style.transform = transform;
     }
   }
 }

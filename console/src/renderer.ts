@@ -81,9 +81,9 @@ export class Renderer {
 
   /** tune adapts costly settings to the graph's size. */
   tune(order: number, size: number, arrows: boolean): void {
-    // A drag pans a picture of the graph once a redraw costs more than a
-    // frame (measured: 1k nodes and 3k edges redraw at 19 frames/s in
-    // software WebGL).
+    // A drag or the wheel moves a picture of the graph once a redraw costs
+    // more than a frame (measured: 1k nodes and 3k edges redraw at 19
+    // frames/s in software WebGL).
     this.pan.enabled = order + size > 2000;
     this.sigma.setSettings({
       // While the camera moves, edges and labels of a big graph are left
