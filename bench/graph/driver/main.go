@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,7 @@ type CLIResult struct {
 	Workspace string `json:"workspace"`
 	Reps      int    `json:"reps"`
 	Cold      []run  `json:"cold"`
+	ColdOne   []run  `json:"cold_one_core"` // GOMAXPROCS=1, for the serial/parallel split
 	Warm      []run  `json:"warm"`
 	Ctags     []run  `json:"ctags"`
 	Query     *run   `json:"query_symbol_warm,omitempty"`
@@ -212,7 +214,12 @@ func cliCmd(args []string) error {
 			return err
 		}
 		res.Warm = append(res.Warm, r)
-		fmt.Fprintf(os.Stderr, "  rep %d: ctags %.0f ms, cold %.0f ms, warm %.0f ms\n", i+1, res.Ctags[i].WallMS, res.Cold[i].WallMS, res.Warm[i].WallMS)
+		_ = os.RemoveAll(cache)
+		if r, err = timed(*ws, []string{"CORE_CACHE_DIR=" + cache, "GOMAXPROCS=1"}, graph...); err != nil {
+			return err
+		}
+		res.ColdOne = append(res.ColdOne, r)
+		fmt.Fprintf(os.Stderr, "  rep %d: ctags %.0f ms, cold %.0f ms, warm %.0f ms, cold on one core %.0f ms\n", i+1, res.Ctags[i].WallMS, res.Cold[i].WallMS, res.Warm[i].WallMS, res.ColdOne[i].WallMS)
 	}
 	res.ColdMS, res.WarmMS, res.CtagsMS = median(walls(res.Cold)), median(walls(res.Warm)), median(walls(res.Ctags))
 	res.CacheKB, res.TagsKB = dirKB(cache), dirKB(tags)
@@ -236,11 +243,20 @@ func cliCmd(args []string) error {
 	row("`ctags -R --fields=+n`", res.Ctags)
 	row("`core graph --json`, cold (empty cache)", res.Cold)
 	row("`core graph --json`, warm (cache present)", res.Warm)
+	row("`core graph --json`, cold, `GOMAXPROCS=1`", res.ColdOne)
 	if res.Query != nil {
 		row("`core query symbol:"+*symbol+" --json`, warm", []run{*res.Query})
 	}
 	fmt.Printf("\nwarm / cold = %.2f; cache %0.1f MB, tags file %0.1f MB, graph JSON %.1f MB\n", res.WarmMS/res.ColdMS, float64(res.CacheKB)/1024, float64(res.TagsKB)/1024, float64(res.JSONBytes)/1e6)
-	fmt.Printf("all walls (ms): ctags %v, cold %v, warm %v\n", walls(res.Ctags), walls(res.Cold), walls(res.Warm))
+	fmt.Printf("all walls (ms): ctags %v, cold %v, warm %v, cold on one core %v\n", walls(res.Ctags), walls(res.Cold), walls(res.Warm), walls(res.ColdOne))
+	// Amdahl from the two core counts this machine has: T(n) = S + P/n.
+	if n := runtime.NumCPU(); n >= 2 && len(res.ColdOne) > 0 {
+		t1, tn := median(walls(res.ColdOne)), res.ColdMS
+		p := (t1 - tn) * float64(n) / float64(n-1)
+		sSer := t1 - p
+		fmt.Printf("cold split (Amdahl, from 1 and %d cores): serial %.0f ms, parallel %.0f ms; projected cold on 4 cores %.0f ms (%.2f× ctags), on 8 cores %.0f ms (%.2f× ctags); ctags -R runs on one core\n",
+			n, sSer, p, sSer+p/4, (sSer+p/4)/res.CtagsMS, sSer+p/8, (sSer+p/8)/res.CtagsMS)
+	}
 	writeJSON(*out, res)
 	return nil
 }
