@@ -38,6 +38,13 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
     captor.on('wheel', (e) => this.wheel(e));
   }
 
+  /** kill forgets a gesture under way: the renderer is going away. */
+  kill(): void {
+    if (this.zoom) clearTimeout(this.zoom.timer);
+    this.zoom = null;
+    this.from = null;
+  }
+
   /** consumeClick says whether a click is the tail of a drag, which selects nothing. */
   consumeClick(): boolean {
     return this.swallowClick;

@@ -161,6 +161,7 @@ export class Renderer {
   }
 
   kill(): void {
+    this.pan.kill();
     this.sigma.kill();
     this.container.replaceChildren();
   }
