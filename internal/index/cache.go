@@ -14,7 +14,7 @@ import (
 
 // cacheVersion changes whenever FileRecord or a parser changes what it
 // records, so that an old cache is re-parsed rather than misread.
-const cacheVersion = 3
+const cacheVersion = 4
 
 // The cache lives in <cache>/index: files.gob holds every record without
 // its symbols; <project>@symbols.gob holds the symbols and references of

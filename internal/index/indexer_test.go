@@ -44,8 +44,9 @@ docs: ["docs/**/*.md", "**/README.md"]
 	"app/use.go":         "package main\n\nimport \"example.com/fx/lib\"\n\nfunc use() string {\n\tg := lib.Greeter{}\n\treturn g.Hello() + g.String() + lib.Greeter{}.Hello()\n}\n",
 	"lib/broken.go":      "package lib\n\nfunc Broken( {\n",
 	"web/package.json":   `{"name": "@fx/web", "main": "src/index.ts"}`,
-	"web/src/index.ts":   "import { render } from './view';\nimport React from 'react';\nexport function main() { render(); }\n",
+	"web/src/index.ts":   "import { render } from './view';\nimport paint from './paint';\nimport React from 'react';\nexport function main() { render(); paint(); }\n",
 	"web/src/view.ts":    "export function render() {}\nexport class View { draw() {} }\n",
+	"web/src/paint.ts":   "function paint() {}\nfunction unused() {}\nexport default paint;\n",
 	"py/pkg/__init__.py": "",
 	"py/pkg/core.py":     "from .helpers import clean\nimport os\n\ndef run():\n    return clean()\n",
 	"py/pkg/helpers.py":  "def clean():\n    return 1\n",
@@ -177,6 +178,7 @@ func TestSymbolsLiveInShardsLoadedOnlyOnDemand(t *testing.T) {
 		{"a method called on a value resolves when its name is unique in reach", hasEdge(s, "symbol:app/use.go#use", "symbol:lib/greeter.go#Greeter.Hello", graph.EdgeReferences)},
 		{"an ambiguous method name stays unresolved", !hasEdge(s, "symbol:app/use.go#use", "symbol:lib/greeter.go#Greeter.String", graph.EdgeReferences) && !hasEdge(s, "symbol:app/use.go#use", "symbol:lib/greeter.go#Other.String", graph.EdgeReferences)},
 		{"a TS named import references the symbol", hasEdge(s, "file:web/src/index.ts", "symbol:web/src/view.ts#render", graph.EdgeReferences)},
+		{"a TS default import references what the file exports as default", hasEdge(s, "file:web/src/index.ts", "symbol:web/src/paint.ts#paint", graph.EdgeReferences) && !hasEdge(s, "file:web/src/index.ts", "symbol:web/src/paint.ts#unused", graph.EdgeReferences)},
 		{"a Python from-import references the symbol", hasEdge(s, "file:py/pkg/core.py", "symbol:py/pkg/helpers.py#clean", graph.EdgeReferences)},
 		{"a symbol node has a kind and a line", node(s, "symbol:lib/lib.go#Greet") != nil && node(s, "symbol:lib/lib.go#Greet").SymbolKind == "func" && node(s, "symbol:lib/lib.go#Greet").Line == 6},
 	}

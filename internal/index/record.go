@@ -26,6 +26,9 @@ type FileRecord struct {
 
 	// Package is the Go package name (package clause); empty elsewhere.
 	Package string
+	// Default is the name of the declaration a JS/TS file exports as
+	// default, which `import x from` refers to.
+	Default string
 	Imports []Import
 	// Symbols and Refs belong in the project's @symbols shard; the
 	// in-memory record drops them once the shard is written.

@@ -172,6 +172,9 @@ func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, b
 				continue
 			}
 			for _, name := range imp.Names {
+				if name == "default" && t.Default != "" {
+					name = t.Default
+				}
 				for _, s := range t.Symbols {
 					if s.Name == name {
 						out = append(out, graph.Edge{Source: FileID(f.Path), Target: SymbolID(t.Path, s.Name), Kind: graph.EdgeReferences})

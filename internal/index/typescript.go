@@ -69,15 +69,49 @@ func parseJS(g *grammar, lang, path string, src []byte) FileRecord {
 		}
 	}
 	rec.Symbols = w.syms.list
+	rec.Default = w.defaultName
 	return rec
 }
 
 type jsWalker struct {
-	g       *grammar
-	src     []byte
-	inner   *sitter.TreeCursor // for class bodies
-	imports []offImport
-	syms    symbols
+	g           *grammar
+	src         []byte
+	inner       *sitter.TreeCursor // for class bodies
+	imports     []offImport
+	syms        symbols
+	defaultName string // the declaration exported as default
+}
+
+// isDefaultExport reports whether an export statement has the default
+// keyword (an anonymous child: only export statements pay for the type
+// strings).
+func isDefaultExport(n *sitter.Node) bool {
+	for i := 0; i < int(n.ChildCount()); i++ {
+		if c := n.Child(i); !c.IsNamed() && c.Type() == "default" {
+			return true
+		}
+	}
+	return false
+}
+
+// exportedAsDefault is x of `export { x as default }`.
+func (w *jsWalker) exportedAsDefault(n *sitter.Node) string {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if w.g.kind(c) != kExportClause {
+			continue
+		}
+		for j := 0; j < int(c.NamedChildCount()); j++ {
+			s := c.NamedChild(j)
+			if w.g.kind(s) != kExportSpecifier {
+				continue
+			}
+			if a := s.ChildByFieldName("alias"); a != nil && a.Content(w.src) == "default" {
+				return w.specifierName(s)
+			}
+		}
+	}
+	return ""
 }
 
 // offImport is an import with the byte offset that orders it in the file.
@@ -107,6 +141,19 @@ func (w *jsWalker) statement(n *sitter.Node) {
 		}
 		if d := n.ChildByFieldName("declaration"); d != nil {
 			w.declaration(d)
+			if isDefaultExport(n) {
+				if name := d.ChildByFieldName("name"); name != nil {
+					w.defaultName = name.Content(w.src)
+				}
+			}
+			return
+		}
+		if v := n.ChildByFieldName("value"); v != nil && w.g.kind(v) == kIdentifier && isDefaultExport(n) {
+			w.defaultName = v.Content(w.src) // export default x;
+			return
+		}
+		if name := w.exportedAsDefault(n); name != "" {
+			w.defaultName = name // export { x as default };
 		}
 	default:
 		w.declaration(n)

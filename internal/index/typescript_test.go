@@ -35,6 +35,11 @@ func TestParseTypeScript(t *testing.T) {
 			{fact: "a method named require is not an import", want: Import{Path: "./member"}, absent: true},
 		})
 	})
+	t.Run("a default-exported declaration is the file's default", func(t *testing.T) {
+		if rec.Default != "defaultFn" {
+			t.Fatalf("Default = %q, want defaultFn", rec.Default)
+		}
+	})
 	t.Run("symbols", func(t *testing.T) {
 		checkSymbolFacts(t, rec.Symbols, []symbolFact{
 			{fact: "a top-level const is a var", want: Symbol{Name: "text", Kind: "var", Line: 20, Col: 7}},
@@ -255,6 +260,28 @@ func FuzzParseTypeScript(f *testing.F) {
 			t.Fatalf("import %+v from a file without import, require or export", imp)
 		}
 	})
+}
+
+func TestDefaultExports(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"export default function names the function", "export default function draw() {}\n", "draw"},
+		{"export default class names the class", "export default class Shape {}\n", "Shape"},
+		{"export default of a name names it", "const x = 1;\nexport default x;\n", "x"},
+		{"export { x as default } names x", "function x() {}\nexport { x as default };\n", "x"},
+		{"an anonymous default export names nothing", "export default function () {}\n", ""},
+		{"a default export of an expression names nothing", "export default 1 + 2;\n", ""},
+		{"a named export is no default", "export function y() {}\n", ""},
+		{"a re-export as default from another file is an import, not this file's default", "export { z as default } from './z';\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ParseTypeScript("f.ts", []byte(c.src)).Default; got != c.want {
+				t.Fatalf("Default = %q, want %q", got, c.want)
+			}
+		})
+	}
 }
 
 func BenchmarkParseTypeScript(b *testing.B) {
