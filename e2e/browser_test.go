@@ -542,4 +542,19 @@ func TestBrowserPansABigGraphAsAPicture(t *testing.T) {
 			t.Fatalf("the zoom did not keep the point under the cursor: %+v -> %+v", before, after)
 		}
 	})
+
+	// In about one point and out about another: the scale comes back to
+	// 1 but the picture has moved left, and so must the view.
+	before = cam()
+	wheel := func(x, dy float64) chromedp.Action[chromedp.Void] {
+		return chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, x, y, func(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 1e-9, dy })
+	}
+	b.run(t, wheel(x+200, -120), wheel(x-200, 120))
+	t.Run("a zoom in and out about two points keeps what the picture showed", func(t *testing.T) {
+		b.waitFor(t, `document.querySelector('.sigma-nodes').style.transform === ''`)
+		after := cam()
+		if math.Abs(after.Ratio-before.Ratio) > before.Ratio*1e-9 || after.X <= before.X || math.Abs(after.Y-before.Y) > (after.X-before.X)/100 {
+			t.Fatalf("want the same ratio and the view moved right: %+v -> %+v", before, after)
+		}
+	})
 }

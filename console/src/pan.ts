@@ -45,6 +45,19 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
     this.from = null;
   }
 
+  /**
+   * settle ends a gesture before the camera is moved some other way (a
+   * reset, a fit, centring on a node): a pending zoom lands, a drag under
+   * way is dropped, and no layer stays moved.
+   */
+  settle(): void {
+    this.endZoom();
+    if (this.from) {
+      this.from = null;
+      this.shift('');
+    }
+  }
+
   /** consumeClick says whether a click is the tail of a drag, which selects nothing. */
   consumeClick(): boolean {
     return this.swallowClick;
@@ -53,6 +66,7 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
   private down(e: MouseCoords): void {
     if (!this.enabled || !('button' in e.original) || e.original.button !== 0) return;
     this.endZoom();
+    this.shift(''); // a drag whose release was lost leaves nothing behind
     this.from = { x: e.x, y: e.y };
     this.dx = 0;
     this.dy = 0;
@@ -61,7 +75,10 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
 
   private move(e: MouseCoords): void {
     if (!this.from) return;
-    if (!this.sigma.getMouseCaptor().isMouseDown) {
+    // The release can be lost (a context menu, the window losing focus):
+    // a move with no button down ends the drag where it is.
+    const released = 'buttons' in e.original && (e.original.buttons & 1) === 0;
+    if (released || !this.sigma.getMouseCaptor().isMouseDown) {
       this.up();
       return;
     }
@@ -89,15 +106,20 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
     // skips indexation is sigma's public way to draw synchronously.
     this.sigma.refresh({ partialGraph: { nodes: [], edges: [] }, skipIndexation: true });
     this.swallowClick = true;
-    setTimeout(() => (this.swallowClick = false), 0);
+    setTimeout(() => {
+      this.swallowClick = false;
+      // Nor does the release count towards a double click.
+      this.sigma.getMouseCaptor().clicks = 0;
+    }, 0);
   }
 
   private wheel(e: WheelCoords): void {
-    if (!this.enabled || this.from || !e.delta) return;
+    if (!this.enabled || !e.delta) return;
     // sigma 3.0.3's wheel coordinates are a copy whose preventSigmaDefault
     // marks the original: set the mark on the copy it reads.
     e.preventSigmaDefault();
     e.sigmaDefaultPrevented = true;
+    if (this.from) return; // no zoom in the middle of a drag
     const camera = this.sigma.getCamera();
     const z = this.zoom ?? { k: 1, tx: 0, ty: 0, timer: 0 };
     // As sigma's own wheel: one step zooms by zoomingRatio, within the
@@ -125,13 +147,13 @@ export class SnapshotPan<N extends Attributes, E extends Attributes> {
     this.zoom = null;
     if (!z) return;
     clearTimeout(z.timer);
-    if (z.k !== 1) {
-      // The picture is a scaling about its fixed point t/(1-k): the
-      // camera zooms about the same point.
-      const camera = this.sigma.getCamera();
-      const f = { x: z.tx / (1 - z.k), y: z.ty / (1 - z.k) };
-      camera.setState(this.sigma.getViewportZoomedState(f, camera.getState().ratio / z.k));
-    }
+    // The camera's centre is what the picture shows at the viewport's
+    // centre v, the point (v - t) / k of the drawing (no division by 1 - k,
+    // so a zoom that comes back to k = 1 keeps its translation).
+    const camera = this.sigma.getCamera();
+    const { width, height } = this.sigma.getDimensions();
+    const c = this.sigma.viewportToFramedGraph({ x: (width / 2 - z.tx) / z.k, y: (height / 2 - z.ty) / z.k });
+    camera.setState({ x: c.x, y: c.y, ratio: camera.getState().ratio / z.k });
     this.shift('');
     this.sigma.refresh({ partialGraph: { nodes: [], edges: [] }, skipIndexation: true });
   }

@@ -70,7 +70,10 @@ export class Renderer {
     });
     this.sigma.on('doubleClickNode', (e) => {
       e.preventSigmaDefault();
-      hooks.doubleClick(e.node);
+      if (!this.pan.consumeClick()) hooks.doubleClick(e.node);
+    });
+    this.sigma.on('doubleClickStage', (e) => {
+      if (this.pan.consumeClick()) e.preventSigmaDefault();
     });
     this.sigma.on('clickStage', () => {
       if (!this.pan.consumeClick()) hooks.clickStage();
@@ -117,6 +120,7 @@ export class Renderer {
   }
 
   resetCamera(): void {
+    this.pan.settle();
     this.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
   }
 
@@ -137,6 +141,7 @@ export class Renderer {
       maxY = Math.max(maxY, d.y);
     }
     if (count === 0) return;
+    this.pan.settle();
     const ratio = Math.min(1.2, Math.max(0.2, Math.max(maxX - minX, maxY - minY) * 1.4));
     void this.sigma.getCamera().animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio }, { duration: 400 });
   }
@@ -156,6 +161,7 @@ export class Renderer {
   centerOn(id: string): void {
     const d = this.framed(id);
     if (!d) return;
+    this.pan.settle();
     const cam = this.sigma.getCamera();
     void cam.animate({ x: d.x, y: d.y, ratio: Math.min(cam.ratio, 0.35) }, { duration: 350 });
   }

@@ -296,6 +296,14 @@ func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (
 func (a *assembly) replace(d *delta, old, next contribution) {
 	d.nodes(old.nodes, next.nodes)
 	d.edges(old.edges, next.edges)
+	// The new counts go up before the old go down, so that a shared node
+	// or edge both contributions hold (an import the edit kept) never
+	// touches zero and reads as dropped and added again.
+	for _, x := range next.externals {
+		if a.extCount[x]++; a.extCount[x] == 1 && !a.isWorkspacePackage(x) {
+			d.nodes(nil, []graph.Node{externalNode(x)})
+		}
+	}
 	for _, x := range old.externals {
 		if a.extCount[x]--; a.extCount[x] == 0 {
 			delete(a.extCount, x)
@@ -304,20 +312,15 @@ func (a *assembly) replace(d *delta, old, next contribution) {
 			}
 		}
 	}
-	for _, x := range next.externals {
-		if a.extCount[x]++; a.extCount[x] == 1 && !a.isWorkspacePackage(x) {
-			d.nodes(nil, []graph.Node{externalNode(x)})
+	for _, x := range next.inferred {
+		if a.infCount[x]++; a.infCount[x] == 1 {
+			d.edges(nil, []graph.Edge{inferredEdge(x)})
 		}
 	}
 	for _, x := range old.inferred {
 		if a.infCount[x]--; a.infCount[x] == 0 {
 			delete(a.infCount, x)
 			d.edges([]graph.Edge{inferredEdge(x)}, nil)
-		}
-	}
-	for _, x := range next.inferred {
-		if a.infCount[x]++; a.infCount[x] == 1 {
-			d.edges(nil, []graph.Edge{inferredEdge(x)})
 		}
 	}
 }

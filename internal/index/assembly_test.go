@@ -99,3 +99,36 @@ type laidOut struct {
 	v     *Version
 	want  []byte
 }
+
+// An edit that leaves the default graph as it was, such as reordering the
+// imports of the only file importing an external package, makes no new
+// version: no event, no re-fetch by every console.
+func TestAnEditThatKeepsTheGraphKeepsTheVersion(t *testing.T) {
+	root := newFixture(t)
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
+	ix := New(root, t.TempDir(), Options{})
+	files := map[string]*FileRecord{}
+	for _, r := range ix.parse(found) {
+		files[r.Path] = r
+	}
+	a := newAssembly(ws, files)
+	before := a.cur
+	c := *files["app/main.go"]
+	c.Imports = []Import{c.Imports[1], c.Imports[0]} // fmt is imported by this file alone
+	next := map[string]*FileRecord{}
+	for p, r := range files {
+		next[p] = r
+	}
+	next[c.Path] = &c
+	v, ok := a.update(next, []*FileRecord{&c})
+	if !ok {
+		t.Fatal("an edit of a known file needed a rebuild")
+	}
+	if v != before {
+		t.Fatalf("reordered imports made a new version (%d nodes, %d edges)", v.Nodes, v.Edges)
+	}
+}

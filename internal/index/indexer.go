@@ -31,6 +31,9 @@ type Stats struct {
 	// SymbolsOnly says the pass changed symbols or references and nothing
 	// of the default graph, which is then the previous one, not rebuilt.
 	SymbolsOnly bool
+	// Unchanged says an Update found nothing to re-index (the paths did
+	// not change size or time, or are not indexed).
+	Unchanged bool
 }
 
 // Indexer keeps the index of one workspace, in memory and in the cache
@@ -296,7 +299,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 	}
 	parsed := ix.parse(todo)
 	if len(parsed) == 0 && len(removed) == 0 {
-		return ix.ver, Stats{Files: len(ix.files), Duration: time.Since(start)}, nil
+		return ix.ver, Stats{Files: len(ix.files), Duration: time.Since(start), Unchanged: true}, nil
 	}
 	structural := len(removed) > 0 || ix.ver == nil
 	for _, r := range parsed {

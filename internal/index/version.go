@@ -17,7 +17,8 @@ import (
 type Version struct {
 	Nodes, Edges int
 
-	flat bool // laid out when made
+	flat   bool // laid out when made
+	edited bool // made by an edit that changed the graph
 	once sync.Once
 	base *graph.Graph
 	d    *delta
@@ -33,6 +34,10 @@ func Flat(g *graph.Graph) *Version {
 
 // Flat reports whether the version was laid out when it was made.
 func (v *Version) Flat() bool { return v.flat }
+
+// Edited reports whether an edit made the version and changed the graph
+// doing so; a version a full pass made may equal the one before it.
+func (v *Version) Edited() bool { return v.edited }
 
 // Graph is the version laid out: sorted nodes and edges. The first call
 // builds it; the result is shared and must not be modified.
@@ -71,6 +76,9 @@ func (a *assembly) pend(d *delta) bool {
 		}
 	}
 	for id, n := range d.addNodes {
+		if cur, ok := a.node(id); ok && graph.NodeEqual(&cur, &n) {
+			continue // dropped and added back as it was
+		}
 		changed = true
 		if !a.hasNode(id) {
 			a.nodes++
@@ -110,10 +118,27 @@ func (a *assembly) version() *Version {
 	if len(p.dropNodes)+len(p.addNodes)+len(p.edgeDelta) > rebaseAt {
 		a.graph = p.apply(a.graph)
 		a.pending = delta{}
-		return Flat(a.graph)
+		v := Flat(a.graph)
+		v.edited = true
+		return v
 	}
 	frozen := &delta{dropNodes: maps.Clone(p.dropNodes), addNodes: maps.Clone(p.addNodes), edgeDelta: maps.Clone(p.edgeDelta)}
-	return &Version{Nodes: a.nodes, Edges: a.edges, base: a.graph, d: frozen}
+	return &Version{Nodes: a.nodes, Edges: a.edges, edited: true, base: a.graph, d: frozen}
+}
+
+// node is the current version's node id, if it has one.
+func (a *assembly) node(id string) (graph.Node, bool) {
+	if n, ok := a.pending.addNodes[id]; ok {
+		return n, true
+	}
+	if a.pending.dropNodes[id] {
+		return graph.Node{}, false
+	}
+	i, ok := slices.BinarySearchFunc(a.graph.Nodes, id, func(n graph.Node, id string) int { return strings.Compare(n.ID, id) })
+	if !ok {
+		return graph.Node{}, false
+	}
+	return a.graph.Nodes[i], true
 }
 
 func (a *assembly) hasNode(id string) bool {

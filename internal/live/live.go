@@ -189,7 +189,7 @@ func (w *Workspace) Rebuild() error {
 		return err
 	}
 	w.log.Debug().Int("files", st.Files).Int("parsed", st.Parsed).Dur(logx.Latency, st.Duration).Msg("index synced")
-	w.install(index.Flat(g))
+	w.install(index.Flat(g), true)
 	w.warmSymbols()
 	return nil
 }
@@ -218,7 +218,13 @@ func (w *Workspace) Changed(b watch.Batch) error {
 		w.fail(err)
 		return err
 	}
-	if st.SymbolsOnly {
+	if st.Unchanged {
+		return nil
+	}
+	// An edit the indexer took for structural may still leave the default
+	// graph as it was (a new import and a new export that cancel out): then
+	// only the symbols changed, and that is announced all the same.
+	if st.SymbolsOnly || !w.install(v, !v.Edited()) {
 		// The default graph is as it was; the symbols changed. Clients
 		// holding symbol query results refresh on this event too.
 		w.symVersion++
@@ -228,8 +234,6 @@ func (w *Workspace) Changed(b watch.Batch) error {
 			}
 			w.publish(events.KindGraph, map[string]any{"version": snap.Version, "symbols_version": w.symVersion, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
 		}
-	} else {
-		w.install(v)
 	}
 	w.scheduleFlush()
 	w.warmSymbols()
@@ -284,12 +288,12 @@ func (w *Workspace) fail(err error) {
 	}
 }
 
-// install makes v current if it differs from the current version. An
-// edit's version is the same one when the edit changed nothing; a rebuild's
-// is compared node by node.
-func (w *Workspace) install(v *index.Version) {
-	if old := w.cur.Load(); old != nil && (old.ver == v || v.Flat() && graph.Equal(old.Graph(), v.Graph())) {
-		return
+// install makes v current if it differs from the current version, and
+// says whether it did. An edit's version is the same one when the edit
+// changed nothing; a rebuild's (compare) is compared node by node.
+func (w *Workspace) install(v *index.Version, compare bool) bool {
+	if old := w.cur.Load(); old != nil && (old.ver == v || compare && graph.Equal(old.Graph(), v.Graph())) {
+		return false
 	}
 	w.version++
 	snap := &Snapshot{
@@ -303,6 +307,7 @@ func (w *Workspace) install(v *index.Version) {
 	w.cur.Store(snap)
 	w.log.Info().Uint64(logx.Version, snap.Version).Int(logx.Nodes, snap.Nodes).Int(logx.Edges, snap.Edges).Msg("graph built")
 	w.publish(events.KindGraph, map[string]any{"version": snap.Version, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
+	return true
 }
 
 // Query runs a parsed query over the current graph, loading the symbol

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/watch"
 )
 
 type recorder struct {
@@ -144,5 +145,32 @@ func TestIgnoreSkipsCacheAndVCS(t *testing.T) {
 		if got := w.Ignore(rel, false); got != want {
 			t.Errorf("Ignore(%q) = %v, want %v", rel, got, want)
 		}
+	}
+}
+
+// Reordering imports looks structural to the indexer but leaves the default
+// graph as it was: no new version, but the symbols may have changed, so the
+// event says so.
+func TestAnEditThatKeepsTheGraphStillAnnouncesTheSymbols(t *testing.T) {
+	root := newRoot(t)
+	write(t, root, "go.mod", "module example.com/x\n\ngo 1.22\n")
+	write(t, root, "app/main.go", "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() { fmt.Println(os.Args) }\n")
+	rec := &recorder{}
+	w := New(root, "", rec, zerolog.Nop())
+	first, err := w.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	write(t, root, "app/main.go", "package main\n\nimport (\n\t\"os\"\n\t\"fmt\"\n)\n\nfunc main() { fmt.Println(os.Args) }\n\nfunc Added() {}\n")
+	if err := w.Changed(watch.Batch{Paths: []string{"app/main.go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := w.Current(); cur != first {
+		t.Fatalf("a new version %d for the same graph", cur.Version)
+	}
+	ev := rec.take()
+	if len(ev) != 1 || !strings.HasPrefix(ev[0], "graph ") || !strings.Contains(ev[0], `"symbols_version"`) {
+		t.Fatalf("published %v, want one graph event with a symbols_version", ev)
 	}
 }
