@@ -19,10 +19,10 @@ type Version struct {
 
 	flat   bool // laid out when made
 	edited bool // made by an edit that changed the graph
-	once sync.Once
-	base *graph.Graph
-	d    *delta
-	g    *graph.Graph
+	once   sync.Once
+	base   *graph.Graph
+	d      *delta
+	g      *graph.Graph
 }
 
 // Flat is the version of a graph laid out already.
