@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -347,5 +350,44 @@ func TestInputGlobsSelectFiles(t *testing.T) {
 		if InputMatch(ws.Target("p:t"), rel) {
 			t.Errorf("InputMatch(%s) = true", rel)
 		}
+	}
+}
+
+// Two runners on one cache stand for the CLI and a server: a file lock
+// makes the second wait for the first and take its cache entry, so the
+// command runs once.
+func TestTwoProcessesRunATargetOnce(t *testing.T) {
+	f := newFixture(t, `projects:
+  app:
+    path: app
+    targets:
+      build:
+        run: [sh, -c, "echo run >> count.txt; sleep 0.3"]
+        inputs: ["src.txt"]
+`, map[string]string{"app/src.txt": "v1\n"})
+	a, b := f.runner(Options{}), f.runner(Options{})
+	var wg sync.WaitGroup
+	results := make([]map[string]TargetResult, 2)
+	for i, r := range []*Runner{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := r.Run(context.Background(), f.ws(), []string{"app:build"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results[i] = byTarget(res)
+		}()
+	}
+	wg.Wait()
+	count, _ := f.read("app/count.txt")
+	if n := strings.Count(count, "run"); n != 1 {
+		t.Fatalf("the command ran %d times", n)
+	}
+	states := []string{results[0]["app:build"].Status, results[1]["app:build"].Status}
+	slices.Sort(states)
+	if states[0] != StateCached || states[1] != StateSucceeded {
+		t.Fatalf("states %v, want one cached and one succeeded", states)
 	}
 }

@@ -61,10 +61,12 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -311,7 +313,7 @@ func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, er
 	if err := fsx.EnsureCacheDir(r.opts.CacheDir); err != nil {
 		return nil, err
 	}
-	for _, d := range []string{runsDir(r.opts.CacheDir), buildDir(r.opts.CacheDir)} {
+	for _, d := range []string{runsDir(r.opts.CacheDir), buildDir(r.opts.CacheDir), locksDir(r.opts.CacheDir)} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("run: create %s: %w", d, err)
 		}
@@ -592,7 +594,10 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	r.finish(n, status, j.ID, er.ExitCode, errMsg, end.Sub(start))
 }
 
-// lockTarget waits (or gives up with ctx) for the target's execution lock.
+// lockTarget waits (or gives up with ctx) for the target's execution lock:
+// one run of a target at a time in this Runner, and across processes (the
+// CLI and a server on the same cache) through a file lock, so that the
+// second finds the first's cache entry instead of running it again.
 func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 	r.mu.Lock()
 	ch, ok := r.locks[id]
@@ -603,11 +608,34 @@ func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 	r.mu.Unlock()
 	select {
 	case ch <- struct{}{}:
-		return func() { <-ch }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	path := filepath.Join(locksDir(r.opts.CacheDir), fmt.Sprintf("%x.lock", sha256.Sum256([]byte(id))))
+	for {
+		l, err := fsx.TryLockFile(path)
+		if err == nil {
+			return func() { _ = l.Unlock(); <-ch }, nil
+		}
+		if !errors.Is(err, fsx.ErrLocked) {
+			// No lock file (a read-only cache?): this process's lock
+			// still holds, as it did before the file lock existed.
+			return func() { <-ch }, nil
+		}
+		select {
+		case <-time.After(targetLockPoll):
+		case <-ctx.Done():
+			<-ch
+			return nil, ctx.Err()
+		}
+	}
 }
+
+// targetLockPoll is how often a target held by another process is tried
+// again.
+const targetLockPoll = 50 * time.Millisecond
+
+func locksDir(cacheDir string) string { return filepath.Join(cacheDir, "locks") }
 
 // plan resolves the requested targets and their dependencies into nodes in
 // a stable topological order: dependencies first, ties by id.
