@@ -198,6 +198,28 @@ func TestAnotherProcess(t *testing.T) {
 		wantErr(t, err, ErrUnknown)
 	})
 
+	t.Run("without_a_watcher_a_revocation_is_seen_a_second_later", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		var mu sync.Mutex
+		now := time.Now()
+		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		server := openStore(t, dir, WithClock(clock))
+		cli := openStore(t, dir)
+		secret, rec := create(t, server, KindConsole, ConsoleRead, time.Hour)
+		if _, err := server.Authenticate("Bearer " + secret); err != nil {
+			t.Fatal(err)
+		}
+		if err := cli.Revoke(rec.ID); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		now = now.Add(1100 * time.Millisecond)
+		mu.Unlock()
+		_, err := server.Authenticate("Bearer " + secret)
+		wantErr(t, err, ErrUnknown)
+	})
+
 	t.Run("a_revocation_by_another_store_is_seen_through_Watch", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
