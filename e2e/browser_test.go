@@ -557,4 +557,36 @@ func TestBrowserPansABigGraphAsAPicture(t *testing.T) {
 			t.Fatalf("want the same ratio and the view moved right: %+v -> %+v", before, after)
 		}
 	})
+
+	// A drag whose release never arrives (a context menu, lost focus): the
+	// next move without a button ends it where it is.
+	before = cam()
+	b.run(t, mouse(input.DispatchMouseEventTypeMousePressed, x, y), mouse(input.DispatchMouseEventTypeMouseMoved, x+50, y),
+		mouse(input.DispatchMouseEventTypeMouseMoved, x+100, y),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x+120, y, func(p *input.DispatchMouseEventParams) { p.Buttons = 0 }))
+	t.Run("a move with no button down ends a drag whose release was lost", func(t *testing.T) {
+		if got := transform(); got != "" {
+			t.Fatalf("nodes layer transform %q: the picture still follows the mouse", got)
+		}
+		if after := cam(); after.X >= before.X {
+			t.Fatalf("the drag did not land: %+v -> %+v", before, after)
+		}
+	})
+	b.run(t, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x+120, y, chromedp.ButtonLeft))
+
+	// A camera move of the page's own during a wheel gesture (a search
+	// result centres its node) lands the gesture first: no layer stays
+	// scaled over the new view.
+	b.run(t, chromedp.Evaluate[chromedp.Void](`document.querySelector('#search').value = ''`), chromedp.SendKeys("#search", "f7.go\n"))
+	b.waitFor(t, `[...document.querySelectorAll('#results li button')].some(b => b.textContent.includes('f7.go'))`)
+	b.run(t, wheel(x, -120))
+	if got := transform(); !strings.Contains(got, "scale(") {
+		t.Fatalf("nodes layer transform %q after a wheel step, want a scale", got)
+	}
+	b.run(t, chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#results li button')].find(b => b.textContent.includes('f7.go')).click()`))
+	t.Run("centring on a node ends a wheel gesture under way", func(t *testing.T) {
+		if got := transform(); got != "" {
+			t.Fatalf("nodes layer transform %q after the camera moved", got)
+		}
+	})
 }
