@@ -2,12 +2,9 @@ package index
 
 import (
 	"path"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -208,22 +205,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 		recs = append(recs, f)
 	}
 	contribs := make([]contribution, len(recs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(recs) {
-					return
-				}
-				contribs[i] = a.fileContribution(recs[i])
-			}
-		}()
-	}
-	wg.Wait()
+	Parallel(len(recs), func(i int) { contribs[i] = a.fileContribution(recs[i]) })
 	for i, f := range recs {
 		a.byFile[f.Path] = contribs[i]
 		add(contribs[i])

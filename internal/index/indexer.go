@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -424,32 +423,18 @@ func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Fou
 // parse reads and parses files on every core.
 func (ix *Indexer) parse(todo []Found) []*FileRecord {
 	out := make([]*FileRecord, len(todo))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(todo) {
-					return
-				}
-				f := todo[i]
-				src, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(f.Path)))
-				var rec FileRecord
-				if err != nil {
-					rec = FileRecord{Path: f.Path, Lang: f.Lang, Diag: "unreadable: " + unwrapPath(err).Error()}
-				} else {
-					rec = parseSafely(f.Lang, f.Path, src)
-				}
-				rec.Size, rec.ModTime = f.Size, f.ModTime
-				out[i] = &rec
-			}
-		}()
-	}
-	wg.Wait()
+	Parallel(len(todo), func(i int) {
+		f := todo[i]
+		src, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(f.Path)))
+		var rec FileRecord
+		if err != nil {
+			rec = FileRecord{Path: f.Path, Lang: f.Lang, Diag: "unreadable: " + unwrapPath(err).Error()}
+		} else {
+			rec = parseSafely(f.Lang, f.Path, src)
+		}
+		rec.Size, rec.ModTime = f.Size, f.ModTime
+		out[i] = &rec
+	})
 	ix.parsed.Add(int64(len(todo)))
 	return out
 }

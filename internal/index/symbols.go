@@ -2,11 +2,8 @@ package index
 
 import (
 	"path"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -55,22 +52,7 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 	// taken in path order, are the sorted graph already: file-sourced
 	// edges of every file, then symbol-sourced ones.
 	parts := make([]symbolPart, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(paths) {
-					return
-				}
-				parts[i] = r.symbolPart(files[paths[i]], files, byPkg, methods)
-			}
-		}()
-	}
-	wg.Wait()
+	Parallel(len(paths), func(i int) { parts[i] = r.symbolPart(files[paths[i]], files, byPkg, methods) })
 	var nn, ne int
 	for i := range parts {
 		nn += len(parts[i].nodes)

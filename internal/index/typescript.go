@@ -94,26 +94,6 @@ func isDefaultExport(n *sitter.Node) bool {
 	return false
 }
 
-// exportedAsDefault is x of `export { x as default }`.
-func (w *jsWalker) exportedAsDefault(n *sitter.Node) string {
-	for i := 0; i < int(n.NamedChildCount()); i++ {
-		c := n.NamedChild(i)
-		if w.g.kind(c) != kExportClause {
-			continue
-		}
-		for j := 0; j < int(c.NamedChildCount()); j++ {
-			s := c.NamedChild(j)
-			if w.g.kind(s) != kExportSpecifier {
-				continue
-			}
-			if a := s.ChildByFieldName("alias"); a != nil && a.Content(w.src) == "default" {
-				return w.specifierName(s)
-			}
-		}
-	}
-	return ""
-}
-
 // offImport is an import with the byte offset that orders it in the file.
 type offImport struct {
 	Import
@@ -211,22 +191,39 @@ func (w *jsWalker) importClauseNames(clause *sitter.Node) []string {
 // its target; nothing for `export * from` and `export * as ns from`.
 func (w *jsWalker) exportedNames(n *sitter.Node) []string {
 	var names []string
+	w.eachExportSpecifier(n, func(s *sitter.Node) {
+		if name := w.specifierName(s); name != "" {
+			names = append(names, name)
+		}
+	})
+	return names
+}
+
+// exportedAsDefault is x of `export { x as default }`.
+func (w *jsWalker) exportedAsDefault(n *sitter.Node) string {
+	name := ""
+	w.eachExportSpecifier(n, func(s *sitter.Node) {
+		if a := s.ChildByFieldName("alias"); a != nil && a.Content(w.src) == "default" {
+			name = w.specifierName(s)
+		}
+	})
+	return name
+}
+
+// eachExportSpecifier calls f for each specifier of an export statement's
+// `{ ... }` clause.
+func (w *jsWalker) eachExportSpecifier(n *sitter.Node, f func(s *sitter.Node)) {
 	for i := 0; i < int(n.NamedChildCount()); i++ {
 		c := n.NamedChild(i)
 		if w.g.kind(c) != kExportClause {
 			continue
 		}
 		for j := 0; j < int(c.NamedChildCount()); j++ {
-			s := c.NamedChild(j)
-			if w.g.kind(s) != kExportSpecifier {
-				continue
-			}
-			if name := w.specifierName(s); name != "" {
-				names = append(names, name)
+			if s := c.NamedChild(j); w.g.kind(s) == kExportSpecifier {
+				f(s)
 			}
 		}
 	}
-	return names
 }
 
 // specifierName is the name field of an import or export specifier: an

@@ -17,7 +17,6 @@ import (
 type Version struct {
 	Nodes, Edges int
 
-	flat   bool // laid out when made
 	edited bool // made by an edit that changed the graph
 	once   sync.Once
 	base   *graph.Graph
@@ -27,13 +26,10 @@ type Version struct {
 
 // Flat is the version of a graph laid out already.
 func Flat(g *graph.Graph) *Version {
-	v := &Version{Nodes: len(g.Nodes), Edges: len(g.Edges), flat: true, g: g}
+	v := &Version{Nodes: len(g.Nodes), Edges: len(g.Edges), g: g}
 	v.once.Do(func() {})
 	return v
 }
-
-// Flat reports whether the version was laid out when it was made.
-func (v *Version) Flat() bool { return v.flat }
 
 // Edited reports whether an edit made the version and changed the graph
 // doing so; a version a full pass made may equal the one before it.

@@ -139,7 +139,7 @@ func phases(root string) {
 	// indexer does.
 	srcs := make([][]byte, len(found))
 	t = time.Now()
-	parallel(len(found), func(i int) {
+	index.Parallel(len(found), func(i int) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(found[i].Path)))
 		check(err)
 		srcs[i] = b
@@ -148,7 +148,7 @@ func phases(root string) {
 	recs := make([]index.FileRecord, len(found))
 	var perLang sync.Map
 	t = time.Now()
-	parallel(len(found), func(i int) {
+	index.Parallel(len(found), func(i int) {
 		t0 := time.Now()
 		recs[i] = index.Parse(found[i].Lang, found[i].Path, srcs[i])
 		recs[i].Size, recs[i].ModTime = found[i].Size, found[i].ModTime
@@ -223,25 +223,6 @@ func phases(root string) {
 type langStat struct{ n, ns atomic.Int64 }
 
 func (s *langStat) add(d time.Duration) { s.n.Add(1); s.ns.Add(int64(d)) }
-
-func parallel(n int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
 
 type pub struct {
 	mu   sync.Mutex
