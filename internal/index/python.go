@@ -20,26 +20,14 @@ func ParsePython(path string, src []byte) FileRecord {
 }
 
 func parsePython(g *grammar, path string, src []byte) FileRecord {
-	rec := FileRecord{Path: path, Lang: LangPython}
-	tree, diag := g.parse(src)
-	if tree == nil {
-		rec.Diag = diag
-		return rec
-	}
-	defer tree.Close()
-	root := tree.RootNode()
-	rec.Diag = syntaxDiag(root)
-
-	w := pyWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
-	defer w.inner.Close()
-	w.imports(root)
-	top := sitter.NewTreeCursor(root)
-	defer top.Close()
-	eachChild(top, root, w.statement)
-
-	rec.Imports = w.imps
-	rec.Symbols = w.syms.list
-	return rec
+	return g.record(LangPython, path, src, func(rec *FileRecord, root *sitter.Node, top *sitter.TreeCursor) {
+		w := pyWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
+		defer w.inner.Close()
+		w.imports(root)
+		eachChild(top, root, w.statement)
+		rec.Imports = w.imps
+		rec.Symbols = w.syms.list
+	})
 }
 
 type pyWalker struct {

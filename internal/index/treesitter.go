@@ -203,6 +203,25 @@ func (g *grammar) parse(src []byte) (*sitter.Tree, string) {
 	return tree, ""
 }
 
+// record parses src and, when there is a tree, notes its first syntax
+// error and hands walk the root and a cursor for its top-level nodes; both
+// are freed when walk returns.
+func (g *grammar) record(lang, path string, src []byte, walk func(rec *FileRecord, root *sitter.Node, top *sitter.TreeCursor)) FileRecord {
+	rec := FileRecord{Path: path, Lang: lang}
+	tree, diag := g.parse(src)
+	if tree == nil {
+		rec.Diag = diag
+		return rec
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	rec.Diag = syntaxDiag(root)
+	top := sitter.NewTreeCursor(root)
+	defer top.Close()
+	walk(&rec, root, top)
+	return rec
+}
+
 // parseTimeLimit bounds a parse, in microseconds. Tree-sitter's error
 // recovery is super-linear on some garbage (a few hundred kilobytes of
 // repeated keywords can take minutes); real files parse at megabytes per

@@ -42,35 +42,24 @@ func ParseJavaScript(path string, src []byte) FileRecord {
 // A file with syntax errors keeps what the tree recovered, plus a
 // diagnostic.
 func parseJS(g *grammar, lang, path string, src []byte) FileRecord {
-	rec := FileRecord{Path: path, Lang: lang}
-	tree, diag := g.parse(src)
-	if tree == nil {
-		rec.Diag = diag
-		return rec
-	}
-	defer tree.Close()
-	root := tree.RootNode()
-	rec.Diag = syntaxDiag(root)
+	return g.record(lang, path, src, func(rec *FileRecord, root *sitter.Node, top *sitter.TreeCursor) {
+		w := jsWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
+		defer w.inner.Close()
+		eachChild(top, root, w.statement)
+		w.dynamicImports(root)
 
-	w := jsWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
-	defer w.inner.Close()
-	top := sitter.NewTreeCursor(root)
-	defer top.Close()
-	eachChild(top, root, w.statement)
-	w.dynamicImports(root)
-
-	if !sort.SliceIsSorted(w.imports, func(i, j int) bool { return w.imports[i].off < w.imports[j].off }) {
-		sort.SliceStable(w.imports, func(i, j int) bool { return w.imports[i].off < w.imports[j].off })
-	}
-	if len(w.imports) > 0 {
-		rec.Imports = make([]Import, len(w.imports))
-		for i, imp := range w.imports {
-			rec.Imports[i] = imp.Import
+		if !sort.SliceIsSorted(w.imports, func(i, j int) bool { return w.imports[i].off < w.imports[j].off }) {
+			sort.SliceStable(w.imports, func(i, j int) bool { return w.imports[i].off < w.imports[j].off })
 		}
-	}
-	rec.Symbols = w.syms.list
-	rec.Default = w.defaultName
-	return rec
+		if len(w.imports) > 0 {
+			rec.Imports = make([]Import, len(w.imports))
+			for i, imp := range w.imports {
+				rec.Imports[i] = imp.Import
+			}
+		}
+		rec.Symbols = w.syms.list
+		rec.Default = w.defaultName
+	})
 }
 
 type jsWalker struct {
