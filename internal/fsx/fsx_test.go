@@ -1,6 +1,7 @@
 package fsx
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -68,5 +69,34 @@ func TestEnsureCacheDirIgnoresItself(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
 	if err != nil || len(b) == 0 {
 		t.Fatalf(".gitignore missing: %v", err)
+	}
+}
+
+func TestReadSizedReadsTheFileWhateverSizeWasSeen(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	content := []byte("package x\n\nfunc F() {}\n")
+	if err := os.WriteFile(p, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, seen := range []int64{int64(len(content)), 0, 3, int64(len(content)) + 5, -1} {
+		got, err := ReadSized(p, seen)
+		if err != nil || string(got) != string(content) {
+			t.Errorf("size seen %d: got %q, %v", seen, got, err)
+		}
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadSized(empty, 0); err != nil || len(got) != 0 {
+		t.Errorf("empty file: got %q, %v", got, err)
+	}
+	if _, err := ReadSized(filepath.Join(dir, "missing"), 3); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v, want a not-exist error", err)
+	}
+	var pe *os.PathError
+	if _, err := ReadSized(dir, 4096); !errors.As(err, &pe) {
+		t.Errorf("a directory: %v, want a *PathError", err)
 	}
 }

@@ -3,8 +3,11 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -173,5 +176,33 @@ func TestEqualMatchesTheEncoding(t *testing.T) {
 		if !Equal(a, c) {
 			t.Fatal("a copy is not equal")
 		}
+	}
+}
+
+func TestBigGraphSortsAndEncodesAsASmallOneWould(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 5))
+	g := &Graph{}
+	for i := 0; i < parallelMin; i++ {
+		id := fmt.Sprintf("n%05d", rng.IntN(parallelMin/2)) // duplicates: the first must win
+		g.Nodes = append(g.Nodes, Node{ID: id, Kind: "file", Name: fmt.Sprint(i), Title: randString(rng)})
+		g.Edges = append(g.Edges, Edge{Source: id, Target: fmt.Sprintf("n%05d", rng.IntN(parallelMin/2)), Kind: randString(rng)})
+	}
+	want := &Graph{Nodes: slices.Clone(g.Nodes), Edges: slices.Clone(g.Edges)}
+	slices.SortStableFunc(want.Nodes, func(a, b Node) int { return strings.Compare(a.ID, b.ID) })
+	want.Nodes = slices.CompactFunc(want.Nodes, func(a, b Node) bool { return a.ID == b.ID })
+	slices.SortFunc(want.Edges, CompareEdges)
+	want.Edges = slices.Compact(want.Edges)
+
+	g.Sort()
+	if !reflect.DeepEqual(g, want) {
+		t.Fatal("a big graph sorts differently from the serial sort")
+	}
+	js, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Encode(); !bytes.Equal(got, append(js, '\n')) {
+		t.Fatal("a big graph encodes differently from encoding/json")
 	}
 }

@@ -187,17 +187,6 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 			a.targets[p.Name+":"+t.Name] = true
 		}
 	}
-	g := graph.Declared(ws)
-	add := func(c contribution) {
-		g.Nodes = append(g.Nodes, c.nodes...)
-		g.Edges = append(g.Edges, c.edges...)
-		for _, x := range c.externals {
-			a.extCount[x]++
-		}
-		for _, x := range c.inferred {
-			a.infCount[x]++
-		}
-	}
 	// Contributions only read the resolver, so they are computed on every
 	// core; collecting them stays serial.
 	recs := make([]*FileRecord, 0, len(files))
@@ -208,12 +197,39 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 	Parallel(len(recs), func(i int) { contribs[i] = a.fileContribution(recs[i]) })
 	for i, f := range recs {
 		a.byFile[f.Path] = contribs[i]
-		add(contribs[i])
 	}
 	for ip := range a.r.goPkgs {
-		c := a.packageContribution(ip)
-		a.byPkg[ip] = c
-		add(c)
+		a.byPkg[ip] = a.packageContribution(ip)
+	}
+	// The graph is sized once: growing it by append copied the edges a
+	// dozen times, most of the serial part of a cold index.
+	g := graph.Declared(ws)
+	nodes, edges := len(g.Nodes), len(g.Edges)
+	tally := func(c contribution) {
+		nodes += len(c.nodes)
+		edges += len(c.edges)
+		for _, x := range c.externals {
+			a.extCount[x]++
+		}
+		for _, x := range c.inferred {
+			a.infCount[x]++
+		}
+	}
+	for _, c := range contribs {
+		tally(c)
+	}
+	for _, c := range a.byPkg {
+		tally(c)
+	}
+	g.Nodes = slices.Grow(g.Nodes, nodes+len(a.extCount))
+	g.Edges = slices.Grow(g.Edges, edges+len(a.infCount))
+	for _, c := range contribs {
+		g.Nodes = append(g.Nodes, c.nodes...)
+		g.Edges = append(g.Edges, c.edges...)
+	}
+	for _, c := range a.byPkg {
+		g.Nodes = append(g.Nodes, c.nodes...)
+		g.Edges = append(g.Edges, c.edges...)
 	}
 	for id := range a.extCount {
 		if !a.isWorkspacePackage(id) {

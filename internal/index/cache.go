@@ -1,12 +1,11 @@
 package index
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/corehq/core/internal/fsx"
@@ -14,33 +13,22 @@ import (
 
 // cacheVersion changes whenever FileRecord or a parser changes what it
 // records, so that an old cache is re-parsed rather than misread.
-const cacheVersion = 4
+const cacheVersion = 5
 
-// The cache lives in <cache>/index: files.gob holds every record without
-// its symbols; <project>@symbols.gob holds the symbols and references of
-// that project's files (the @symbols shards).
+// The cache lives in <cache>/index: files.bin holds every record without
+// its symbols; <project>@symbols.bin holds the symbols and references of
+// that project's files (the @symbols shards). codec.go has the format.
 const (
 	cacheSubdir   = "index"
-	filesName     = "files.gob"
-	shardSuffix   = "@symbols.gob"
+	filesName     = "files.bin"
+	shardSuffix   = "@symbols.bin"
 	noProjectName = "_workspace" // files outside every project; not a valid project name
 )
-
-type filesDoc struct {
-	Version int
-	Root    string
-	Files   []FileRecord
-}
 
 // shardEntry is one file's part of a shard.
 type shardEntry struct {
 	Symbols []Symbol
 	Refs    []Ref
-}
-
-type shardDoc struct {
-	Version int
-	Files   map[string]shardEntry
 }
 
 type store struct {
@@ -65,29 +53,19 @@ func (s store) loadFiles(root string) map[string]*FileRecord {
 	if err != nil {
 		return nil
 	}
-	var doc filesDoc
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil || doc.Version != cacheVersion || doc.Root != root {
+	recs, err := decodeFiles(data, root)
+	if err != nil {
 		return nil
 	}
-	out := make(map[string]*FileRecord, len(doc.Files))
-	for i := range doc.Files {
-		out[doc.Files[i].Path] = &doc.Files[i]
+	out := make(map[string]*FileRecord, len(recs))
+	for i := range recs {
+		out[recs[i].Path] = &recs[i]
 	}
 	return out
 }
 
 func (s store) saveFiles(root string, files map[string]*FileRecord) error {
-	doc := filesDoc{Version: cacheVersion, Root: root, Files: make([]FileRecord, 0, len(files))}
-	for _, p := range sortedPaths(files) {
-		rec := *files[p]
-		rec.Symbols, rec.Refs = nil, nil
-		doc.Files = append(doc.Files, rec)
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&doc); err != nil {
-		return fmt.Errorf("encode index cache: %w", err)
-	}
-	return fsx.WriteFileAtomic(s.filesPath(), buf.Bytes(), 0o600)
+	return fsx.WriteCacheFile(s.filesPath(), encodeFiles(root, files), 0o600)
 }
 
 func (s store) loadShard(project string) (map[string]shardEntry, error) {
@@ -98,22 +76,15 @@ func (s store) loadShard(project string) (map[string]shardEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc shardDoc
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil || doc.Version != cacheVersion {
+	entries, err := decodeShard(data)
+	if err != nil {
 		return nil, fmt.Errorf("symbol shard %s is unreadable; the next sync-graph rebuilds it", s.shardPath(project))
 	}
-	if doc.Files == nil {
-		doc.Files = map[string]shardEntry{}
-	}
-	return doc.Files, nil
+	return entries, nil
 }
 
 func (s store) saveShard(project string, entries map[string]shardEntry) error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&shardDoc{Version: cacheVersion, Files: entries}); err != nil {
-		return fmt.Errorf("encode symbol shard: %w", err)
-	}
-	return fsx.WriteFileAtomic(s.shardPath(project), buf.Bytes(), 0o600)
+	return fsx.WriteCacheFile(s.shardPath(project), encodeShard(entries), 0o600)
 }
 
 // shardProjects lists the projects that have a shard on disk.
@@ -134,6 +105,182 @@ func (s store) shardProjects() []string {
 	return out
 }
 
+// removeLegacy deletes the gob files of core versions before the binary
+// cache format, which nothing reads any more.
+func (s store) removeLegacy() {
+	old, _ := filepath.Glob(filepath.Join(s.dir, "*.gob"))
+	for _, p := range old {
+		_ = os.Remove(p)
+	}
+}
+
 func (s store) removeShard(project string) {
 	_ = os.Remove(s.shardPath(project))
+}
+
+const (
+	filesMagic = "CIF1"
+	shardMagic = "CIS1"
+)
+
+// encodeFiles writes the records without their symbols, in path order.
+func encodeFiles(root string, files map[string]*FileRecord) []byte {
+	e := newEncoder(64 * len(files))
+	e.str(root)
+	e.uint(uint64(len(files)))
+	imports := 0
+	for _, r := range files {
+		imports += len(r.Imports)
+	}
+	e.uint(uint64(imports))
+	for _, p := range sortedPaths(files) {
+		r := files[p]
+		e.str(r.Path)
+		e.int(r.Size)
+		e.int(r.ModTime)
+		e.str(r.Lang)
+		e.str(r.Package)
+		e.str(r.Default)
+		e.uint(uint64(len(r.Imports)))
+		for _, im := range r.Imports {
+			e.str(im.Path)
+			e.str(im.Alias)
+			e.strList(im.Names)
+			e.int(int64(im.Line))
+		}
+		e.str(r.Title)
+		e.strList(r.Links)
+		e.strList(r.Mentions)
+		e.str(r.Module)
+		e.str(r.Entry)
+		e.str(r.Diag)
+	}
+	return e.bytes(filesMagic, cacheVersion)
+}
+
+// decodeFiles reads what encodeFiles wrote for the same root.
+func decodeFiles(data []byte, root string) ([]FileRecord, error) {
+	d, err := newDecoder(data, filesMagic, cacheVersion)
+	if err != nil {
+		return nil, err
+	}
+	if d.str() != root {
+		return nil, errors.New("index cache of another workspace")
+	}
+	recs := make([]FileRecord, d.count())
+	imports := make([]Import, d.count())
+	for i := range recs {
+		r := &recs[i]
+		r.Path = d.str()
+		r.Size = d.int()
+		r.ModTime = d.int()
+		r.Lang = d.str()
+		r.Package = d.str()
+		r.Default = d.str()
+		if n := d.count(); n > 0 {
+			if n > len(imports) {
+				d.fail()
+				break
+			}
+			r.Imports, imports = imports[:n:n], imports[n:]
+			for j := range r.Imports {
+				im := &r.Imports[j]
+				im.Path = d.str()
+				im.Alias = d.str()
+				im.Names = d.strList()
+				im.Line = int(d.int())
+			}
+		}
+		r.Title = d.str()
+		r.Links = d.strList()
+		r.Mentions = d.strList()
+		r.Module = d.str()
+		r.Entry = d.str()
+		r.Diag = d.str()
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// encodeShard writes one project's symbols and references, in path order.
+func encodeShard(entries map[string]shardEntry) []byte {
+	paths := make([]string, 0, len(entries))
+	syms, refs := 0, 0
+	for p, en := range entries {
+		paths = append(paths, p)
+		syms += len(en.Symbols)
+		refs += len(en.Refs)
+	}
+	slices.Sort(paths)
+	e := newEncoder(8*syms + 8*refs + 8*len(paths))
+	e.uint(uint64(len(paths)))
+	e.uint(uint64(syms))
+	e.uint(uint64(refs))
+	for _, p := range paths {
+		en := entries[p]
+		e.str(p)
+		e.uint(uint64(len(en.Symbols)))
+		for _, s := range en.Symbols {
+			e.str(s.Name)
+			e.str(s.Kind)
+			e.int(int64(s.Line))
+			e.int(int64(s.Col))
+		}
+		e.uint(uint64(len(en.Refs)))
+		for _, r := range en.Refs {
+			e.str(r.From)
+			e.str(r.Qual)
+			e.str(r.Name)
+			e.int(int64(r.Line))
+		}
+	}
+	return e.bytes(shardMagic, cacheVersion)
+}
+
+// decodeShard reads what encodeShard wrote. The entries' slices share two
+// backing arrays, capped so that an append never reaches a neighbour.
+func decodeShard(data []byte) (map[string]shardEntry, error) {
+	d, err := newDecoder(data, shardMagic, cacheVersion)
+	if err != nil {
+		return nil, err
+	}
+	n := d.count()
+	syms := make([]Symbol, d.count())
+	refs := make([]Ref, d.count())
+	out := make(map[string]shardEntry, n)
+	for range n {
+		p := d.str()
+		var en shardEntry
+		if k := d.count(); k > 0 {
+			if k > len(syms) {
+				d.fail()
+				break
+			}
+			en.Symbols, syms = syms[:k:k], syms[k:]
+			for i := range en.Symbols {
+				s := &en.Symbols[i]
+				s.Name, s.Kind = d.str(), d.str()
+				s.Line, s.Col = int(d.int()), int(d.int())
+			}
+		}
+		if k := d.count(); k > 0 {
+			if k > len(refs) {
+				d.fail()
+				break
+			}
+			en.Refs, refs = refs[:k:k], refs[k:]
+			for i := range en.Refs {
+				r := &en.Refs[i]
+				r.From, r.Qual, r.Name = d.str(), d.str(), d.str()
+				r.Line = int(d.int())
+			}
+		}
+		out[p] = en
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -149,6 +149,9 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 		// No usable cache (first run, another version of core): every
 		// shard is rewritten, stale ones removed.
 		fresh = prev == nil
+		if fresh {
+			ix.store.removeLegacy()
+		}
 	}
 	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
 	files := make(map[string]*FileRecord, len(found))
@@ -425,7 +428,7 @@ func (ix *Indexer) parse(todo []Found) []*FileRecord {
 	out := make([]*FileRecord, len(todo))
 	Parallel(len(todo), func(i int) {
 		f := todo[i]
-		src, err := os.ReadFile(filepath.Join(ix.root, filepath.FromSlash(f.Path)))
+		src, err := fsx.ReadSized(filepath.Join(ix.root, filepath.FromSlash(f.Path)), f.Size)
 		var rec FileRecord
 		if err != nil {
 			rec = FileRecord{Path: f.Path, Lang: f.Lang, Diag: "unreadable: " + unwrapPath(err).Error()}
@@ -610,16 +613,18 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 	for _, p := range ws.Projects {
 		known[p.Name] = true
 	}
-	for p, entries := range shards {
+	var save []string
+	for p := range shards {
 		if !known[p] {
 			ix.store.removeShard(p)
 			continue
 		}
-		if err := ix.store.saveShard(p, entries); err != nil {
-			return err
-		}
+		save = append(save, p)
 	}
-	return nil
+	// Encoding is most of a save, and shards share nothing.
+	errs := make([]error, len(save))
+	Parallel(len(save), func(i int) { errs[i] = ix.store.saveShard(save[i], shards[save[i]]) })
+	return errors.Join(errs...)
 }
 
 func hasSymbols(lang string) bool {

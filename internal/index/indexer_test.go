@@ -212,6 +212,67 @@ func TestAWarmRestartParsesNothing(t *testing.T) {
 	}
 }
 
+func TestATornCacheIsRebuiltNotMisread(t *testing.T) {
+	root := newFixture(t)
+	cache := t.TempDir()
+	first := New(root, cache, Options{})
+	g := syncIndex(t, first, root)
+	want, err := first.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A crash between write and rename can leave any prefix of a cache
+	// file (they are not fsynced): cut the index and every shard in half.
+	cut := func(p string) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b[:len(b)/2], 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cut(first.store.filesPath())
+	for _, p := range first.store.shardProjects() {
+		cut(first.store.shardPath(p))
+	}
+	ix := New(root, cache, Options{})
+	again := syncIndex(t, ix, root)
+	if ix.Parsed() == 0 {
+		t.Fatal("a torn index cache was read as records")
+	}
+	if !bytes.Equal(g.Encode(), again.Encode()) {
+		t.Fatal("the graph after a torn cache differs")
+	}
+	got, err := ix.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want.Encode(), got.Encode()) {
+		t.Fatal("the symbols after a torn cache differ")
+	}
+
+	// Shards torn under an intact index: the records are read, and the
+	// first symbol query parses the shards' files again.
+	for _, p := range ix.store.shardProjects() {
+		cut(ix.store.shardPath(p))
+	}
+	warm := New(root, cache, Options{})
+	syncIndex(t, warm, root)
+	if warm.Parsed() != 0 {
+		t.Fatalf("an intact index cache was re-parsed (%d files)", warm.Parsed())
+	}
+	if got, err = warm.Symbols(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want.Encode(), got.Encode()) {
+		t.Fatal("the symbols after torn shards differ")
+	}
+	if warm.Parsed() == 0 {
+		t.Fatal("torn shards were read as symbols")
+	}
+}
+
 func TestUpdateTouchesOnlyWhatChanged(t *testing.T) {
 	root := newFixture(t)
 	ix := New(root, t.TempDir(), Options{})

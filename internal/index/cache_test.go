@@ -1,0 +1,137 @@
+package index
+
+import (
+	"reflect"
+	"testing"
+)
+
+func codecFixture() (map[string]*FileRecord, map[string]shardEntry) {
+	files := map[string]*FileRecord{
+		"a/main.go": {Path: "a/main.go", Size: 120, ModTime: 1_700_000_000_000_000_000, Lang: LangGo, Package: "main",
+			Imports: []Import{{Path: "fmt", Line: 3}, {Path: "example.com/x/b", Alias: "bb", Line: 4}}},
+		"web/app.ts": {Path: "web/app.ts", Size: 9, Lang: LangTypeScript, Default: "App",
+			Imports: []Import{{Path: "./util", Names: []string{"a", "b"}, Line: 1}}, Diag: "syntax error at line 2"},
+		"docs/x.md":        {Path: "docs/x.md", Lang: LangMarkdown, Title: "X", Links: []string{"../a/main.go"}, Mentions: []string{"a:build"}},
+		"web/package.json": {Path: "web/package.json", Lang: "packagejson", Module: "@x/web", Entry: "src/index.ts"},
+		"empty.py":         {Path: "empty.py", Lang: LangPython},
+	}
+	shard := map[string]shardEntry{
+		"a/main.go": {
+			Symbols: []Symbol{{Name: "main", Kind: "func", Line: 6, Col: 6}, {Name: "T.M", Kind: "method", Line: 9, Col: 12}},
+			Refs:    []Ref{{From: "main", Qual: "fmt", Name: "Println", Line: 7}, {From: "main", Name: "T", Line: 8}, {From: "T.M", Qual: MemberQual, Name: "Close", Line: 10}},
+		},
+		"empty.py": {},
+	}
+	return files, shard
+}
+
+func TestCacheFilesRoundTripEveryField(t *testing.T) {
+	files, _ := codecFixture()
+	got, err := decodeFiles(encodeFiles("/ws", files), "/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(files) {
+		t.Fatalf("got %d records, want %d", len(got), len(files))
+	}
+	for i := range got {
+		if want := files[got[i].Path]; !reflect.DeepEqual(&got[i], want) {
+			t.Errorf("record %s:\n got %+v\nwant %+v", got[i].Path, got[i], *want)
+		}
+	}
+}
+
+func TestCacheFilesOfAnotherRootAreNotRead(t *testing.T) {
+	files, _ := codecFixture()
+	if _, err := decodeFiles(encodeFiles("/ws", files), "/elsewhere"); err == nil {
+		t.Fatal("a cache of /ws was read for /elsewhere")
+	}
+}
+
+func TestCacheShardRoundTripsAndAppendsStayInTheirEntry(t *testing.T) {
+	_, shard := codecFixture()
+	got, err := decodeShard(encodeShard(shard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, shard) {
+		t.Fatalf("got %+v\nwant %+v", got, shard)
+	}
+	// Entries share backing arrays; an append to one must not write into
+	// the next (live edits patch entries in place).
+	e := got["a/main.go"]
+	e.Symbols = append(e.Symbols, Symbol{Name: "extra"})
+	if got2, _ := decodeShard(encodeShard(shard)); !reflect.DeepEqual(got2, shard) {
+		t.Fatal("decoding again differs")
+	}
+	if len(got["a/main.go"].Symbols) != 2 {
+		t.Fatal("an append changed the stored entry")
+	}
+}
+
+func TestCacheDamageReadsAsUnreadable(t *testing.T) {
+	files, shard := codecFixture()
+	for name, data := range map[string][]byte{"files": encodeFiles("/ws", files), "shard": encodeShard(shard)} {
+		decode := func(b []byte) error {
+			if name == "files" {
+				_, err := decodeFiles(b, "/ws")
+				return err
+			}
+			_, err := decodeShard(b)
+			return err
+		}
+		for cut := 0; cut < len(data); cut++ {
+			if decode(data[:cut]) == nil {
+				t.Errorf("%s torn at byte %d of %d decoded", name, cut, len(data))
+			}
+		}
+		for i := range data {
+			b := append([]byte(nil), data...)
+			b[i] ^= 0x40
+			if decode(b) == nil {
+				t.Errorf("%s with byte %d flipped decoded", name, i)
+			}
+		}
+	}
+}
+
+func TestCacheOfAnotherVersionIsNotRead(t *testing.T) {
+	_, shard := codecFixture()
+	e := newEncoder(0)
+	e.uint(0)
+	e.uint(0)
+	e.uint(0)
+	if _, err := decodeShard(e.bytes(shardMagic, cacheVersion-1)); err == nil {
+		t.Fatal("a shard of the previous version was read")
+	}
+	if _, err := decodeShard(encodeShard(shard)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzCacheDecode feeds damaged cache files to both decoders: they must
+// fail or succeed, never panic or allocate without bound. The checksum
+// would reject almost every mutation, so the fuzzer checks the bytes
+// behind it by re-sealing them.
+func FuzzCacheDecode(f *testing.F) {
+	files, shard := codecFixture()
+	f.Add(encodeFiles("/ws", files), false)
+	f.Add(encodeShard(shard), true)
+	f.Fuzz(func(t *testing.T, data []byte, isShard bool) {
+		for _, b := range [][]byte{data, reseal(data)} {
+			if isShard {
+				_, _ = decodeShard(b)
+			} else {
+				_, _ = decodeFiles(b, "/ws")
+			}
+		}
+	})
+}
+
+// reseal replaces the last four bytes with the checksum of the rest.
+func reseal(b []byte) []byte {
+	if len(b) < 4 {
+		return b
+	}
+	return appendChecksum(append([]byte(nil), b[:len(b)-4]...))
+}

@@ -1,0 +1,199 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+)
+
+// The cache files are written in a small binary format of our own rather
+// than gob: at 100k files gob's reflection cost a second of the cold index
+// to encode the shards and most of the shard load on the first symbol
+// query. A file is
+//
+//	magic (4 bytes) | uvarint version | string table | body | CRC-32C (4 bytes, little-endian)
+//
+// The string table is a uvarint count, that many uvarint lengths, then the
+// strings' bytes back to back; the body refers to a string by its index
+// in the table, so a name used by a thousand references is stored once,
+// and decoding converts the bytes to one string and slices it. Integers
+// are varints. The checksum covers everything before it: cache files are
+// renamed into place without an fsync, so a crash can tear one, and a torn
+// file must read as unreadable (and be rebuilt), never as other records.
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errCorrupt is what every malformed cache file decodes to.
+var errCorrupt = errors.New("corrupt cache file")
+
+// encoder builds one cache file.
+type encoder struct {
+	body []byte
+	ids  map[string]uint32
+	strs []string
+	size int // bytes of the strings in strs
+}
+
+func newEncoder(sizeHint int) *encoder {
+	return &encoder{body: make([]byte, 0, sizeHint), ids: map[string]uint32{}}
+}
+
+func (e *encoder) uint(v uint64) { e.body = binary.AppendUvarint(e.body, v) }
+func (e *encoder) int(v int64)   { e.body = binary.AppendVarint(e.body, v) }
+
+func (e *encoder) str(s string) {
+	id, ok := e.ids[s]
+	if !ok {
+		id = uint32(len(e.strs))
+		e.ids[s] = id
+		e.strs = append(e.strs, s)
+		e.size += len(s)
+	}
+	e.uint(uint64(id))
+}
+
+func (e *encoder) strList(ss []string) {
+	e.uint(uint64(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
+// bytes lays the file out: header, table, body, checksum.
+func (e *encoder) bytes(magic string, version int) []byte {
+	out := make([]byte, 0, len(magic)+binary.MaxVarintLen64*(2+len(e.strs))+e.size+len(e.body)+4)
+	out = append(out, magic...)
+	out = binary.AppendUvarint(out, uint64(version))
+	out = binary.AppendUvarint(out, uint64(len(e.strs)))
+	for _, s := range e.strs {
+		out = binary.AppendUvarint(out, uint64(len(s)))
+	}
+	for _, s := range e.strs {
+		out = append(out, s...)
+	}
+	out = append(out, e.body...)
+	return appendChecksum(out)
+}
+
+func appendChecksum(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// decoder reads one cache file. Reads past a malformed spot return zero
+// values and set err, so a caller checks err once at the end.
+type decoder struct {
+	data []byte
+	off  int
+	strs []string
+	err  error
+}
+
+// newDecoder checks the magic, version and checksum and reads the string
+// table; a file of another format or version is an error like any other.
+func newDecoder(data []byte, magic string, version int) (*decoder, error) {
+	if len(data) < len(magic)+4 || string(data[:len(magic)]) != magic {
+		return nil, errCorrupt
+	}
+	n := len(data) - 4
+	if crc32.Checksum(data[:n], castagnoli) != binary.LittleEndian.Uint32(data[n:]) {
+		return nil, errCorrupt
+	}
+	d := &decoder{data: data[:n], off: len(magic)}
+	if d.uint() != uint64(version) {
+		return nil, errCorrupt
+	}
+	count := d.count()
+	lens := make([]int, count)
+	total := 0
+	for i := range lens {
+		l := d.uint()
+		if l > uint64(len(d.data)-d.off-total) {
+			d.fail()
+			break
+		}
+		lens[i] = int(l)
+		total += int(l)
+	}
+	if d.err == nil && total > len(d.data)-d.off {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	blob := string(d.data[d.off : d.off+total])
+	d.off += total
+	d.strs = make([]string, count)
+	at := 0
+	for i, l := range lens {
+		d.strs[i] = blob[at : at+l]
+		at += l
+	}
+	return d, nil
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errCorrupt
+	}
+	d.off = len(d.data)
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint(d.data[d.off:])
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) int() int64 {
+	v, n := binary.Varint(d.data[d.off:])
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+// count reads a length. Every item takes at least one byte, so a length
+// beyond the bytes left is corrupt (and never a huge allocation).
+func (d *decoder) count() int {
+	v := d.uint()
+	if v > uint64(len(d.data)-d.off) {
+		d.fail()
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) str() string {
+	id := d.uint()
+	if id >= uint64(len(d.strs)) {
+		d.fail()
+		return ""
+	}
+	return d.strs[id]
+}
+
+func (d *decoder) strList() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}
+
+// end reports the first error, or trailing bytes as one.
+func (d *decoder) end() error {
+	if d.err == nil && d.off != len(d.data) {
+		d.err = errCorrupt
+	}
+	return d.err
+}
