@@ -127,7 +127,7 @@ for p in cold update update-sym symbols-first symbols; do
 	echo
 	echo '```'
 	sed -n '/flat  flat%/p' "$OUT/$p-top.txt"
-	grep -E 'Duration:|index\.|live\.|graph\.|query\.|gzip|sha256|gob\.\(\*Encoder\)\.Encode$|go/parser\.ParseFile|sitter.*ParseCtx$|runtime\.gcBgMarkWorker$|os\.ReadFile$' "$OUT/$p-top.txt" | grep -v 'inline)$' | head -30
+	grep -E 'Duration:|index\.|live\.|graph\.|query\.|gzip|sha256|index\.encodeShard$|index\.encodeFiles$|go/parser\.ParseFile|sitter.*ParseCtx$|runtime\.gcBgMarkWorker$|fsx\.ReadSized$' "$OUT/$p-top.txt" | grep -v 'inline)$' | head -30
 	echo '```'
 done
 echo

@@ -26,7 +26,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
-	"encoding/gob"
 	"flag"
 	"fmt"
 	"os"
@@ -162,35 +161,18 @@ func phases(root string) {
 		return true
 	})
 
-	// Cache encoding, as the indexer does it (gob of records without
-	// symbols; gob of the symbols and refs).
+	// The cache writes (shards and records in core's binary format) are
+	// not re-created here; the cold profile shows them.
 	files := make(map[string]*index.FileRecord, len(recs))
 	var nsym, nref int
-	type entry struct {
-		Symbols []index.Symbol
-		Refs    []index.Ref
-	}
-	shard := map[string]entry{}
 	for i := range recs {
 		r := recs[i]
 		nsym += len(r.Symbols)
 		nref += len(r.Refs)
-		shard[r.Path] = entry{r.Symbols, r.Refs}
 		r.Symbols, r.Refs = nil, nil
 		files[r.Path] = &r
 	}
-	t = time.Now()
-	var buf bytes.Buffer
-	check(gob.NewEncoder(&buf).Encode(shard))
-	row("gob-encode symbols+refs (all shards' content)", time.Since(t), fmt.Sprintf("%d symbols, %d refs, %.1f MB", nsym, nref, float64(buf.Len())/1e6))
-	flat := make([]index.FileRecord, 0, len(files))
-	for _, r := range files {
-		flat = append(flat, *r)
-	}
-	t = time.Now()
-	buf.Reset()
-	check(gob.NewEncoder(&buf).Encode(flat))
-	row("gob-encode file records (files.gob content)", time.Since(t), fmt.Sprintf("%.1f MB", float64(buf.Len())/1e6))
+	row("symbols and references parsed", 0, fmt.Sprintf("%d symbols, %d refs", nsym, nref))
 
 	t = time.Now()
 	g := index.Assemble(ws, files)
