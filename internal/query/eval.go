@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -153,22 +154,39 @@ func buildCSR(n int, edges []graph.Edge, lookup func(string) int32) (src, dst, o
 	dst = make([]int32, len(edges))
 	outOff = make([]int32, n+1)
 	inOff = make([]int32, n+1)
+	// The lookups are most of the work (a million edges on the first
+	// symbol query) and only read: they run on every core, in chunks.
+	chunks := 1
+	if len(edges) >= 1<<16 {
+		chunks = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for c := range chunks {
+		lo, hi := len(edges)*c/chunks, len(edges)*(c+1)/chunks
+		wg.Go(func() {
+			prevSource, prevS := "", int32(-1)
+			for i := lo; i < hi; i++ {
+				e := &edges[i]
+				// Sorted edges come in runs of one source: look each up once.
+				if i == lo || e.Source != prevSource {
+					prevSource, prevS = e.Source, lookup(e.Source)
+				}
+				s, d := prevS, lookup(e.Target)
+				if s < 0 || d < 0 {
+					s, d = -1, -1
+				}
+				src[i], dst[i] = s, d
+			}
+		})
+	}
+	wg.Wait()
 	kept := 0
-	prevSource, prevS := "", int32(-1)
-	for i, e := range edges {
-		// Sorted edges come in runs of one source: look each up once.
-		if i == 0 || e.Source != prevSource {
-			prevSource, prevS = e.Source, lookup(e.Source)
-		}
-		s, d := prevS, lookup(e.Target)
-		if s < 0 || d < 0 {
-			s, d = -1, -1
-		} else {
+	for i, s := range src {
+		if s >= 0 {
 			outOff[s+1]++
-			inOff[d+1]++
+			inOff[dst[i]+1]++
 			kept++
 		}
-		src[i], dst[i] = s, d
 	}
 	for u := 0; u < n; u++ {
 		outOff[u+1] += outOff[u]
@@ -375,7 +393,7 @@ type view struct {
 func (v *view) merge(sg *graph.Graph) {
 	v.xIDs = make(map[string]int32, len(sg.Nodes))
 	v.xByKind = map[string][]int32{}
-	v.xSymbolsByName = map[string][]int32{}
+	v.xSymbolsByName = make(map[string][]int32, len(sg.Nodes)/2)
 	for i := range sg.Nodes {
 		nd := &sg.Nodes[i]
 		if _, ok := v.ids[nd.ID]; ok {
@@ -398,6 +416,14 @@ func (v *view) merge(sg *graph.Graph) {
 }
 
 func (v *view) lookup(id string) int32 {
+	// An id is in at most one of the two maps (merge skips the ids of the
+	// graph); symbol ids are nearly always in the second, so they try it
+	// first rather than miss in the first.
+	if strings.HasPrefix(id, symbolPrefix) {
+		if i, ok := v.xIDs[id]; ok {
+			return i
+		}
+	}
 	if i, ok := v.ids[id]; ok {
 		return i
 	}
@@ -406,6 +432,9 @@ func (v *view) lookup(id string) int32 {
 	}
 	return -1
 }
+
+// symbolPrefix starts the id of every symbol node (graph contract).
+const symbolPrefix = "symbol:"
 
 func (v *view) node(u int32) *graph.Node {
 	if int(u) < v.n {

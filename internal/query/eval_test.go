@@ -3,6 +3,8 @@ package query
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -531,5 +533,51 @@ func TestForgetSymbolsLetsTheMergedViewGo(t *testing.T) {
 	}
 	if !slices.Equal(ids(got), ids(want)) {
 		t.Fatalf("after ForgetSymbols the query answers %q, want %q", ids(got), ids(want))
+	}
+}
+
+func TestCSROfABigGraphMatchesANaiveAdjacency(t *testing.T) {
+	t.Parallel()
+	const n = 5000
+	rng := rand.New(rand.NewPCG(1, 9))
+	ids := map[string]int32{}
+	for i := range n {
+		ids[fmt.Sprintf("n%04d", i)] = int32(i)
+	}
+	lookup := func(id string) int32 {
+		if u, ok := ids[id]; ok {
+			return u
+		}
+		return -1
+	}
+	var edges []graph.Edge
+	for range 1 << 17 { // above the size that splits the lookups
+		s, d := rng.IntN(n+50), rng.IntN(n+50) // some ends are not nodes
+		edges = append(edges, graph.Edge{Source: fmt.Sprintf("n%04d", s), Target: fmt.Sprintf("n%04d", d), Kind: "x"})
+	}
+	slices.SortFunc(edges, graph.CompareEdges)
+	src, dst, outOff, inOff, outE, inE := buildCSR(n, edges, lookup)
+	var wantOut, wantIn [n][]int32
+	for i, e := range edges {
+		s, d := lookup(e.Source), lookup(e.Target)
+		if s < 0 || d < 0 {
+			if src[i] != -1 || dst[i] != -1 {
+				t.Fatalf("edge %d has an end that is not a node but src, dst = %d, %d", i, src[i], dst[i])
+			}
+			continue
+		}
+		if src[i] != s || dst[i] != d {
+			t.Fatalf("edge %d: src, dst = %d, %d, want %d, %d", i, src[i], dst[i], s, d)
+		}
+		wantOut[s] = append(wantOut[s], int32(i))
+		wantIn[d] = append(wantIn[d], int32(i))
+	}
+	for u := range n {
+		if got := outE[outOff[u]:outOff[u+1]]; !slices.Equal(got, wantOut[u]) {
+			t.Fatalf("out-edges of %d = %v, want %v", u, got, wantOut[u])
+		}
+		if got := inE[inOff[u]:inOff[u+1]]; !slices.Equal(got, wantIn[u]) {
+			t.Fatalf("in-edges of %d = %v, want %v", u, got, wantIn[u])
+		}
 	}
 }
