@@ -79,7 +79,7 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
 			if err != nil {
 				return err
 			}
-			res, err := query.Eval(q, gr, ix.Symbols)
+			res, err := live.Eval(query.NewIndex(gr), ix, q)
 			if err != nil {
 				return err
 			}

@@ -65,6 +65,7 @@ type Indexer struct {
 	symMu   sync.Mutex
 	symGen  atomic.Uint64
 	symbols atomic.Pointer[symbolGraph]
+	tables  atomic.Pointer[genTables] // the loaded shards, resolved for lookups
 
 	shardLoads atomic.Int64
 	parsed     atomic.Int64
@@ -647,6 +648,51 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 	if sg := ix.symbols.Load(); sg != nil && sg.gen == ix.symGen.Load() {
 		return sg.graph, nil
 	}
+	t, err := ix.tablesLocked()
+	if err != nil {
+		return nil, err
+	}
+	sg := &symbolGraph{gen: t.gen, graph: t.assemble(sortedPaths(t.files))}
+	ix.symbols.Store(sg)
+	// Every symbol query takes the whole graph from now on (SymbolsReady),
+	// so the tables would only hold memory.
+	ix.tables.CompareAndSwap(t, nil)
+	if ix.symGen.Load() != t.gen {
+		// A change came in while this was assembled: it is stale already,
+		// and a stale symbol graph is half the heap for the GC to mark.
+		ix.symbols.CompareAndSwap(sg, nil)
+	}
+	return sg.graph, nil
+}
+
+// SymbolsReady reports whether the whole symbol graph of the current index
+// is assembled, so that Symbols returns at once.
+func (ix *Indexer) SymbolsReady() bool {
+	sg := ix.symbols.Load()
+	return sg != nil && sg.gen == ix.symGen.Load()
+}
+
+// SymbolsNear returns the part of the symbol graph that a query seeded
+// only on these exact symbol names, to a depth of at most 1, can reach:
+// such a query gives the same result over it as over Symbols (see
+// symbolTables.near), at a fraction of the cost on a large workspace. The
+// shards are read as for Symbols, once per change.
+func (ix *Indexer) SymbolsNear(names []string) (*graph.Graph, error) {
+	ix.symMu.Lock()
+	t, err := ix.tablesLocked()
+	ix.symMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return t.near(names), nil
+}
+
+// tablesLocked returns the symbol tables of the current index, reading
+// the shards when the last ones are stale. symMu must be held.
+func (ix *Indexer) tablesLocked() (*genTables, error) {
+	if t := ix.tables.Load(); t != nil && t.gen == ix.symGen.Load() {
+		return t, nil
+	}
 	ix.mu.Lock()
 	gen := ix.symGen.Load()
 	ws, files := ix.ws, ix.files
@@ -685,15 +731,12 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 			}
 		}
 	}
-	g := AssembleSymbols(ws, full)
-	sg := &symbolGraph{gen: gen, graph: g}
-	ix.symbols.Store(sg)
+	t := &genTables{gen: gen, symbolTables: newSymbolTables(ws, full)}
+	ix.tables.Store(t)
 	if ix.symGen.Load() != gen {
-		// A change came in while this was assembled: it is stale already,
-		// and a stale symbol graph is half the heap for the GC to mark.
-		ix.symbols.CompareAndSwap(sg, nil)
+		ix.tables.CompareAndSwap(t, nil)
 	}
-	return g, nil
+	return t, nil
 }
 
 // symbolGraph is an assembled symbol graph and the index generation it
@@ -701,6 +744,12 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 type symbolGraph struct {
 	gen   uint64
 	graph *graph.Graph
+}
+
+// genTables are symbol tables and the index generation they were read at.
+type genTables struct {
+	gen uint64
+	*symbolTables
 }
 
 // rebuildShard parses the files of one project again and rewrites its
@@ -730,6 +779,7 @@ func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*FileR
 func (ix *Indexer) resetSymbols() {
 	ix.symGen.Add(1)
 	ix.symbols.Store(nil)
+	ix.tables.Store(nil)
 }
 
 func (ix *Indexer) lock() (*fsx.Lock, error) {

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -16,22 +17,39 @@ import (
 // packages through the file's imports, and for JS/TS/Python through named
 // imports.
 func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
-	r := newResolver(ws, files)
-	paths := sortedPaths(files)
-	// Symbols by Go package import path, then by name; methods also by
-	// their bare method name.
-	byPkg := map[string]map[string]string{}
-	methods := map[string]map[string][]string{}
-	for _, p := range paths {
+	return newSymbolTables(ws, files).assemble(sortedPaths(files))
+}
+
+// symbolTables hold what resolving the uses of any one file takes: the
+// resolver and every Go symbol by package and name (methods also by their
+// bare method name). With them, each file's part of the symbol graph is
+// built on its own.
+type symbolTables struct {
+	files   map[string]*FileRecord
+	r       *resolver
+	byPkg   map[string]map[string]string
+	methods map[string]map[string][]string
+
+	// For near, built on its first call: the files in path order, and by
+	// name the numbers of the files that declare it and that may use it.
+	lookupOnce sync.Once
+	paths      []string
+	declaredIn map[string][]int32
+	usedIn     map[string][]int32
+}
+
+func newSymbolTables(ws *workspace.Workspace, files map[string]*FileRecord) *symbolTables {
+	t := &symbolTables{files: files, r: newResolver(ws, files), byPkg: map[string]map[string]string{}, methods: map[string]map[string][]string{}}
+	for _, p := range sortedPaths(files) {
 		f := files[p]
 		if f.Lang != LangGo || len(f.Symbols) == 0 {
 			continue
 		}
-		ip := r.goDirPkg[path.Dir(f.Path)]
-		table := byPkg[ip]
+		ip := t.r.goDirPkg[path.Dir(f.Path)]
+		table := t.byPkg[ip]
 		if table == nil {
 			table = map[string]string{}
-			byPkg[ip] = table
+			t.byPkg[ip] = table
 		}
 		for _, s := range f.Symbols {
 			id := SymbolID(f.Path, s.Name)
@@ -39,20 +57,29 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 				table[s.Name] = id
 			}
 			if s.Kind == "method" {
-				if methods[ip] == nil {
-					methods[ip] = map[string][]string{}
+				if t.methods[ip] == nil {
+					t.methods[ip] = map[string][]string{}
 				}
 				_, m, _ := strings.Cut(s.Name, ".")
-				methods[ip][m] = append(methods[ip][m], id)
+				t.methods[ip][m] = append(t.methods[ip][m], id)
 			}
 		}
 	}
-	// Each file's part only reads the tables above, so it is built and
-	// sorted on every core. Ids start with the file's path, so the parts,
-	// taken in path order, are the sorted graph already: file-sourced
-	// edges of every file, then symbol-sourced ones.
+	return t
+}
+
+func (t *symbolTables) part(p string) symbolPart {
+	return t.r.symbolPart(t.files[p], t.files, t.byPkg, t.methods)
+}
+
+// assemble builds the parts of the files at paths (sorted) and joins them.
+func (t *symbolTables) assemble(paths []string) *graph.Graph {
+	// Each file's part only reads the tables, so it is built and sorted on
+	// every core. Ids start with the file's path, so the parts, taken in
+	// path order, are the sorted graph already: file-sourced edges of
+	// every file, then symbol-sourced ones.
 	parts := make([]symbolPart, len(paths))
-	Parallel(len(paths), func(i int) { parts[i] = r.symbolPart(files[paths[i]], files, byPkg, methods) })
+	Parallel(len(paths), func(i int) { parts[i] = t.part(paths[i]) })
 	var nn, ne int
 	for i := range parts {
 		nn += len(parts[i].nodes)
@@ -72,6 +99,121 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 		g.Sort()
 	}
 	return g
+}
+
+// near assembles the part of the symbol graph that a query seeded on
+// exactly these symbol names, with a depth of at most 1, can reach: the
+// parts of every file that declares such a symbol, that may use one, or
+// that declares a symbol one of them uses. Such a query's result over the
+// part equals its result over the whole symbol graph, because
+//   - every seed is in it (the files declaring the names);
+//   - every edge into a seed is (an edge lives in the part of its
+//     source's file, and every file whose uses could resolve to a seed is
+//     taken: Go files with a use of the name, or of a method's bare name,
+//     and JS/TS/Python files importing the name or a default);
+//   - every edge out of a seed is, with its target node (the files of the
+//     symbols the seeds use);
+//   - so every node of the result is, and so is every edge among them,
+//     which lives in the part of a file of the result.
+//
+// It costs a pass over the records and a few files' parts, instead of the
+// half a million nodes of a large workspace's whole symbol graph.
+func (t *symbolTables) near(names []string) *graph.Graph {
+	t.lookupOnce.Do(t.buildLookup)
+	want := make(map[string]bool, len(names))
+	take, seeds := map[int32]bool{}, map[int32]bool{}
+	for _, n := range names {
+		want[n] = true
+		for _, i := range t.declaredIn[n] {
+			take[i], seeds[i] = true, true
+		}
+		for _, i := range t.usedIn[n] {
+			take[i] = true
+		}
+		if i := strings.LastIndexByte(n, '.'); i >= 0 {
+			for _, i := range t.usedIn[n[i+1:]] {
+				take[i] = true // a member use of a method's bare name
+			}
+		}
+	}
+	paths := make([]string, 0, len(take))
+	for i := range take {
+		paths = append(paths, t.paths[i])
+	}
+	for i := range seeds {
+		p := t.paths[i]
+		prefix := SymbolID(p, "")
+		for _, e := range t.part(p).symEdges {
+			if name, ok := strings.CutPrefix(e.Source, prefix); ok && want[name] {
+				if target, ok := symbolPath(e.Target); ok && t.files[target] != nil {
+					paths = append(paths, target)
+				}
+			}
+		}
+	}
+	slices.Sort(paths)
+	return t.assemble(slices.Compact(paths))
+}
+
+// buildLookup indexes the records by the names near looks for: the files
+// declaring each symbol name, and the files that may use each name (Go
+// files by the names of their uses, JS/TS/Python files by the names they
+// import, a default import by the name of the declaration it resolves to).
+func (t *symbolTables) buildLookup() {
+	t.paths = sortedPaths(t.files)
+	note := func(m map[string][]int32, name string, i int32) {
+		if l := m[name]; len(l) == 0 || l[len(l)-1] != i {
+			m[name] = append(l, i)
+		}
+	}
+	// Two maps of up to a million names each at the large benchmark's
+	// size: built side by side, each sized once.
+	var syms, uses int
+	for _, f := range t.files {
+		syms += len(f.Symbols)
+		uses += len(f.Refs)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t.declaredIn = make(map[string][]int32, syms)
+		for i, p := range t.paths {
+			for _, s := range t.files[p].Symbols {
+				note(t.declaredIn, s.Name, int32(i))
+			}
+		}
+	})
+	t.usedIn = make(map[string][]int32, uses/2)
+	for i, p := range t.paths {
+		f, i := t.files[p], int32(i)
+		switch f.Lang {
+		case LangGo:
+			for _, r := range f.Refs {
+				note(t.usedIn, r.Name, i)
+			}
+		case LangTypeScript, LangJavaScript, LangPython:
+			for _, imp := range f.Imports {
+				for _, n := range imp.Names {
+					note(t.usedIn, n, i)
+					if n == "default" && f.Lang != LangPython {
+						if target := t.files[t.r.jsImport(f.Path, imp.Path)]; target != nil && target.Default != "" {
+							note(t.usedIn, target.Default, i)
+						}
+					}
+				}
+			}
+		}
+	}
+	wg.Wait()
+}
+
+// symbolPath is the file path in a symbol id.
+func symbolPath(id string) (string, bool) {
+	rest, ok := strings.CutPrefix(id, "symbol:")
+	i := strings.LastIndexByte(rest, '#')
+	if !ok || i < 0 {
+		return "", false
+	}
+	return rest[:i], true
 }
 
 // symbolPart is one file's share of the symbol graph, each list sorted

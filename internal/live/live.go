@@ -320,16 +320,34 @@ func (w *Workspace) Query(q *query.Query) (*graph.Graph, error) {
 	if q.NeedsSymbols() {
 		w.symbolsUsed.Store(true)
 	}
-	return snap.QueryIndex().Eval(q, w.ix.Symbols)
+	return Eval(snap.QueryIndex(), w.ix, q)
+}
+
+// Eval runs q over the indexed default graph qi, with the symbols of ix
+// when q seeds on them. A query for exact symbol names, to a depth of at
+// most 1, takes only the part of the symbol graph around those names
+// (Indexer.SymbolsNear) until the whole of it is assembled; every other
+// symbol query assembles the whole.
+func Eval(qi *query.Index, ix *index.Indexer, q *query.Query) (*graph.Graph, error) {
+	if names, ok := q.SymbolNames(); ok && q.NeedsSymbols() && !ix.SymbolsReady() {
+		sg, err := ix.SymbolsNear(names)
+		if err != nil {
+			return nil, fmt.Errorf("query: loading symbols: %w", err)
+		}
+		return qi.EvalPart(q, sg)
+	}
+	return qi.Eval(q, ix.Symbols)
 }
 
 // warmDelay is how long after the last change the symbols are reassembled
 // in the background, once anyone has asked for symbols.
 const warmDelay = time.Second
 
-// warmSymbols reassembles the symbols and the merged query view after a
-// change, in the background, so that the next symbol query does not pay
-// for it. Nothing happens until a symbol query has been made.
+// warmSymbols reads the symbol shards again after a change, in the
+// background, so that the next symbol query does not pay for it. Nothing
+// happens until a symbol query has been made. (The warm-up query names one
+// symbol, so it prepares what such queries use, not the whole symbol graph
+// that globs and kind:symbol assemble.)
 func (w *Workspace) warmSymbols() {
 	if !w.symbolsUsed.Load() {
 		return

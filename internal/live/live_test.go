@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/watch"
 )
 
@@ -172,5 +173,41 @@ func TestAnEditThatKeepsTheGraphStillAnnouncesTheSymbols(t *testing.T) {
 	ev := rec.take()
 	if len(ev) != 1 || !strings.HasPrefix(ev[0], "graph ") || !strings.Contains(ev[0], `"symbols_version"`) {
 		t.Fatalf("published %v, want one graph event with a symbols_version", ev)
+	}
+}
+
+func TestAnExactSymbolQueryLeavesTheWholeSymbolGraphUnbuilt(t *testing.T) {
+	root := newRoot(t)
+	write(t, root, "go.mod", "module example.com/x\n\ngo 1.22\n")
+	write(t, root, "app/main.go", "package main\n\nfunc main() { Helper() }\n\nfunc Helper() {}\n")
+	w := New(root, "", nil, zerolog.Nop())
+	if _, err := w.Current(); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(text string) string {
+		t.Helper()
+		q, err := query.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := w.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(g.Encode())
+	}
+	exact := ask("symbol:Helper")
+	if !strings.Contains(exact, `"source":"symbol:app/main.go#main","target":"symbol:app/main.go#Helper"`) {
+		t.Fatalf("symbol:Helper = %s, want the reference from main", exact)
+	}
+	if w.ix.SymbolsReady() {
+		t.Fatal("an exact symbol query assembled the whole symbol graph")
+	}
+	ask("symbol:Help*") // a glob needs the whole graph
+	if !w.ix.SymbolsReady() {
+		t.Fatal("a glob did not assemble the whole symbol graph")
+	}
+	if again := ask("symbol:Helper"); again != exact {
+		t.Fatalf("over the whole graph symbol:Helper = %s, over its part %s", again, exact)
 	}
 }

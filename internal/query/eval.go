@@ -251,6 +251,26 @@ func (ix *Index) Eval(q *Query, symbols func() (*graph.Graph, error)) (*graph.Gr
 			v = ix.withSymbols(sg)
 		}
 	}
+	return ix.eval(q, v), nil
+}
+
+// EvalPart runs q over the indexed graph merged with sg, a part of the
+// symbol graph that holds everything q can reach (what
+// index.Indexer.SymbolsNear returns for q.SymbolNames). The merged view
+// is built for this query alone: a part is small, and the view of the
+// whole symbol graph that Eval keeps stays where it is.
+func (ix *Index) EvalPart(q *Query, sg *graph.Graph) (*graph.Graph, error) {
+	if q == nil {
+		return nil, errors.New("query: nil query")
+	}
+	v := &view{Index: ix, n: len(ix.nodes)}
+	if sg != nil {
+		v.merge(sg)
+	}
+	return ix.eval(q, v), nil
+}
+
+func (ix *Index) eval(q *Query, v *view) *graph.Graph {
 	total := v.n + len(v.xNodes)
 
 	m := ix.getMarks(total)
@@ -272,8 +292,7 @@ func (ix *Index) Eval(q *Query, symbols func() (*graph.Graph, error)) (*graph.Gr
 		}
 		start, end = end, len(res)
 	}
-
-	return v.result(res, m), nil
+	return v.result(res, m)
 }
 
 // result returns the nodes res and the edges among them, in the order of

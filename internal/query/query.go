@@ -101,6 +101,24 @@ func (q *Query) Depth() int { return q.depth }
 // the only queries for which the @symbols shards are loaded (rule G3).
 func (q *Query) NeedsSymbols() bool { return q.needsSymbols }
 
+// SymbolNames returns the names of a query that seeds only on exact symbol
+// names (symbol:NAME terms without a glob) and expands at most one step:
+// a query that a part of the symbol graph around those names answers (see
+// Index.EvalPart).
+func (q *Query) SymbolNames() ([]string, bool) {
+	if q.depth > 1 {
+		return nil, false
+	}
+	names := make([]string, 0, len(q.terms))
+	for _, t := range q.terms {
+		if t.op != opSymbol || strings.Contains(t.value, "*") {
+			return nil, false
+		}
+		names = append(names, t.value)
+	}
+	return names, true
+}
+
 // String returns the normalized form of the query: its selecting terms
 // sorted and deduplicated, bare words lower-cased, then depth:N when the
 // depth is not the default. Queries that select the same thing the same
