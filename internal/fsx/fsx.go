@@ -15,20 +15,7 @@ import (
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory: write, fsync, chmod, rename, then fsync the directory so the
 // rename itself survives a power cut.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return writeAtomic(path, data, perm, true)
-}
-
-// WriteCacheFile replaces path with data atomically (a reader sees the old
-// file or the new one) but without WriteFileAtomic's fsyncs: for derived
-// data that is rebuilt when lost, whose format detects a torn write (the
-// index cache carries a checksum). Two fsyncs per shard were a tenth of a
-// second of a cold index.
-func WriteCacheFile(path string, data []byte, perm os.FileMode) error {
-	return writeAtomic(path, data, perm, false)
-}
-
-func writeAtomic(path string, data []byte, perm os.FileMode, durable bool) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -46,10 +33,8 @@ func writeAtomic(path string, data []byte, perm os.FileMode, durable bool) (err 
 	if _, err = tmp.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if durable {
-		if err = tmp.Sync(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -57,9 +42,7 @@ func writeAtomic(path string, data []byte, perm os.FileMode, durable bool) (err 
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if durable {
-		syncDir(dir)
-	}
+	syncDir(dir)
 	return nil
 }
 

@@ -65,7 +65,7 @@ func (s store) loadFiles(root string) map[string]*FileRecord {
 }
 
 func (s store) saveFiles(root string, files map[string]*FileRecord) error {
-	return fsx.WriteCacheFile(s.filesPath(), encodeFiles(root, files), 0o600)
+	return fsx.WriteFileAtomic(s.filesPath(), encodeFiles(root, files), 0o600)
 }
 
 func (s store) loadShard(project string) (map[string]shardEntry, error) {
@@ -84,7 +84,7 @@ func (s store) loadShard(project string) (map[string]shardEntry, error) {
 }
 
 func (s store) saveShard(project string, entries map[string]shardEntry) error {
-	return fsx.WriteCacheFile(s.shardPath(project), encodeShard(entries), 0o600)
+	return fsx.WriteFileAtomic(s.shardPath(project), encodeShard(entries), 0o600)
 }
 
 // shardProjects lists the projects that have a shard on disk.

@@ -17,9 +17,8 @@ import (
 // strings' bytes back to back; the body refers to a string by its index
 // in the table, so a name used by a thousand references is stored once,
 // and decoding converts the bytes to one string and slices it. Integers
-// are varints. The checksum covers everything before it: cache files are
-// renamed into place without an fsync, so a crash can tear one, and a torn
-// file must read as unreadable (and be rebuilt), never as other records.
+// are varints. The checksum covers everything before it, so that a damaged
+// file reads as unreadable (and is rebuilt), never as other records.
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

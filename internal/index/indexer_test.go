@@ -221,8 +221,8 @@ func TestATornCacheIsRebuiltNotMisread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A crash between write and rename can leave any prefix of a cache
-	// file (they are not fsynced): cut the index and every shard in half.
+	// A cache file cut short (a full disk, a copy interrupted) must read
+	// as missing: cut the index and every shard in half.
 	cut := func(p string) {
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -116,8 +116,9 @@ func (t *symbolTables) assemble(paths []string) *graph.Graph {
 //   - so every node of the result is, and so is every edge among them,
 //     which lives in the part of a file of the result.
 //
-// It costs a pass over the records and a few files' parts, instead of the
-// half a million nodes of a large workspace's whole symbol graph.
+// It costs a few lookups by name (in maps built by the first call) and a
+// few files' parts, instead of the half a million nodes of a large
+// workspace's whole symbol graph.
 func (t *symbolTables) near(names []string) *graph.Graph {
 	t.lookupOnce.Do(t.buildLookup)
 	want := make(map[string]bool, len(names))
