@@ -133,10 +133,11 @@ func EnsureCacheDir(dir string) error {
 }
 
 // ReadSized reads a regular file whose size the caller has just seen (a
-// directory walk's): open, one read, close. os.ReadFile also stats the
-// file twice and reads once more to see the end, and at 100k files those
-// system calls were a tenth of the indexer's CPU. A file that is no longer
-// that size is read again with os.ReadFile.
+// directory walk's): open, one read, close. os.ReadFile makes ten system
+// calls on Linux (it also sets the file non-blocking and back, tries to
+// add it to the poller, stats it and reads once more to see the end), and
+// at 100k files those were a tenth of the indexer's CPU. A file that is no
+// longer that size is read again with os.ReadFile.
 func ReadSized(path string, size int64) ([]byte, error) {
 	if size < 0 || size > 1<<30 {
 		return os.ReadFile(path)

@@ -167,8 +167,10 @@ func decodeFiles(data []byte, root string) ([]FileRecord, error) {
 	if d.str() != root {
 		return nil, errors.New("index cache of another workspace")
 	}
-	recs := make([]FileRecord, d.count())
-	imports := make([]Import, d.count())
+	// The least each takes: a record 13 bytes (a varint per field), an
+	// import 4.
+	recs := make([]FileRecord, d.countOf(13))
+	imports := make([]Import, d.countOf(4))
 	for i := range recs {
 		r := &recs[i]
 		r.Path = d.str()
@@ -246,9 +248,10 @@ func decodeShard(data []byte) (map[string]shardEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := d.count()
-	syms := make([]Symbol, d.count())
-	refs := make([]Ref, d.count())
+	// The least each takes: a file entry 3 bytes, a symbol or a ref 4.
+	n := d.countOf(3)
+	syms := make([]Symbol, d.countOf(4))
+	refs := make([]Ref, d.countOf(4))
 	out := make(map[string]shardEntry, n)
 	for range n {
 		p := d.str()

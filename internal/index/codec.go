@@ -105,8 +105,11 @@ func newDecoder(data []byte, magic string, version int) (*decoder, error) {
 	lens := make([]int, count)
 	total := 0
 	for i := range lens {
+		// Every string's bytes come after all the lengths, so the bytes
+		// left after them bound each length (and a negative rest is
+		// corrupt, not a huge unsigned bound).
 		l := d.uint()
-		if l > uint64(len(d.data)-d.off-total) {
+		if rem := len(d.data) - d.off - total; rem < 0 || l > uint64(rem) {
 			d.fail()
 			break
 		}
@@ -159,9 +162,14 @@ func (d *decoder) int() int64 {
 
 // count reads a length. Every item takes at least one byte, so a length
 // beyond the bytes left is corrupt (and never a huge allocation).
-func (d *decoder) count() int {
+func (d *decoder) count() int { return d.countOf(1) }
+
+// countOf reads a length of items that take at least size bytes each:
+// a count the bytes left cannot hold is corrupt, which keeps a crafted
+// file from allocating many times its size.
+func (d *decoder) countOf(size int) int {
 	v := d.uint()
-	if v > uint64(len(d.data)-d.off) {
+	if v > uint64((len(d.data)-d.off)/size) {
 		d.fail()
 		return 0
 	}

@@ -52,10 +52,10 @@ type Indexer struct {
 	ver    *Version  // the default graph of files, as last assembled
 	asm    *assembly // how it was assembled, for incremental updates
 	// pending holds the shard changes of Updates not yet written: Flush
-	// writes them (before files.gob, so that the cache never claims a file
+	// writes them (before files.bin, so that the cache never claims a file
 	// whose symbols it lost) and Symbols reads them over the shards.
 	pending map[string]*shardPatch
-	dirty   bool // files.gob is behind the records in memory
+	dirty   bool // files.bin is behind the records in memory
 
 	// The symbol graph is assembled on demand and stays valid until the
 	// index changes: every change bumps symGen, and an assembly is
@@ -324,7 +324,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 	}
 	ix.ws = ws
 	ix.resetSymbols()
-	// files.gob is saved by Flush: a crash before it only costs re-parsing
+	// files.bin is saved by Flush: a crash before it only costs re-parsing
 	// the files it is behind on (their size or mtime differ), never a
 	// wrong answer.
 	ix.dirty = true
@@ -676,15 +676,20 @@ func (ix *Indexer) SymbolsReady() bool {
 // only on these exact symbol names, to a depth of at most 1, can reach:
 // such a query gives the same result over it as over Symbols (see
 // symbolTables.near), at a fraction of the cost on a large workspace. The
-// shards are read as for Symbols, once per change.
-func (ix *Indexer) SymbolsNear(names []string) (*graph.Graph, error) {
+// shards are read as for Symbols, once per change. ok is false, and
+// nothing is read, when the whole symbol graph of the current index is
+// assembled already: Symbols answers then, from memory.
+func (ix *Indexer) SymbolsNear(names []string) (part *graph.Graph, ok bool, err error) {
 	ix.symMu.Lock()
-	t, err := ix.tablesLocked()
-	ix.symMu.Unlock()
-	if err != nil {
-		return nil, err
+	defer ix.symMu.Unlock()
+	if ix.SymbolsReady() {
+		return nil, false, nil
 	}
-	return t.near(names), nil
+	t, err := ix.tablesLocked()
+	if err != nil {
+		return nil, false, err
+	}
+	return t.near(names), true, nil
 }
 
 // tablesLocked returns the symbol tables of the current index, reading

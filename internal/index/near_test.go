@@ -2,12 +2,15 @@ package index
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/query"
+	"github.com/corehq/core/internal/workspace"
 )
 
 // TestSymbolsNearAnswersAsTheWholeSymbolGraph runs the queries SymbolsNear
@@ -29,7 +32,7 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 			qi := query.NewIndex(g)
 
 			var names []string
-			sg, err := ix.SymbolsNear([]string{"no-such-symbol"})
+			sg, _, err := ix.SymbolsNear([]string{"no-such-symbol"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,9 +77,9 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 				if !ok {
 					t.Fatalf("%q: SymbolNames refused it", text)
 				}
-				part, err := ix.SymbolsNear(ns)
-				if err != nil {
-					t.Fatal(err)
+				part, ok, err := ix.SymbolsNear(ns)
+				if err != nil || !ok {
+					t.Fatal(ok, err)
 				}
 				res, err := qi.EvalPart(q, part)
 				if err != nil {
@@ -108,7 +111,189 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 			if loads != int64(len(ix.ws.Projects)+1) {
 				t.Errorf("%d queries read %d shards; the first should have read them all and the rest none", len(queries), loads)
 			}
+			// With the whole graph assembled, SymbolsNear steps aside
+			// rather than reading the shards again for tables.
+			after := ix.ShardLoads()
+			if _, ok, err := ix.SymbolsNear(names[:1]); ok || err != nil || ix.ShardLoads() != after {
+				t.Errorf("SymbolsNear beside a whole symbol graph: ok %v, err %v, %d more shard reads", ok, err, ix.ShardLoads()-after)
+			}
 			t.Logf("%d queries over %d symbol names agree", len(queries), len(names))
 		})
+	}
+}
+
+// randomRecords makes a small workspace's records, as the parsers and the
+// shards would give them, from rng.
+func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	files := map[string]*FileRecord{}
+	files["go.mod"] = &FileRecord{Path: "go.mod", Lang: LangGoMod, Module: "m"}
+	files["w/package.json"] = &FileRecord{Path: "w/package.json", Lang: LangPackageJSON, Module: "@w", Entry: "t0.ts"}
+	dirs := []string{"d0", "d1", "d2", "p/d3"}
+	if adversarial {
+		dirs = append(dirs, "d#4")
+	}
+	plain := []string{"A", "B", "C", "M", "N", "T", "U", "init", "X"}
+	methods := []string{"T.M", "U.M", "T.N", "U.A"}
+	for range 2 + rng.IntN(8) {
+		dir := pick(dirs)
+		name := fmt.Sprintf("%s/f%d.go", dir, rng.IntN(6))
+		pkg := "pk" + dir[len(dir)-1:]
+		if rng.IntN(4) == 0 {
+			name = fmt.Sprintf("%s/f%d_test.go", dir, rng.IntN(3))
+			if rng.IntN(2) == 0 {
+				pkg += "_test"
+			}
+		}
+		f := &FileRecord{Path: name, Lang: LangGo, Package: pkg}
+		for range rng.IntN(4) {
+			alias := ""
+			if rng.IntN(3) == 0 {
+				alias = pick([]string{"x", "y", ".", "_", "A"})
+			}
+			f.Imports = append(f.Imports, Import{Path: "m/" + pick(dirs), Alias: alias})
+		}
+		for range rng.IntN(5) {
+			if rng.IntN(3) == 0 {
+				f.Symbols = append(f.Symbols, Symbol{Name: pick(methods), Kind: "method", Line: rng.IntN(9)})
+			} else {
+				f.Symbols = append(f.Symbols, Symbol{Name: pick(plain), Kind: pick([]string{"func", "type", "var"}), Line: rng.IntN(9)})
+			}
+		}
+		for range rng.IntN(8) {
+			from := ""
+			if len(f.Symbols) > 0 && rng.IntN(4) != 0 {
+				from = f.Symbols[rng.IntN(len(f.Symbols))].Name
+			}
+			qual := ""
+			switch rng.IntN(4) {
+			case 1:
+				qual = MemberQual
+			case 2:
+				qual = pick([]string{"pk0", "pk1", "pk2", "pk3", "pk4", "x", "y", "v"})
+			}
+			rn := pick(plain)
+			if adversarial && rng.IntN(5) == 0 {
+				rn = pick(methods)
+			}
+			f.Refs = append(f.Refs, Ref{From: from, Qual: qual, Name: rn})
+		}
+		files[name] = f
+	}
+	tsdirs := []string{"w", "w/s"}
+	if adversarial {
+		tsdirs = append(tsdirs, "w#x")
+	}
+	for range rng.IntN(6) {
+		lang, ext := LangTypeScript, ".ts"
+		if rng.IntN(2) == 0 {
+			lang, ext = LangJavaScript, ".js"
+		}
+		p := fmt.Sprintf("%s/t%d%s", pick(tsdirs), rng.IntN(4), ext)
+		if rng.IntN(4) == 0 {
+			p = pick([]string{"w/s/index.ts", "w/index.js", "w/x/index.ts"})
+		}
+		f := &FileRecord{Path: p, Lang: lang}
+		for range rng.IntN(4) {
+			f.Symbols = append(f.Symbols, Symbol{Name: pick([]string{"A", "B", "C", "D", "T", "T.M"}), Kind: "function"})
+		}
+		if rng.IntN(2) == 0 {
+			f.Default = pick([]string{"A", "B", "D", "Z"})
+		}
+		for range rng.IntN(3) {
+			var ns []string
+			for range rng.IntN(3) {
+				ns = append(ns, pick([]string{"A", "B", "C", "default", "D", "T.M"}))
+			}
+			f.Imports = append(f.Imports, Import{Path: pick([]string{"./t0", "./t1", "../w/t2", "./s/t3", "../t0", "./t1.js", "./s", ".", "@w", "@w/t1", "../x"}), Names: ns})
+		}
+		files[p] = f
+	}
+	for range rng.IntN(5) {
+		p := fmt.Sprintf("py/m%d.py", rng.IntN(4))
+		if rng.IntN(4) == 0 {
+			p = "py/__init__.py"
+		}
+		f := &FileRecord{Path: p, Lang: LangPython}
+		if rng.IntN(4) == 0 {
+			f.Default = pick([]string{"A", "B"}) // no parser sets one today; fileReferences would use it
+		}
+		for range rng.IntN(4) {
+			f.Symbols = append(f.Symbols, Symbol{Name: pick([]string{"A", "B", "C", "default", "K.m"}), Kind: "function"})
+		}
+		for range rng.IntN(3) {
+			var ns []string
+			for range 1 + rng.IntN(2) {
+				ns = append(ns, pick([]string{"A", "B", "C", "default"}))
+			}
+			f.Imports = append(f.Imports, Import{Path: pick([]string{"py.m0", ".m1", "py.m2", ".m3", ".", "py"}), Names: ns})
+		}
+		files[p] = f
+	}
+	return files
+}
+
+// nearAgreesOn compares, for one random record set, every query of its
+// symbol names (alone, at depth 0, in pairs) over the part near builds and
+// over the whole symbol graph.
+func nearAgreesOn(t *testing.T, seed uint64, adversarial bool) bool {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	files := randomRecords(rng, adversarial)
+	ws := &workspace.Workspace{Root: "/r", Projects: []*workspace.Project{{Name: "p", Path: "p"}}}
+	bare := map[string]*FileRecord{}
+	for p, r := range files {
+		c := *r
+		c.Symbols, c.Refs = nil, nil
+		bare[p] = &c
+	}
+	qi := query.NewIndex(Assemble(ws, bare))
+	whole := AssembleSymbols(ws, files)
+	tb := newSymbolTables(ws, files)
+	var ns []string
+	for _, f := range files {
+		for _, s := range f.Symbols {
+			ns = append(ns, s.Name)
+		}
+	}
+	ns = append(ns, "M", "A", "default")
+	slices.Sort(ns)
+	ns = slices.Compact(ns)
+	var qs []string
+	for i, n := range ns {
+		qs = append(qs, "symbol:"+n, "symbol:"+n+" depth:0")
+		if i > 0 {
+			qs = append(qs, "symbol:"+n+" symbol:"+ns[i-1])
+		}
+	}
+	for _, text := range qs {
+		q, err := query.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, _ := q.SymbolNames()
+		a, _ := qi.EvalPart(q, tb.near(names))
+		b, _ := qi.Eval(q, func() (*graph.Graph, error) { return whole, nil })
+		if !bytes.Equal(a.Encode(), b.Encode()) {
+			t.Errorf("seed %d adversarial=%v %q differs\npart:  %s\nwhole: %s", seed, adversarial, text, a.Encode(), b.Encode())
+			return false
+		}
+	}
+	return true
+}
+
+// TestSymbolsNearAgreesOnRandomRecords is the same comparison on random
+// record sets: Go with aliases, dot and blank imports, _test packages,
+// methods and member uses; TS/JS with named and default imports, index
+// files and a package.json entry; Python relative and absolute imports;
+// and, in the adversarial half, '#' in paths and method names as uses.
+// Unlike real repositories, they reach every resolution rule.
+func TestSymbolsNearAgreesOnRandomRecords(t *testing.T) {
+	t.Parallel()
+	for _, adversarial := range []bool{false, true} {
+		for seed := range uint64(1500) {
+			if !nearAgreesOn(t, seed, adversarial) {
+				break
+			}
+		}
 	}
 }

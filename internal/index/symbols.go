@@ -146,7 +146,7 @@ func (t *symbolTables) near(names []string) *graph.Graph {
 		prefix := SymbolID(p, "")
 		for _, e := range t.part(p).symEdges {
 			if name, ok := strings.CutPrefix(e.Source, prefix); ok && want[name] {
-				if target, ok := symbolPath(e.Target); ok && t.files[target] != nil {
+				if target, ok := t.symbolFile(e.Target); ok {
 					paths = append(paths, target)
 				}
 			}
@@ -195,8 +195,8 @@ func (t *symbolTables) buildLookup() {
 			for _, imp := range f.Imports {
 				for _, n := range imp.Names {
 					note(t.usedIn, n, i)
-					if n == "default" && f.Lang != LangPython {
-						if target := t.files[t.r.jsImport(f.Path, imp.Path)]; target != nil && target.Default != "" {
+					if n == "default" { // as fileReferences resolves it
+						if target := t.files[t.r.importedFile(f, imp)]; target != nil && target.Default != "" {
 							note(t.usedIn, target.Default, i)
 						}
 					}
@@ -207,14 +207,20 @@ func (t *symbolTables) buildLookup() {
 	wg.Wait()
 }
 
-// symbolPath is the file path in a symbol id.
-func symbolPath(id string) (string, bool) {
+// symbolFile is the indexed file a symbol id names. A '#' may be in the
+// path as well as in the name (a TS private member, "C.#x"), so the path
+// is the first prefix before a '#' that is a file.
+func (t *symbolTables) symbolFile(id string) (string, bool) {
 	rest, ok := strings.CutPrefix(id, "symbol:")
-	i := strings.LastIndexByte(rest, '#')
-	if !ok || i < 0 {
+	if !ok {
 		return "", false
 	}
-	return rest[:i], true
+	for i := 0; i < len(rest); i++ {
+		if rest[i] == '#' && t.files[rest[:i]] != nil {
+			return rest[:i], true
+		}
+	}
+	return "", false
 }
 
 // symbolPart is one file's share of the symbol graph, each list sorted
@@ -286,13 +292,7 @@ func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, b
 			if len(imp.Names) == 0 {
 				continue
 			}
-			var target string
-			if f.Lang == LangPython {
-				target = r.pyImport(f.Path, imp.Path)
-			} else {
-				target = r.jsImport(f.Path, imp.Path)
-			}
-			t := files[target]
+			t := files[r.importedFile(f, imp)]
 			if t == nil {
 				continue
 			}
@@ -310,6 +310,15 @@ func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, b
 		}
 	}
 	return out
+}
+
+// importedFile is the path of the workspace file a JS/TS/Python import
+// names ("" when it names none).
+func (r *resolver) importedFile(f *FileRecord, imp Import) string {
+	if f.Lang == LangPython {
+		return r.pyImport(f.Path, imp.Path)
+	}
+	return r.jsImport(f.Path, imp.Path)
 }
 
 // uniqueMethod resolves a member use without types: to the method of that

@@ -102,6 +102,10 @@ type Workspace struct {
 	// symbolsUsed is set by the first symbol query: from then on symbols
 	// are reassembled after changes in the background.
 	symbolsUsed atomic.Bool
+	// wholeSymbolsUsed is set by the first symbol query that needs the
+	// whole symbol graph (a glob, kind:symbol, a depth over 1): from then
+	// on the warm-up assembles all of it.
+	wholeSymbolsUsed atomic.Bool
 }
 
 type diagnostic struct{ err error }
@@ -319,6 +323,9 @@ func (w *Workspace) Query(q *query.Query) (*graph.Graph, error) {
 	}
 	if q.NeedsSymbols() {
 		w.symbolsUsed.Store(true)
+		if _, exact := q.SymbolNames(); !exact {
+			w.wholeSymbolsUsed.Store(true)
+		}
 	}
 	return Eval(snap.QueryIndex(), w.ix, q)
 }
@@ -330,11 +337,13 @@ func (w *Workspace) Query(q *query.Query) (*graph.Graph, error) {
 // symbol query assembles the whole.
 func Eval(qi *query.Index, ix *index.Indexer, q *query.Query) (*graph.Graph, error) {
 	if names, ok := q.SymbolNames(); ok && q.NeedsSymbols() && !ix.SymbolsReady() {
-		sg, err := ix.SymbolsNear(names)
+		part, ok, err := ix.SymbolsNear(names)
 		if err != nil {
 			return nil, fmt.Errorf("query: loading symbols: %w", err)
 		}
-		return qi.EvalPart(q, sg)
+		if ok {
+			return qi.EvalPart(q, part)
+		}
 	}
 	return qi.Eval(q, ix.Symbols)
 }
@@ -345,16 +354,21 @@ const warmDelay = time.Second
 
 // warmSymbols reads the symbol shards again after a change, in the
 // background, so that the next symbol query does not pay for it. Nothing
-// happens until a symbol query has been made. (The warm-up query names one
-// symbol, so it prepares what such queries use, not the whole symbol graph
-// that globs and kind:symbol assemble.)
+// happens until a symbol query has been made. The warm-up prepares what
+// the queries made so far use: the tables exact symbol:NAME queries take
+// their parts from, or, once a query has needed it, the whole symbol graph
+// and its merged query view.
 func (w *Workspace) warmSymbols() {
 	if !w.symbolsUsed.Load() {
 		return
 	}
 	if w.warm == nil {
 		w.warm = time.AfterFunc(warmDelay, func() {
-			if q, err := query.Parse("symbol:core-warm-up"); err == nil {
+			warm := "symbol:core-warm-up"
+			if w.wholeSymbolsUsed.Load() {
+				warm = "symbol:core-warm-up*"
+			}
+			if q, err := query.Parse(warm); err == nil {
 				_, _ = w.Query(q)
 			}
 		})
