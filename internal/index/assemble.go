@@ -204,7 +204,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 	// The graph is sized once: growing it by append copied the edges a
 	// dozen times, most of the serial part of a cold index.
 	g := graph.Declared(ws)
-	nodes, edges := len(g.Nodes), len(g.Edges)
+	nodes, edges := 0, 0 // to add to the declared ones
 	tally := func(c contribution) {
 		nodes += len(c.nodes)
 		edges += len(c.edges)
