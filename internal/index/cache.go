@@ -179,19 +179,13 @@ func decodeFiles(data []byte, root string) ([]FileRecord, error) {
 		r.Lang = d.str()
 		r.Package = d.str()
 		r.Default = d.str()
-		if n := d.count(); n > 0 {
-			if n > len(imports) {
-				d.fail()
-				break
-			}
-			r.Imports, imports = imports[:n:n], imports[n:]
-			for j := range r.Imports {
-				im := &r.Imports[j]
-				im.Path = d.str()
-				im.Alias = d.str()
-				im.Names = d.strList()
-				im.Line = int(d.int())
-			}
+		r.Imports = carve(d, &imports)
+		for j := range r.Imports {
+			im := &r.Imports[j]
+			im.Path = d.str()
+			im.Alias = d.str()
+			im.Names = d.strList()
+			im.Line = int(d.int())
 		}
 		r.Title = d.str()
 		r.Links = d.strList()
@@ -256,29 +250,17 @@ func decodeShard(data []byte) (map[string]shardEntry, error) {
 	for range n {
 		p := d.str()
 		var en shardEntry
-		if k := d.count(); k > 0 {
-			if k > len(syms) {
-				d.fail()
-				break
-			}
-			en.Symbols, syms = syms[:k:k], syms[k:]
-			for i := range en.Symbols {
-				s := &en.Symbols[i]
-				s.Name, s.Kind = d.str(), d.str()
-				s.Line, s.Col = int(d.int()), int(d.int())
-			}
+		en.Symbols = carve(d, &syms)
+		for i := range en.Symbols {
+			s := &en.Symbols[i]
+			s.Name, s.Kind = d.str(), d.str()
+			s.Line, s.Col = int(d.int()), int(d.int())
 		}
-		if k := d.count(); k > 0 {
-			if k > len(refs) {
-				d.fail()
-				break
-			}
-			en.Refs, refs = refs[:k:k], refs[k:]
-			for i := range en.Refs {
-				r := &en.Refs[i]
-				r.From, r.Qual, r.Name = d.str(), d.str(), d.str()
-				r.Line = int(d.int())
-			}
+		en.Refs = carve(d, &refs)
+		for i := range en.Refs {
+			r := &en.Refs[i]
+			r.From, r.Qual, r.Name = d.str(), d.str(), d.str()
+			r.Line = int(d.int())
 		}
 		out[p] = en
 	}
@@ -286,4 +268,22 @@ func decodeShard(data []byte) (map[string]shardEntry, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// carve reads a count and takes that many items off the front of pool:
+// a file's slices share one backing array per kind, each capped so that
+// an append never reaches a neighbour. A count beyond what is left is
+// corrupt.
+func carve[T any](d *decoder, pool *[]T) []T {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	if n > len(*pool) {
+		d.fail()
+		return nil
+	}
+	out := (*pool)[:n:n]
+	*pool = (*pool)[n:]
+	return out
 }
