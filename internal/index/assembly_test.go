@@ -13,17 +13,7 @@ import (
 // fixture's files, one batch at a time, and checks after each that the
 // incrementally updated graph equals one assembled from scratch.
 func TestIncrementalAssemblyEqualsAFullOne(t *testing.T) {
-	root := newFixture(t)
-	ws, err := workspace.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
-	ix := New(root, t.TempDir(), Options{})
-	files := map[string]*FileRecord{}
-	for _, r := range ix.parse(found) {
-		files[r.Path] = r
-	}
+	ws, files := parsedFixture(t)
 	a := newAssembly(ws, files)
 	imports := []string{"example.com/fx/lib", "fmt", "os", "example.com/fx/app", "example.com/fx/lib/nope"}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -104,17 +94,7 @@ type laidOut struct {
 // imports of the only file importing an external package, makes no new
 // version: no event, no re-fetch by every console.
 func TestAnEditThatKeepsTheGraphKeepsTheVersion(t *testing.T) {
-	root := newFixture(t)
-	ws, err := workspace.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
-	ix := New(root, t.TempDir(), Options{})
-	files := map[string]*FileRecord{}
-	for _, r := range ix.parse(found) {
-		files[r.Path] = r
-	}
+	ws, files := parsedFixture(t)
 	a := newAssembly(ws, files)
 	before := a.cur
 	c := *files["app/main.go"]
@@ -131,4 +111,21 @@ func TestAnEditThatKeepsTheGraphKeepsTheVersion(t *testing.T) {
 	if v != before {
 		t.Fatalf("reordered imports made a new version (%d nodes, %d edges)", v.Nodes, v.Edges)
 	}
+}
+
+// parsedFixture is the fixture workspace and the records of all its files,
+// parsed but not assembled.
+func parsedFixture(t *testing.T) (*workspace.Workspace, map[string]*FileRecord) {
+	t.Helper()
+	root := newFixture(t)
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
+	files := map[string]*FileRecord{}
+	for _, r := range New(root, t.TempDir(), Options{}).parse(found) {
+		files[r.Path] = r
+	}
+	return ws, files
 }
