@@ -27,6 +27,7 @@ import (
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 
+	"github.com/corehq/core/bench/internal/stats"
 	"github.com/corehq/core/console"
 	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/graph"
@@ -61,12 +62,12 @@ func main() {
 			if err != nil {
 				log.Fatalf("%d nodes: %v", n, err)
 			}
-			renders = append(renders, ms(m.render))
+			renders = append(renders, stats.Ms(m.render))
 			fps = append(fps, m.fps)
-			releases = append(releases, ms(m.release))
-			runs = append(runs, fmt.Sprintf("%.0f ms / %.1f fps / %.0f ms", ms(m.render), m.fps, ms(m.release)))
+			releases = append(releases, stats.Ms(m.release))
+			runs = append(runs, fmt.Sprintf("%.0f ms / %.1f fps / %.0f ms", stats.Ms(m.render), m.fps, stats.Ms(m.release)))
 		}
-		fmt.Printf("| %d | %d | %.0f ms | %.1f | %.0f ms | %s |\n", len(g.Nodes), len(g.Edges), median(renders), median(fps), median(releases), strings.Join(runs, "; "))
+		fmt.Printf("| %d | %d | %.0f ms | %.1f | %.0f ms | %s |\n", len(g.Nodes), len(g.Edges), stats.Median(renders), stats.Median(fps), stats.Median(releases), strings.Join(runs, "; "))
 	}
 }
 
@@ -93,8 +94,6 @@ func synthetic(n int) *graph.Graph {
 	g.Sort()
 	return g
 }
-
-func ms(d time.Duration) float64 { return d.Seconds() * 1000 }
 
 // measurement is one page load: time to the first frame, frames per
 // second that show the graph moved while panning, and the time from the
@@ -244,16 +243,4 @@ func printProfile(p *profiler.Profile) {
 	for i := 0; i < len(list) && i < 15; i++ {
 		log.Printf("%5.1f%% %s", 100*float64(list[i].v)/float64(total), list[i].k)
 	}
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s[len(s)/2]
 }

@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/corehq/core/bench/internal/stats"
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/workspace"
@@ -125,8 +125,8 @@ func main() {
 			if n != *targets {
 				check(fmt.Errorf("%s: %d of %d targets", v.name, n, *targets))
 			}
-			res[v.name] = append(res[v.name], sample{ms(wall), ms(cpu)})
-			line = append(line, fmt.Sprintf("%s %.0f ms", v.name, ms(wall)))
+			res[v.name] = append(res[v.name], sample{stats.Ms(wall), stats.Ms(cpu)})
+			line = append(line, fmt.Sprintf("%s %.0f ms", v.name, stats.Ms(wall)))
 		}
 		fmt.Fprintf(os.Stderr, "  round %d: %s\n", round+1, strings.Join(line, ", "))
 		_ = os.RemoveAll(caches[round])
@@ -148,7 +148,7 @@ func main() {
 		for _, s := range res[name] {
 			xs = append(xs, f(s))
 		}
-		return median(xs)
+		return stats.Median(xs)
 	}
 	wall := func(s sample) float64 { return s.WallMS }
 	cpu := func(s sample) float64 { return s.CPUMS }
@@ -232,20 +232,6 @@ func cpuNow() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
 	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // removeTmp removes the temporary directory when check exits early.

@@ -21,13 +21,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +33,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/corehq/core/bench/internal/stats"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/state"
@@ -157,7 +156,7 @@ func main() {
 			for i := 0; i < per; i++ {
 				t := time.Now()
 				check(r.call())
-				r.res.All = append(r.res.All, ms(time.Since(t)))
+				r.res.All = append(r.res.All, stats.Ms(time.Since(t)))
 			}
 			r.res.cpu += procCPU(st.PID) - c0
 		}
@@ -169,7 +168,7 @@ func main() {
 	for _, r := range rpcs {
 		x := r.res
 		x.N = len(x.All)
-		x.P50, x.P90, x.P99, x.P999, x.Max = pct(x.All, 50), pct(x.All, 90), pct(x.All, 99), pct(x.All, 99.9), pct(x.All, 100)
+		x.P50, x.P90, x.P99, x.P999, x.Max = stats.Percentile(x.All, 50), stats.Percentile(x.All, 90), stats.Percentile(x.All, 99), stats.Percentile(x.All, 99.9), stats.Percentile(x.All, 100)
 		x.ServerCPU = float64(x.cpu.Microseconds()) / float64(x.N)
 		note := ""
 		if strings.HasPrefix(x.Name, "JobService") {
@@ -274,19 +273,6 @@ func procCPU(pid int) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	stt, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+stt) * time.Second / 100 // USER_HZ = 100
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-// pct is the nearest-rank percentile p (0-100) of xs.
-func pct(xs []float64, p float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
 }
 
 // cleanup stops the server and removeTmp removes the copied workspace

@@ -22,7 +22,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,11 +29,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/corehq/core/bench/internal/stats"
 )
 
 func main() {
@@ -59,32 +59,6 @@ func main() {
 
 // ---- helpers ----
 
-func msf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// pct is the nearest-rank percentile p (0-100) of xs.
-func pct(xs []float64, p float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
-}
-
 type run struct {
 	WallMS  float64 `json:"wall_ms"`
 	CPUMS   float64 `json:"cpu_ms"` // user + system
@@ -106,7 +80,7 @@ func timed(dir string, env []string, argv ...string) (run, error) {
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return run{WallMS: msf(wall), CPUMS: msf(cpu), MaxRSSK: ru.Maxrss}, nil
+	return run{WallMS: stats.Ms(wall), CPUMS: stats.Ms(cpu), MaxRSSK: ru.Maxrss}, nil
 }
 
 func writeJSON(path string, v any) {
@@ -221,7 +195,7 @@ func cliCmd(args []string) error {
 		res.ColdOne = append(res.ColdOne, r)
 		fmt.Fprintf(os.Stderr, "  rep %d: ctags %.0f ms, cold %.0f ms, warm %.0f ms, cold on one core %.0f ms\n", i+1, res.Ctags[i].WallMS, res.Cold[i].WallMS, res.Warm[i].WallMS, res.ColdOne[i].WallMS)
 	}
-	res.ColdMS, res.WarmMS, res.CtagsMS = median(walls(res.Cold)), median(walls(res.Warm)), median(walls(res.Ctags))
+	res.ColdMS, res.WarmMS, res.CtagsMS = stats.Median(walls(res.Cold)), stats.Median(walls(res.Warm)), stats.Median(walls(res.Ctags))
 	res.CacheKB, res.TagsKB = dirKB(cache), dirKB(tags)
 	if st, err := os.Stat(filepath.Join(tmp, "graph.json")); err == nil {
 		res.JSONBytes = st.Size()
@@ -238,7 +212,7 @@ func cliCmd(args []string) error {
 	fmt.Println("| run | wall | CPU | peak RSS | vs ctags (wall) |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: |")
 	row := func(name string, rs []run) {
-		fmt.Printf("| %s | %.0f ms | %.0f ms | %.0f MB | %.2f× |\n", name, median(walls(rs)), median(cpus(rs)), median(rsss(rs))/1024, median(walls(rs))/res.CtagsMS)
+		fmt.Printf("| %s | %.0f ms | %.0f ms | %.0f MB | %.2f× |\n", name, stats.Median(walls(rs)), stats.Median(cpus(rs)), stats.Median(rsss(rs))/1024, stats.Median(walls(rs))/res.CtagsMS)
 	}
 	row("`ctags -R --fields=+n`", res.Ctags)
 	row("`core graph --json`, cold (empty cache)", res.Cold)
@@ -251,7 +225,7 @@ func cliCmd(args []string) error {
 	fmt.Printf("all walls (ms): ctags %v, cold %v, warm %v, cold on one core %v\n", walls(res.Ctags), walls(res.Cold), walls(res.Warm), walls(res.ColdOne))
 	// Amdahl from the two core counts this machine has: T(n) = S + P/n.
 	if n := runtime.NumCPU(); n >= 2 && len(res.ColdOne) > 0 {
-		t1, tn := median(walls(res.ColdOne)), res.ColdMS
+		t1, tn := stats.Median(walls(res.ColdOne)), res.ColdMS
 		p := (t1 - tn) * float64(n) / float64(n-1)
 		sSer := t1 - p
 		fmt.Printf("cold split (Amdahl, from 1 and %d cores): serial %.0f ms, parallel %.0f ms; projected cold on 4 cores %.0f ms (%.2f× ctags), on 8 cores %.0f ms (%.2f× ctags); ctags -R runs on one core\n",
@@ -422,12 +396,12 @@ func latency(name string, n int, budget time.Duration, f func(i int) (int64, tim
 			return Latency{}, fmt.Errorf("%s: %w", name, err)
 		}
 		size = b
-		xs = append(xs, msf(d))
+		xs = append(xs, stats.Ms(d))
 		if i >= 9 && time.Now().After(deadline) {
 			break
 		}
 	}
-	return Latency{Name: name, N: len(xs), Bytes: size, P50: pct(xs, 50), P95: pct(xs, 95), P99: pct(xs, 99), Max: pct(xs, 100)}, nil
+	return Latency{Name: name, N: len(xs), Bytes: size, P50: stats.Percentile(xs, 50), P95: stats.Percentile(xs, 95), P99: stats.Percentile(xs, 99), Max: stats.Percentile(xs, 100)}, nil
 }
 
 type Events struct {
@@ -539,9 +513,9 @@ func serverCmd(args []string) error {
 			return err
 		}
 		sym := time.Since(s.start)
-		res.StartListenMS = append(res.StartListenMS, msf(s.listen))
-		res.StartSymbolMS = append(res.StartSymbolMS, msf(sym))
-		fmt.Fprintf(os.Stderr, "  start %d: listening after %.0f ms, first symbol after %.0f ms\n", i+1, msf(s.listen), msf(sym))
+		res.StartListenMS = append(res.StartListenMS, stats.Ms(s.listen))
+		res.StartSymbolMS = append(res.StartSymbolMS, stats.Ms(sym))
+		fmt.Fprintf(os.Stderr, "  start %d: listening after %.0f ms, first symbol after %.0f ms\n", i+1, stats.Ms(s.listen), stats.Ms(sym))
 		if i < *starts-1 {
 			s.stop()
 			_ = os.RemoveAll(cache)
@@ -626,7 +600,7 @@ func serverCmd(args []string) error {
 				return err
 			}
 			srv = s
-			res.WarmListenMS = msf(time.Since(t))
+			res.WarmListenMS = stats.Ms(time.Since(t))
 		}
 		evs, err := changeToEvent(srv.url, c.token, *ws, sum, db, *samples, *gap)
 		if err != nil {
@@ -748,10 +722,10 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 				}
 				d = time.Since(t0)
 			}
-			ev.All = append(ev.All, msf(d))
+			ev.All = append(ev.All, stats.Ms(d))
 		}
 		ev.Samples = len(ev.All)
-		ev.P50, ev.P90, ev.P99, ev.Max, ev.Min = pct(ev.All, 50), pct(ev.All, 90), pct(ev.All, 99), pct(ev.All, 100), pct(ev.All, 0)
+		ev.P50, ev.P90, ev.P99, ev.Max, ev.Min = stats.Percentile(ev.All, 50), stats.Percentile(ev.All, 90), stats.Percentile(ev.All, 99), stats.Percentile(ev.All, 100), stats.Percentile(ev.All, 0)
 		return ev, nil
 	}
 	var out []Events
@@ -769,10 +743,10 @@ func changeToEvent(base, token, ws string, sum synthSummary, debounce string, sa
 		u := base + "/api/v1/graph?select=" + url.QueryEscape("symbol:"+name)
 		st, _, _, d, body, err := c.get(u, nil, true)
 		if err == nil && st == 200 {
-			sym.SymbolAfterEditMS = msf(d)
+			sym.SymbolAfterEditMS = stats.Ms(d)
 			sym.SymbolAfterEditFound = bytes.Contains(body, []byte(`"name":"`+name+`"`))
 			if _, _, _, d, _, err := c.get(u, nil); err == nil {
-				sym.SymbolAgainMS = msf(d)
+				sym.SymbolAgainMS = stats.Ms(d)
 			}
 		}
 	}
@@ -815,8 +789,8 @@ func report(r ServerResult) {
 		}
 		return fmt.Sprintf("%.2f×", x/r.CtagsMS)
 	}
-	fmt.Printf("| `core server start` (fresh cache) to listening | %.0f ms | %v | %s |\n", median(r.StartListenMS), r.StartListenMS, ratio(median(r.StartListenMS)))
-	fmt.Printf("| `core server start` (fresh cache) to first `symbol:` answer | %.0f ms | %v | %s |\n", median(r.StartSymbolMS), r.StartSymbolMS, ratio(median(r.StartSymbolMS)))
+	fmt.Printf("| `core server start` (fresh cache) to listening | %.0f ms | %v | %s |\n", stats.Median(r.StartListenMS), r.StartListenMS, ratio(stats.Median(r.StartListenMS)))
+	fmt.Printf("| `core server start` (fresh cache) to first `symbol:` answer | %.0f ms | %v | %s |\n", stats.Median(r.StartSymbolMS), r.StartSymbolMS, ratio(stats.Median(r.StartSymbolMS)))
 	if r.WarmListenMS > 0 {
 		fmt.Printf("| `core server start` (warm cache) to listening | %.0f ms | | %s |\n", r.WarmListenMS, ratio(r.WarmListenMS))
 	}
