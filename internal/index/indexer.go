@@ -64,8 +64,8 @@ type Indexer struct {
 	// mu the other way round (a change takes mu and then bumps symGen).
 	symMu   sync.Mutex
 	symGen  atomic.Uint64
-	symbols atomic.Pointer[symbolGraph]
-	tables  atomic.Pointer[genTables] // the loaded shards, resolved for lookups
+	symbols atomic.Pointer[atGen[*graph.Graph]]
+	tables  atomic.Pointer[atGen[*symbolTables]] // the loaded shards, resolved for lookups
 
 	shardLoads atomic.Int64
 	parsed     atomic.Int64
@@ -640,36 +640,30 @@ func hasSymbols(lang string) bool {
 // shard the first time it is asked for after a change. Only queries that
 // seed on symbols call it (rule G3).
 func (ix *Indexer) Symbols() (*graph.Graph, error) {
-	if sg := ix.symbols.Load(); sg != nil && sg.gen == ix.symGen.Load() {
-		return sg.graph, nil
+	if sg := current(ix, &ix.symbols); sg != nil {
+		return sg.v, nil
 	}
 	ix.symMu.Lock()
 	defer ix.symMu.Unlock()
-	if sg := ix.symbols.Load(); sg != nil && sg.gen == ix.symGen.Load() {
-		return sg.graph, nil
+	if sg := current(ix, &ix.symbols); sg != nil {
+		return sg.v, nil
 	}
 	t, err := ix.tablesLocked()
 	if err != nil {
 		return nil, err
 	}
-	sg := &symbolGraph{gen: t.gen, graph: t.assemble(sortedPaths(t.files))}
-	ix.symbols.Store(sg)
+	g := t.v.assemble(sortedPaths(t.v.files))
+	install(ix, &ix.symbols, t.gen, g)
 	// Every symbol query takes the whole graph from now on (SymbolsReady),
 	// so the tables would only hold memory.
 	ix.tables.CompareAndSwap(t, nil)
-	if ix.symGen.Load() != t.gen {
-		// A change came in while this was assembled: it is stale already,
-		// and a stale symbol graph is half the heap for the GC to mark.
-		ix.symbols.CompareAndSwap(sg, nil)
-	}
-	return sg.graph, nil
+	return g, nil
 }
 
 // SymbolsReady reports whether the whole symbol graph of the current index
 // is assembled, so that Symbols returns at once.
 func (ix *Indexer) SymbolsReady() bool {
-	sg := ix.symbols.Load()
-	return sg != nil && sg.gen == ix.symGen.Load()
+	return current(ix, &ix.symbols) != nil
 }
 
 // SymbolsNear returns the part of the symbol graph that a query seeded
@@ -689,13 +683,13 @@ func (ix *Indexer) SymbolsNear(names []string) (part *graph.Graph, ok bool, err 
 	if err != nil {
 		return nil, false, err
 	}
-	return t.near(names), true, nil
+	return t.v.near(names), true, nil
 }
 
 // tablesLocked returns the symbol tables of the current index, reading
 // the shards when the last ones are stale. symMu must be held.
-func (ix *Indexer) tablesLocked() (*genTables, error) {
-	if t := ix.tables.Load(); t != nil && t.gen == ix.symGen.Load() {
+func (ix *Indexer) tablesLocked() (*atGen[*symbolTables], error) {
+	if t := current(ix, &ix.tables); t != nil {
 		return t, nil
 	}
 	ix.mu.Lock()
@@ -736,25 +730,34 @@ func (ix *Indexer) tablesLocked() (*genTables, error) {
 			}
 		}
 	}
-	t := &genTables{gen: gen, symbolTables: newSymbolTables(ws, full)}
-	ix.tables.Store(t)
-	if ix.symGen.Load() != gen {
-		ix.tables.CompareAndSwap(t, nil)
-	}
-	return t, nil
+	return install(ix, &ix.tables, gen, newSymbolTables(ws, full)), nil
 }
 
-// symbolGraph is an assembled symbol graph and the index generation it
-// was built from.
-type symbolGraph struct {
-	gen   uint64
-	graph *graph.Graph
-}
-
-// genTables are symbol tables and the index generation they were read at.
-type genTables struct {
+// atGen is something derived from the index at one generation (symGen):
+// valid while no change has come in since.
+type atGen[T any] struct {
 	gen uint64
-	*symbolTables
+	v   T
+}
+
+// current returns what p holds if it is of the current generation, or nil.
+func current[T any](ix *Indexer, p *atomic.Pointer[atGen[T]]) *atGen[T] {
+	if a := p.Load(); a != nil && a.gen == ix.symGen.Load() {
+		return a
+	}
+	return nil
+}
+
+// install stores v, derived at generation gen, in p, unless a change came
+// in meanwhile: a stale symbol graph or table set is most of the heap for
+// every GC cycle to mark, and the next query rebuilds it anyway.
+func install[T any](ix *Indexer, p *atomic.Pointer[atGen[T]], gen uint64, v T) *atGen[T] {
+	a := &atGen[T]{gen: gen, v: v}
+	p.Store(a)
+	if ix.symGen.Load() != gen {
+		p.CompareAndSwap(a, nil)
+	}
+	return a
 }
 
 // rebuildShard parses the files of one project again and rewrites its

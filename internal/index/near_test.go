@@ -43,7 +43,7 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 			// graph is not built yet.
 			tables := ix.tables.Load()
 			seen := map[string]bool{}
-			for _, f := range tables.files {
+			for _, f := range tables.v.files {
 				for _, s := range f.Symbols {
 					if !seen[s.Name] {
 						seen[s.Name] = true
