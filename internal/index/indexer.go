@@ -674,6 +674,9 @@ func (ix *Indexer) SymbolsReady() bool {
 // nothing is read, when the whole symbol graph of the current index is
 // assembled already: Symbols answers then, from memory.
 func (ix *Indexer) SymbolsNear(names []string) (part *graph.Graph, ok bool, err error) {
+	if ix.SymbolsReady() {
+		return nil, false, nil // without waiting on symMu
+	}
 	ix.symMu.Lock()
 	defer ix.symMu.Unlock()
 	if ix.SymbolsReady() {

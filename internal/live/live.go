@@ -336,7 +336,7 @@ func (w *Workspace) Query(q *query.Query) (*graph.Graph, error) {
 // (Indexer.SymbolsNear) until the whole of it is assembled; every other
 // symbol query assembles the whole.
 func Eval(qi *query.Index, ix *index.Indexer, q *query.Query) (*graph.Graph, error) {
-	if names, ok := q.SymbolNames(); ok && q.NeedsSymbols() && !ix.SymbolsReady() {
+	if names, ok := q.SymbolNames(); ok {
 		part, ok, err := ix.SymbolsNear(names)
 		if err != nil {
 			return nil, fmt.Errorf("query: loading symbols: %w", err)
