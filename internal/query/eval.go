@@ -35,9 +35,7 @@ type Index struct {
 	byKind        map[string][]int32
 	symbolsByName map[string][]int32
 
-	hayOnce  sync.Once
-	hay      string // per node: lower(id) NUL lower(name) NUL
-	hayStart []int  // node u's text starts at hayStart[u]; len(nodes)+1
+	text wordText // of nodes, for bare words
 
 	marks sync.Pool // of *marks
 
@@ -117,25 +115,6 @@ func isSorted(g *graph.Graph) bool {
 		}
 	}
 	return true
-}
-
-// text returns the lower-cased text of all nodes for bare words, building
-// it on first use.
-func (ix *Index) text() (string, []int) {
-	ix.hayOnce.Do(func() {
-		var b strings.Builder
-		ix.hayStart = make([]int, len(ix.nodes)+1)
-		for i := range ix.nodes {
-			ix.hayStart[i] = b.Len()
-			b.WriteString(strings.ToLower(ix.nodes[i].ID))
-			b.WriteByte(0)
-			b.WriteString(strings.ToLower(ix.nodes[i].Name))
-			b.WriteByte(0)
-		}
-		ix.hayStart[len(ix.nodes)] = b.Len()
-		ix.hay = b.String()
-	})
-	return ix.hay, ix.hayStart
 }
 
 func (ix *Index) lookup(id string) int32 {
@@ -404,9 +383,7 @@ type view struct {
 	xSymbolsByName  map[string][]int32
 	xByKind         map[string][]int32
 
-	xHayOnce  sync.Once
-	xHay      string // as Index.hay, for xNodes, built on the first bare word
-	xHayStart []int
+	xText wordText // of xNodes
 }
 
 func (v *view) merge(sg *graph.Graph) {
@@ -531,69 +508,61 @@ func (v *view) seed(t term, add func(int32)) {
 }
 
 // seedWord adds the nodes whose lower-cased id or name contains w, which is
-// lower-cased already: one substring search over the index's text of all
-// nodes, then a scan of the symbol graph's nodes.
+// lower-cased already: of the indexed graph, then of the symbol graph.
 func (v *view) seedWord(w string, add func(int32)) {
-	if strings.IndexByte(w, 0) >= 0 {
-		// The text separates ids and names with NUL; search node by node.
-		for u := range v.nodes {
-			nd := &v.nodes[u]
-			if strings.Contains(strings.ToLower(nd.ID), w) || strings.Contains(strings.ToLower(nd.Name), w) {
-				add(int32(u))
-			}
-		}
-	} else {
-		hay, start := v.text()
-		for pos := 0; pos < len(hay); {
-			i := strings.Index(hay[pos:], w)
-			if i < 0 {
-				break
-			}
-			// The node whose text holds the match: the last start <= pos+i.
-			u := sort.Search(len(v.nodes), func(k int) bool { return start[k+1] > pos+i })
-			add(int32(u))
-			pos = start[u+1]
-		}
-	}
-	if len(v.xNodes) == 0 {
-		return
-	}
-	if strings.IndexByte(w, 0) >= 0 {
-		for k, nd := range v.xNodes {
-			if strings.Contains(strings.ToLower(nd.ID), w) || strings.Contains(strings.ToLower(nd.Name), w) {
-				add(int32(v.n + k))
-			}
-		}
-		return
-	}
-	hay, start := v.xText()
-	for pos := 0; pos < len(hay); {
-		i := strings.Index(hay[pos:], w)
-		if i < 0 {
-			break
-		}
-		k := sort.Search(len(v.xNodes), func(k int) bool { return start[k+1] > pos+i })
-		add(int32(v.n + k))
-		pos = start[k+1]
-	}
+	v.text.search(w, len(v.nodes), func(u int) *graph.Node { return &v.nodes[u] }, func(u int) { add(int32(u)) })
+	v.xText.search(w, len(v.xNodes), func(k int) *graph.Node { return v.xNodes[k] }, func(k int) { add(int32(v.n + k)) })
 }
 
-// xText is text for the symbol graph's nodes.
-func (v *view) xText() (string, []int) {
-	v.xHayOnce.Do(func() {
+// wordText is the text bare words search in a list of nodes, built on the
+// first search: per node lower(id) NUL lower(name) NUL, so that one
+// substring search covers every node.
+type wordText struct {
+	once  sync.Once
+	hay   string
+	start []int // node k's text starts at start[k]; one more for the end
+}
+
+// search calls add for every node k of the n that node gives whose
+// lower-cased id or name contains w.
+func (t *wordText) search(w string, n int, node func(k int) *graph.Node, add func(k int)) {
+	if n == 0 {
+		return
+	}
+	if strings.IndexByte(w, 0) >= 0 {
+		// The text separates ids and names with NUL; search node by node.
+		for k := range n {
+			nd := node(k)
+			if strings.Contains(strings.ToLower(nd.ID), w) || strings.Contains(strings.ToLower(nd.Name), w) {
+				add(k)
+			}
+		}
+		return
+	}
+	t.once.Do(func() {
 		var b strings.Builder
-		v.xHayStart = make([]int, len(v.xNodes)+1)
-		for k, nd := range v.xNodes {
-			v.xHayStart[k] = b.Len()
+		t.start = make([]int, n+1)
+		for k := range n {
+			nd := node(k)
+			t.start[k] = b.Len()
 			b.WriteString(strings.ToLower(nd.ID))
 			b.WriteByte(0)
 			b.WriteString(strings.ToLower(nd.Name))
 			b.WriteByte(0)
 		}
-		v.xHayStart[len(v.xNodes)] = b.Len()
-		v.xHay = b.String()
+		t.start[n] = b.Len()
+		t.hay = b.String()
 	})
-	return v.xHay, v.xHayStart
+	for pos := 0; pos < len(t.hay); {
+		i := strings.Index(t.hay[pos:], w)
+		if i < 0 {
+			break
+		}
+		// The node whose text holds the match: the last start <= pos+i.
+		k := sort.Search(n, func(k int) bool { return t.start[k+1] > pos+i })
+		add(k)
+		pos = t.start[k+1]
+	}
 }
 
 // starMatch reports whether name matches pattern, in which '*' matches any
