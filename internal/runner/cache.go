@@ -478,27 +478,3 @@ func CacheEntries(cacheDir string) int {
 	return n
 }
 
-// CacheSize returns the number of build cache entries and the bytes they
-// hold.
-func CacheSize(cacheDir string) (entries int, bytes int64) {
-	dir := buildDir(cacheDir)
-	list, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, 0
-	}
-	for _, e := range list {
-		if strings.HasPrefix(e.Name(), ".") || !e.IsDir() {
-			continue
-		}
-		entries++
-		_ = filepath.WalkDir(filepath.Join(dir, e.Name()), func(_ string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				if fi, err := d.Info(); err == nil {
-					bytes += fi.Size()
-				}
-			}
-			return nil
-		})
-	}
-	return entries, bytes
-}

@@ -319,7 +319,7 @@ func TestSharedPool(t *testing.T) {
 		}
 	})
 	t.Run("every cache entry is whole", func(t *testing.T) {
-		n, _ := CacheSize(f.cacheDir())
+		n := CacheEntries(f.cacheDir())
 		if n != 8 {
 			t.Errorf("%d cache entries, want 8", n)
 		}
@@ -387,7 +387,7 @@ func TestInterrupt(t *testing.T) {
 		}
 	})
 	t.Run("an interrupted run is not cached", func(t *testing.T) {
-		if n, _ := CacheSize(f.cacheDir()); n != 0 {
+		if n := CacheEntries(f.cacheDir()); n != 0 {
 			t.Errorf("%d cache entries", n)
 		}
 	})
