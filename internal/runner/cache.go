@@ -477,4 +477,3 @@ func CacheEntries(cacheDir string) int {
 	}
 	return n
 }
-
