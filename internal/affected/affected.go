@@ -24,10 +24,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/corehq/core/internal/gitx"
 	"sort"
 	"strings"
 
+	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/workspace"

@@ -27,13 +27,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/corehq/core/internal/execx"
-	"github.com/corehq/core/internal/gitx"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/corehq/core/internal/execx"
+	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/workspace"
 )
 

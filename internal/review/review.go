@@ -30,7 +30,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/corehq/core/internal/gitx"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,6 +38,7 @@ import (
 	"time"
 
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/gitx"
 )
 
 // MaxTracked bounds the branches the state file remembers.

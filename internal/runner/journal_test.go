@@ -2,13 +2,14 @@ package runner
 
 import (
 	"errors"
-	"github.com/corehq/core/internal/execx"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/execx"
 )
 
 func writeTestJournal(t *testing.T, cacheDir string, j Journal) {

@@ -2,13 +2,14 @@ package state
 
 import (
 	"errors"
-	"github.com/corehq/core/internal/fsx"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/fsx"
 )
 
 func sample(pid int) State {
