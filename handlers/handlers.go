@@ -5,10 +5,10 @@ package handlers
 
 import (
 	"context"
-
-	"connectrpc.com/connect"
 	"io/fs"
 	"time"
+
+	"connectrpc.com/connect"
 
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/activity"
