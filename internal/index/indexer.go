@@ -56,6 +56,8 @@ type Indexer struct {
 	// whose symbols it lost) and Symbols reads them over the shards.
 	pending map[string]*shardPatch
 	dirty   bool // files.bin is behind the records in memory
+	// fileDiags is how many records carry a diagnostic.
+	fileDiags int
 
 	// The symbol graph is assembled on demand and stays valid until the
 	// index changes: every change bumps symGen, and an assembly is
@@ -92,17 +94,20 @@ func (ix *Indexer) ShardLoads() int64 { return ix.shardLoads.Load() }
 // Parsed counts the files parsed since New.
 func (ix *Indexer) Parsed() int64 { return ix.parsed.Load() }
 
-// DiagnosticCount is len(Diagnostics()), without building the list.
+// DiagnosticCount is len(Diagnostics()), without building the list: every
+// status call asks, so it is kept as records change rather than counted.
 func (ix *Indexer) DiagnosticCount() int {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	n := len(ix.diags)
-	for _, r := range ix.files {
-		if r.Diag != "" {
-			n++
-		}
+	return len(ix.diags) + ix.fileDiags
+}
+
+// diagCount is 1 for a record with a diagnostic, else 0 (nil included).
+func diagCount(r *FileRecord) int {
+	if r != nil && r.Diag != "" {
+		return 1
 	}
-	return n
+	return 0
 }
 
 // Diagnostics are the paths the last pass skipped or could not parse.
@@ -207,6 +212,10 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 		return nil, Stats{}, err
 	}
 	ix.ws, ix.files, ix.diags, ix.layout = ws, files, diags, layout
+	ix.fileDiags = 0
+	for _, r := range files {
+		ix.fileDiags += diagCount(r)
+	}
 	ix.resetSymbols()
 	ix.asm, ix.ver = asm, asm.cur
 	g := asm.graph
@@ -316,10 +325,12 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 	// The records change in place: every reader holds ix.mu.
 	next := ix.files
 	for _, p := range removed {
+		ix.fileDiags -= diagCount(next[p])
 		delete(next, p)
 	}
 	for _, r := range parsed {
 		r.Symbols, r.Refs = nil, nil
+		ix.fileDiags += diagCount(r) - diagCount(next[r.Path])
 		next[r.Path] = r
 	}
 	ix.ws = ws

@@ -289,6 +289,9 @@ func TestUpdateTouchesOnlyWhatChanged(t *testing.T) {
 			if ix.Parsed()-before > int64(len(paths)) {
 				t.Errorf("parsed %d files for %d changed paths", ix.Parsed()-before, len(paths))
 			}
+			if n, list := ix.DiagnosticCount(), len(ix.Diagnostics()); n != list {
+				t.Errorf("DiagnosticCount = %d, but %d diagnostics are listed", n, list)
+			}
 			want := cold(t, root)
 			if !bytes.Equal(g.Graph().Encode(), want.Encode()) {
 				t.Errorf("the updated graph differs from a cold index (stats %+v)\n got: %s\nwant: %s", st, g.Graph().Encode(), want.Encode())
@@ -326,6 +329,17 @@ func TestUpdateTouchesOnlyWhatChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, "lib/sub")
+	step("a file that stops parsing gets a diagnostic", func() {
+		writeTree(t, root, map[string]string{"lib/util.go": "package lib\n\nfunc Extra( {\n"})
+	}, "lib/util.go")
+	step("a fixed file loses its diagnostic", func() {
+		writeTree(t, root, map[string]string{"lib/broken.go": "package lib\n\nfunc Broken() {}\n"})
+	}, "lib/broken.go")
+	step("a deleted broken file takes its diagnostic along", func() {
+		if err := os.Remove(filepath.Join(root, "lib/util.go")); err != nil {
+			t.Fatal(err)
+		}
+	}, "lib/util.go")
 	step("an ignored file stays out", func() {
 		writeTree(t, root, map[string]string{"lib/more.gen.go": "package lib\n"})
 	}, "lib/more.gen.go")
