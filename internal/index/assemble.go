@@ -240,7 +240,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 		g.Edges = append(g.Edges, inferredEdge(pair))
 	}
 	g.Sort()
-	a.graph, a.cur = g, Flat(g)
+	a.graph, a.cur = g, flat(g)
 	a.nodes, a.edges = len(g.Nodes), len(g.Edges)
 	return a
 }

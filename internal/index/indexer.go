@@ -134,8 +134,8 @@ func layoutOf(ws *workspace.Workspace) string {
 // Sync indexes the whole workspace from disk: a cold index when nothing is
 // cached, a warm one that parses only files whose size or modification
 // time changed otherwise. Its result equals a cold index of the same tree.
-// It returns the default graph.
-func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
+// It returns the default graph's version.
+func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 	start := time.Now()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -218,8 +218,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*graph.Graph, Stats, error) {
 	}
 	ix.resetSymbols()
 	ix.asm, ix.ver = asm, asm.cur
-	g := asm.graph
-	return g, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
+	return asm.cur, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
 
 // bigPass is the number of files to parse above which a pass tunes the
@@ -233,7 +232,7 @@ const bigPass = 2000
 func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, Stats, error) {
 	for _, p := range paths {
 		if path.Base(p) == ".gitignore" || p == workspace.FileName {
-			return ix.syncVersion(ws)
+			return ix.Sync(ws)
 		}
 	}
 	start := time.Now()
@@ -241,7 +240,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 	defer ix.mu.Unlock()
 	if ix.files == nil || layoutOf(ws) != ix.layout || !sameDocs(ws, ix.ws) {
 		ix.mu.Unlock()
-		v, st, err := ix.syncVersion(ws)
+		v, st, err := ix.Sync(ws)
 		ix.mu.Lock()
 		return v, st, err
 	}
@@ -352,17 +351,6 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 		ix.ver = v
 	}
 	st.Duration = time.Since(start)
-	return ix.ver, st, nil
-}
-
-// syncVersion is Sync for Update's callers.
-func (ix *Indexer) syncVersion(ws *workspace.Workspace) (*Version, Stats, error) {
-	_, st, err := ix.Sync(ws)
-	if err != nil {
-		return nil, st, err
-	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	return ix.ver, st, nil
 }
 

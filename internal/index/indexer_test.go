@@ -88,7 +88,7 @@ func syncIndex(t testing.TB, ix *Indexer, root string) *graph.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g
+	return g.Graph()
 }
 
 // cold indexes root from scratch in a fresh cache.

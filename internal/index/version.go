@@ -24,8 +24,8 @@ type Version struct {
 	g      *graph.Graph
 }
 
-// Flat is the version of a graph laid out already.
-func Flat(g *graph.Graph) *Version {
+// flat is the version of a graph laid out already.
+func flat(g *graph.Graph) *Version {
 	v := &Version{Nodes: len(g.Nodes), Edges: len(g.Edges), g: g}
 	v.once.Do(func() {})
 	return v
@@ -114,7 +114,7 @@ func (a *assembly) version() *Version {
 	if len(p.dropNodes)+len(p.addNodes)+len(p.edgeDelta) > rebaseAt {
 		a.graph = p.apply(a.graph)
 		a.pending = delta{}
-		v := Flat(a.graph)
+		v := flat(a.graph)
 		v.edited = true
 		return v
 	}

@@ -174,8 +174,11 @@ func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 		return nil, nil, err
 	}
 	ix := NewIndexer(root, cacheDir)
-	g, _, err := ix.Sync(ws)
-	return g, ix, err
+	v, _, err := ix.Sync(ws)
+	if err != nil {
+		return nil, ix, err
+	}
+	return v.Graph(), ix, nil
 }
 
 // Rebuild reloads targets.yaml and reconciles the whole index with disk
@@ -187,13 +190,13 @@ func (w *Workspace) Rebuild() error {
 	if err != nil {
 		return err
 	}
-	g, st, err := w.ix.Sync(ws)
+	v, st, err := w.ix.Sync(ws)
 	if err != nil {
 		w.fail(err)
 		return err
 	}
 	w.log.Debug().Int("files", st.Files).Int("parsed", st.Parsed).Dur(logx.Latency, st.Duration).Msg("index synced")
-	w.install(index.Flat(g), true)
+	w.install(v, true)
 	w.warmSymbols()
 	return nil
 }

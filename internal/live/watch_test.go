@@ -27,7 +27,7 @@ func coldBytes(t *testing.T, root string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g.Encode()
+	return g.Graph().Encode()
 }
 
 // settle waits until the live graph equals a cold index of the tree.
