@@ -4,16 +4,25 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// ParseGo indexes one Go file with go/parser alone (no type checking): its
-// package clause, imports, top-level declarations and the names each
-// declaration uses. A file that does not parse keeps what the parser
-// recovered, plus a diagnostic.
+// ParseGo indexes one Go file without type checking: its package clause,
+// imports, top-level declarations and the names each declaration uses. A
+// file that does not parse keeps what go/parser recovered, plus a
+// diagnostic. Most files take the fast path (gofast.go); the rest, and
+// every file with an error, go through go/parser.
 func ParseGo(path string, src []byte) FileRecord {
+	if rec, ok := parseGoFast(path, src); ok {
+		return rec
+	}
+	return parseGoParser(path, src)
+}
+
+// parseGoParser is ParseGo by way of go/parser's syntax tree.
+func parseGoParser(path string, src []byte) FileRecord {
 	rec := FileRecord{Path: path, Lang: LangGo}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
@@ -235,18 +244,17 @@ func (s *refSet) list() []Ref {
 		return nil
 	}
 	out := s.refs
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.From != b.From {
-			return a.From < b.From
+	slices.SortStableFunc(out, func(a, b Ref) int {
+		if c := strings.Compare(a.From, b.From); c != 0 {
+			return c
 		}
-		if a.Qual != b.Qual {
-			return a.Qual < b.Qual
+		if c := strings.Compare(a.Qual, b.Qual); c != 0 {
+			return c
 		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
 		}
-		return a.Line < b.Line
+		return a.Line - b.Line
 	})
 	w := 0
 	for i, r := range out {
@@ -259,17 +267,17 @@ func (s *refSet) list() []Ref {
 	return out[:w:w]
 }
 
-var predeclared = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64
-		rune string uint uint8 uint16 uint32 uint64 uintptr any comparable true false iota nil
-		append cap clear close complex copy delete imag len make max min new panic print println real recover`) {
-		predeclared[n] = true
+// isPredeclared reports whether name is one of Go's predeclared
+// identifiers. A switch, not a map: it runs for every identifier indexed.
+func isPredeclared(name string) bool {
+	switch name {
+	case "bool", "byte", "complex64", "complex128", "error", "float32", "float64", "int", "int8", "int16", "int32", "int64",
+		"rune", "string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any", "comparable", "true", "false", "iota", "nil",
+		"append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real", "recover":
+		return true
 	}
+	return false
 }
-
-func isPredeclared(name string) bool { return predeclared[name] }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

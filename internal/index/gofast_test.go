@@ -1,0 +1,151 @@
+package index
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// goCorpus lists the Go files the fast path is held to: core's own
+// source, and the Go distribution's (its testdata included, where files
+// with syntax errors and every corner of the grammar live).
+func goCorpus(t testing.TB) []string {
+	var roots []string
+	if wd, err := os.Getwd(); err == nil {
+		roots = append(roots, filepath.Join(wd, "..", ".."))
+	}
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		roots = append(roots, filepath.Join(strings.TrimSpace(string(out)), "src"))
+	}
+	var files []string
+	for _, root := range roots {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == ".core") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".go") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	return files
+}
+
+func TestGoFastAgreesWithGoParser(t *testing.T) {
+	files := goCorpus(t)
+	if testing.Short() && len(files) > 3000 {
+		files = files[:3000]
+	}
+	fast, fellBack := 0, 0
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		checkGoFast(t, f, src)
+		if i%10 == 0 {
+			// Windows line endings: \r is white space, and a byte of a column.
+			checkGoFast(t, f+" (CRLF)", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
+		}
+		if _, ok := parseGoFast(f, src); ok {
+			fast++
+		} else {
+			fellBack++
+		}
+	}
+	t.Logf("%d files: %d on the fast path, %d through go/parser", len(files), fast, fellBack)
+	if fast < len(files)*3/4 {
+		t.Errorf("only %d of %d files took the fast path", fast, len(files))
+	}
+}
+
+// checkGoFast fails t if the fast path accepts src and its record differs
+// from go/parser's, or go/parser finds an error in it.
+func checkGoFast(t testing.TB, name string, src []byte) {
+	t.Helper()
+	got, ok := parseGoFast(name, src)
+	if !ok {
+		return
+	}
+	want := parseGoParser(name, src)
+	if want.Diag != "" {
+		t.Errorf("%s: the fast path accepted a file go/parser rejects: %s", name, want.Diag)
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: the fast path's record differs from go/parser's:\n%s", name, recordDiff(got, want))
+	}
+}
+
+func recordDiff(got, want FileRecord) string {
+	var b strings.Builder
+	if got.Package != want.Package {
+		b.WriteString("package " + got.Package + " != " + want.Package + "\n")
+	}
+	if !reflect.DeepEqual(got.Imports, want.Imports) {
+		b.WriteString("imports differ\n")
+	}
+	if !reflect.DeepEqual(got.Symbols, want.Symbols) {
+		for i := 0; i < max(len(got.Symbols), len(want.Symbols)); i++ {
+			var g, w Symbol
+			if i < len(got.Symbols) {
+				g = got.Symbols[i]
+			}
+			if i < len(want.Symbols) {
+				w = want.Symbols[i]
+			}
+			if g != w {
+				b.WriteString("symbol fast " + g.Name + "/" + g.Kind + " go/parser " + w.Name + "/" + w.Kind + "\n")
+				break
+			}
+		}
+	}
+	gr := map[Ref]bool{}
+	for _, r := range got.Refs {
+		gr[r] = true
+	}
+	wr := map[Ref]bool{}
+	for _, r := range want.Refs {
+		wr[r] = true
+	}
+	n := 0
+	for r := range gr {
+		if !wr[r] && n < 10 {
+			b.WriteString("  only fast: " + r.From + " " + r.Qual + "." + r.Name + " line " + itoa(r.Line) + "\n")
+			n++
+		}
+	}
+	for r := range wr {
+		if !gr[r] && n < 20 {
+			b.WriteString("  only go/parser: " + r.From + " " + r.Qual + "." + r.Name + " line " + itoa(r.Line) + "\n")
+			n++
+		}
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func FuzzGoFast(f *testing.F) {
+	for _, s := range []string{
+		"package p\nfunc f() { x := T{A: 1}; _ = x }\n",
+		"package p\nimport \"fmt\"\nvar v = fmt.Sprint(1)\n",
+		"package p\ntype T struct{ a, b int; *q.R }\nfunc (t *T) M(x ...int) (n int, err error) { switch y := t.(type) { case int: return y, nil }; return }\n",
+		"package p\nfunc g[T any, U ~int | string](a T) { for i, v := range a { L: goto L } }\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkGoFast(t, "f.go", src)
+	})
+}
