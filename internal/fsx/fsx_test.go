@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -98,5 +99,65 @@ func TestReadSizedReadsTheFileWhateverSizeWasSeen(t *testing.T) {
 	var pe *os.PathError
 	if _, err := ReadSized(dir, 4096); !errors.As(err, &pe) {
 		t.Errorf("a directory: %v, want a *PathError", err)
+	}
+}
+
+func TestBatchReplacesEveryFileAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")}
+	if err := os.WriteFile(paths[0], []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatch(0o600)
+	var wg sync.WaitGroup
+	for _, p := range paths {
+		wg.Go(func() {
+			if err := b.Write(p, []byte("new "+filepath.Base(p))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got, _ := os.ReadFile(paths[0]); string(got) != "old" {
+		t.Errorf("before Commit, a = %q; want the old content", got)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != "new "+filepath.Base(p) {
+			t.Errorf("%s = %q, %v", p, got, err)
+		}
+		if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode = %v, want 0600", p, st.Mode().Perm())
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != len(paths) {
+		t.Errorf("temporary files left behind: %v", ents)
+	}
+}
+
+func TestABatchWithAFailedWriteTouchesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	if err := os.WriteFile(a, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatch(0o600)
+	if err := b.Write(a, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Write(filepath.Join(dir, "missing", "b"), []byte("x")); err == nil {
+		t.Fatal("a write into a missing directory succeeded")
+	}
+	if err := b.Commit(); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("Commit = %v; want the failed write's error", err)
+	}
+	if got, _ := os.ReadFile(a); string(got) != "old" {
+		t.Errorf("a = %q after a failed batch; want old", got)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left behind: %v", ents)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package fsx
+
+func syncFiles(files []batchFile) error { return fsyncEach(files) }
