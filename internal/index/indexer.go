@@ -68,6 +68,11 @@ type Indexer struct {
 	symGen  atomic.Uint64
 	symbols atomic.Pointer[atGen[*graph.Graph]]
 	tables  atomic.Pointer[atGen[*symbolTables]] // the loaded shards, resolved for lookups
+	// written holds the shards a Sync has just written, by project, for
+	// keepWritten or until the first symbol query reads them from here
+	// instead of from disk: right after a cold index that query would
+	// otherwise decode every shard it has just encoded.
+	written atomic.Pointer[atGen[map[string]map[string]shardEntry]]
 
 	shardLoads atomic.Int64
 	parsed     atomic.Int64
@@ -189,13 +194,14 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 	// The shards and the cache files are written while the graph is
 	// assembled: neither needs the other.
 	var asm *assembly
+	var written map[string]map[string]shardEntry
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		asm = newAssembly(ws, files)
 	}()
-	err = ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout())
+	written, err = ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout())
 	for _, rec := range parsed {
 		rec.Symbols, rec.Refs = nil, nil
 	}
@@ -217,9 +223,24 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		ix.fileDiags += diagCount(r)
 	}
 	ix.resetSymbols()
+	if len(written) > 0 {
+		gen := ix.symGen.Load()
+		install(ix, &ix.written, gen, written)
+		// The timer holds the generation, not the shards, so that they are
+		// garbage as soon as a query has read them.
+		time.AfterFunc(keepWritten, func() {
+			if w := ix.written.Load(); w != nil && w.gen == gen {
+				ix.written.CompareAndSwap(w, nil)
+			}
+		})
+	}
 	ix.asm, ix.ver = asm, asm.cur
 	return asm.cur, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
+
+// keepWritten is how long a Sync keeps the shards it wrote in memory for
+// the first symbol query (see Indexer.written).
+const keepWritten = time.Minute
 
 // bigPass is the number of files to parse above which a pass tunes the
 // garbage collector for throughput.
@@ -526,9 +547,9 @@ func (ix *Indexer) flushShardsLocked() error {
 
 // writeShards rewrites the @symbols shard of every project that holds a
 // parsed or removed file (all of them when the project layout changed).
-func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRecord, parsed []*FileRecord, removed []string, relayout bool) error {
+func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRecord, parsed []*FileRecord, removed []string, relayout bool) (map[string]map[string]shardEntry, error) {
 	if err := ix.store.ensure(); err != nil {
-		return err
+		return nil, err
 	}
 	owners := graph.NewOwners(ws)
 	owner := func(p string) string {
@@ -554,7 +575,7 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 		affected[owner(p)] = true
 	}
 	if len(affected) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Entries of unchanged files come from the shards on disk.
 	old := map[string]shardEntry{}
@@ -617,14 +638,19 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 	for p := range shards {
 		if !known[p] {
 			ix.store.removeShard(p)
+			delete(shards, p)
 			continue
 		}
 		save = append(save, p)
 	}
-	// Encoding is most of a save, and shards share nothing.
-	errs := make([]error, len(save))
-	Parallel(len(save), func(i int) { errs[i] = ix.store.saveShard(save[i], shards[save[i]]) })
-	return errors.Join(errs...)
+	// Encoding is most of a save, and shards share nothing. One batch
+	// makes them all durable with one flush instead of an fsync each.
+	batch := fsx.NewBatch(0o600)
+	Parallel(len(save), func(i int) { batch.Write(ix.store.shardPath(save[i]), encodeShard(shards[save[i]])) })
+	if err := batch.Commit(); err != nil {
+		return nil, err
+	}
+	return shards, nil
 }
 
 func hasSymbols(lang string) bool {
@@ -651,7 +677,7 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := t.v.assemble(sortedPaths(t.v.files))
+	g := t.v.assemble(t.v.paths)
 	install(ix, &ix.symbols, t.gen, g)
 	// Every symbol query takes the whole graph from now on (SymbolsReady),
 	// so the tables would only hold memory.
@@ -715,8 +741,17 @@ func (ix *Indexer) tablesLocked() (*atGen[*symbolTables], error) {
 		projects = append(projects, p.Name)
 	}
 	sort.Strings(projects)
+	written := current(ix, &ix.written)
 	for _, p := range projects {
-		entries, err := ix.store.loadShard(p)
+		entries, err := map[string]shardEntry(nil), error(nil)
+		if written != nil && written.v[p] != nil {
+			entries = written.v[p]
+			if pending[p] != nil {
+				entries = maps.Clone(entries) // applying the patch changes it
+			}
+		} else {
+			entries, err = ix.store.loadShard(p)
+		}
 		if err != nil {
 			// A damaged shard is rebuilt from its files rather than
 			// failing every symbol query until the next sync.
@@ -731,6 +766,9 @@ func (ix *Indexer) tablesLocked() (*atGen[*symbolTables], error) {
 				r.Symbols, r.Refs = e.Symbols, e.Refs
 			}
 		}
+	}
+	if written != nil {
+		ix.written.CompareAndSwap(written, nil)
 	}
 	return install(ix, &ix.tables, gen, newSymbolTables(ws, full)), nil
 }

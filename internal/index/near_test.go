@@ -3,7 +3,9 @@ package index
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -67,6 +69,8 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 			}
 			queries = append(queries, "symbol:no-such-symbol")
 
+			lk := newSymbolTables(tables.v.r.ws, tables.v.files)
+			lk.buildLookup()
 			near := map[string][]byte{}
 			for _, text := range queries {
 				q, err := query.Parse(text)
@@ -77,6 +81,7 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 				if !ok {
 					t.Fatalf("%q: SymbolNames refused it", text)
 				}
+				scanAgreesWithLookup(t, lk, ns)
 				part, ok, err := ix.SymbolsNear(ns)
 				if err != nil || !ok {
 					t.Fatal(ok, err)
@@ -249,6 +254,8 @@ func nearAgreesOn(t *testing.T, seed uint64, adversarial bool) bool {
 	qi := query.NewIndex(Assemble(ws, bare))
 	whole := AssembleSymbols(ws, files)
 	tb := newSymbolTables(ws, files)
+	lk := newSymbolTables(ws, files)
+	lk.buildLookup()
 	var ns []string
 	for _, f := range files {
 		for _, s := range f.Symbols {
@@ -271,12 +278,29 @@ func nearAgreesOn(t *testing.T, seed uint64, adversarial bool) bool {
 			t.Fatal(err)
 		}
 		names, _ := q.SymbolNames()
+		if !scanAgreesWithLookup(t, lk, names) {
+			return false
+		}
 		a, _ := qi.EvalPart(q, tb.near(names))
 		b, _ := qi.Eval(q, func() (*graph.Graph, error) { return whole, nil })
 		if !bytes.Equal(a.Encode(), b.Encode()) {
 			t.Errorf("seed %d adversarial=%v %q differs\npart:  %s\nwhole: %s", seed, adversarial, text, a.Encode(), b.Encode())
 			return false
 		}
+	}
+	return true
+}
+
+// scanAgreesWithLookup checks that the two ways near finds its files, one
+// pass over the records and the maps built for later queries, find the
+// same ones for names. t's lookup maps must be built.
+func scanAgreesWithLookup(t *testing.T, tb *symbolTables, names []string) bool {
+	t.Helper()
+	take, seeds := tb.lookup(names)
+	stake, sseeds := tb.scan(names)
+	if !maps.Equal(take, stake) || !maps.Equal(seeds, sseeds) {
+		t.Errorf("%q: the scan takes %v (seeds %v), the lookup %v (seeds %v)", names, stake, sseeds, take, seeds)
+		return false
 	}
 	return true
 }
@@ -296,4 +320,66 @@ func TestSymbolsNearAgreesOnRandomRecords(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTheFirstSymbolQueryAfterASyncReadsTheShardsItWrote: right after a
+// Sync, a symbol query is answered from the shards the Sync kept in
+// memory (here the files on disk are gone, and it still finds Greet), and
+// once an edit has come in it reads the disk and the edit's changes
+// instead (a symbol the edit removed and flushed is gone).
+func TestTheFirstSymbolQueryAfterASyncReadsTheShardsItWrote(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	shards, err := filepath.Glob(filepath.Join(ix.store.dir, "*"+shardSuffix))
+	if err != nil || len(shards) == 0 {
+		t.Fatalf("no shards written: %v", err)
+	}
+	saved := map[string][]byte{}
+	for _, s := range shards {
+		saved[s], _ = os.ReadFile(s)
+		os.Remove(s)
+	}
+	part, _, err := ix.SymbolsNear([]string{"Greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasNode(part, SymbolID("lib/lib.go", "Greet")) {
+		t.Fatalf("without the files on disk, the first query found no Greet: %s", part.Encode())
+	}
+	for s, b := range saved {
+		if err := os.WriteFile(s, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{"lib/util.go": "package lib\n\nvar prefix = \"hi, \"\n"})
+	syncIndex(t, ix, root) // keeps the shard it rewrote, lib's
+	writeTree(t, root, map[string]string{"lib/lib.go": "package lib\n\nconst Default = \"world\"\n"})
+	if _, _, err := ix.Update(ws, []string{"lib/lib.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	part, _, err = ix.SymbolsNear([]string{"Greet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasNode(part, SymbolID("lib/lib.go", "Greet")) {
+		t.Errorf("after an edit removed Greet, a query still found it: %s", part.Encode())
+	}
+}
+
+func hasNode(g *graph.Graph, id string) bool {
+	for _, n := range g.Nodes {
+		if n.ID == id {
+			return true
+		}
+	}
+	return false
 }
