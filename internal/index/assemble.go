@@ -36,6 +36,13 @@ type goPackage struct {
 }
 
 func newResolver(ws *workspace.Workspace, files map[string]*FileRecord) *resolver {
+	return newResolverSorted(ws, files, sortedPaths(files))
+}
+
+// newResolverSorted is newResolver for a caller that has the paths of
+// files sorted already: sorting 100k paths is a noticeable part of a
+// first symbol query.
+func newResolverSorted(ws *workspace.Workspace, files map[string]*FileRecord, paths []string) *resolver {
 	r := &resolver{
 		ws: ws, files: files,
 		dirs: map[string]bool{}, goMods: map[string]string{}, goPkgs: map[string]*goPackage{},
@@ -65,7 +72,7 @@ func newResolver(ws *workspace.Workspace, files map[string]*FileRecord) *resolve
 			}
 		}
 	}
-	for _, p := range sortedPaths(files) {
+	for _, p := range paths {
 		f := files[p]
 		if f.Lang != LangGo {
 			continue

@@ -17,7 +17,8 @@ import (
 // packages through the file's imports, and for JS/TS/Python through named
 // imports.
 func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
-	return newSymbolTables(ws, files).assemble(sortedPaths(files))
+	t := newSymbolTables(ws, files)
+	return t.assemble(t.paths)
 }
 
 // symbolTables hold what resolving the uses of any one file takes: the
@@ -25,51 +26,76 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 // bare method name). With them, each file's part of the symbol graph is
 // built on its own.
 type symbolTables struct {
-	files   map[string]*FileRecord
-	r       *resolver
-	byPkg   map[string]map[string]string
-	methods map[string]map[string][]string
+	files map[string]*FileRecord
+	r     *resolver
 
-	// For near, built on its first call: the files in path order, and by
-	// name the numbers of the files that declare it and that may use it.
+	// Each Go package's symbols, built on first use: a query of a few
+	// names needs a few packages, not all of them.
+	pkgMu sync.Mutex
+	pkgs  map[string]*pkgSymbols
+
+	paths []string // of files, sorted
+
+	// For near: by name the numbers (in paths) of the files that declare
+	// it and that may use it. The first call starts building them in the
+	// background and scans the records instead until they are ready.
 	lookupOnce sync.Once
-	paths      []string
+	lookupDone chan struct{}
 	declaredIn map[string][]int32
 	usedIn     map[string][]int32
 }
 
 func newSymbolTables(ws *workspace.Workspace, files map[string]*FileRecord) *symbolTables {
-	t := &symbolTables{files: files, r: newResolver(ws, files), byPkg: map[string]map[string]string{}, methods: map[string]map[string][]string{}}
-	for _, p := range sortedPaths(files) {
-		f := files[p]
-		if f.Lang != LangGo || len(f.Symbols) == 0 {
-			continue
+	paths := sortedPaths(files)
+	return &symbolTables{files: files, paths: paths, r: newResolverSorted(ws, files, paths), pkgs: map[string]*pkgSymbols{}}
+}
+
+// pkgSymbols are one Go package's symbols by name (the first declaration
+// by path wins) and its methods by their bare name.
+type pkgSymbols struct {
+	names   map[string]string
+	methods map[string][]string
+}
+
+// pkg returns the symbols of the Go package with import path ip (the
+// package's files are those whose directory the resolver maps to ip). It
+// is safe for concurrent use.
+func (t *symbolTables) pkg(ip string) *pkgSymbols {
+	t.pkgMu.Lock()
+	defer t.pkgMu.Unlock()
+	if p, ok := t.pkgs[ip]; ok {
+		return p
+	}
+	p := &pkgSymbols{names: map[string]string{}, methods: map[string][]string{}}
+	candidates := t.paths // a directory the resolver has no package for
+	if ip != "" {
+		candidates = nil
+		if g := t.r.goPkgs[ip]; g != nil {
+			candidates = g.files
 		}
-		ip := t.r.goDirPkg[path.Dir(f.Path)]
-		table := t.byPkg[ip]
-		if table == nil {
-			table = map[string]string{}
-			t.byPkg[ip] = table
+	}
+	for _, fp := range candidates {
+		f := t.files[fp]
+		if f == nil || f.Lang != LangGo || len(f.Symbols) == 0 || t.r.goDirPkg[path.Dir(fp)] != ip {
+			continue
 		}
 		for _, s := range f.Symbols {
 			id := SymbolID(f.Path, s.Name)
-			if _, dup := table[s.Name]; !dup {
-				table[s.Name] = id
+			if _, dup := p.names[s.Name]; !dup {
+				p.names[s.Name] = id
 			}
 			if s.Kind == "method" {
-				if t.methods[ip] == nil {
-					t.methods[ip] = map[string][]string{}
-				}
 				_, m, _ := strings.Cut(s.Name, ".")
-				t.methods[ip][m] = append(t.methods[ip][m], id)
+				p.methods[m] = append(p.methods[m], id)
 			}
 		}
 	}
-	return t
+	t.pkgs[ip] = p
+	return p
 }
 
 func (t *symbolTables) part(p string) symbolPart {
-	return t.r.symbolPart(t.files[p], t.files, t.byPkg, t.methods)
+	return t.r.symbolPart(t.files[p], t.files, t.pkg)
 }
 
 // assemble builds the parts of the files at paths (sorted) and joins them.
@@ -116,26 +142,27 @@ func (t *symbolTables) assemble(paths []string) *graph.Graph {
 //   - so every node of the result is, and so is every edge among them,
 //     which lives in the part of a file of the result.
 //
-// It costs a few lookups by name (in maps built by the first call) and a
-// few files' parts, instead of the half a million nodes of a large
-// workspace's whole symbol graph.
+// It costs a pass over the records (lookups by name, once the maps the
+// first call starts building are ready) and a few files' parts, instead
+// of the half a million nodes of a large workspace's whole symbol graph.
 func (t *symbolTables) near(names []string) *graph.Graph {
-	t.lookupOnce.Do(t.buildLookup)
+	t.lookupOnce.Do(func() {
+		t.lookupDone = make(chan struct{})
+		go func() {
+			defer close(t.lookupDone)
+			t.buildLookup()
+		}()
+	})
 	want := make(map[string]bool, len(names))
-	take, seeds := map[int32]bool{}, map[int32]bool{}
 	for _, n := range names {
 		want[n] = true
-		for _, i := range t.declaredIn[n] {
-			take[i], seeds[i] = true, true
-		}
-		for _, i := range t.usedIn[n] {
-			take[i] = true
-		}
-		if i := strings.LastIndexByte(n, '.'); i >= 0 {
-			for _, i := range t.usedIn[n[i+1:]] {
-				take[i] = true // a member use of a method's bare name
-			}
-		}
+	}
+	var take, seeds map[int32]bool
+	select {
+	case <-t.lookupDone:
+		take, seeds = t.lookup(names)
+	default:
+		take, seeds = t.scan(names)
 	}
 	paths := make([]string, 0, len(take))
 	for i := range take {
@@ -156,12 +183,78 @@ func (t *symbolTables) near(names []string) *graph.Graph {
 	return t.assemble(slices.Compact(paths))
 }
 
+// lookup finds the files near takes for names, and the seeds among them
+// (the files declaring a name), in the maps buildLookup made.
+func (t *symbolTables) lookup(names []string) (take, seeds map[int32]bool) {
+	take, seeds = map[int32]bool{}, map[int32]bool{}
+	for _, n := range names {
+		for _, i := range t.declaredIn[n] {
+			take[i], seeds[i] = true, true
+		}
+		for _, i := range t.usedIn[n] {
+			take[i] = true
+		}
+		if i := strings.LastIndexByte(n, '.'); i >= 0 {
+			for _, i := range t.usedIn[n[i+1:]] {
+				take[i] = true // a member use of a method's bare name
+			}
+		}
+	}
+	return take, seeds
+}
+
+// scan is lookup without the maps: one pass over every record, comparing
+// each name it declares or uses with the few names asked for. That costs
+// a few milliseconds on a large workspace, against a few hundred for
+// building the maps, which only pay off over many queries.
+func (t *symbolTables) scan(names []string) (take, seeds map[int32]bool) {
+	take, seeds = map[int32]bool{}, map[int32]bool{}
+	used := slices.Clone(names)
+	for _, n := range names {
+		if i := strings.LastIndexByte(n, '.'); i >= 0 {
+			used = append(used, n[i+1:]) // a member use of a method's bare name
+		}
+	}
+	for i, p := range t.paths {
+		f, i := t.files[p], int32(i)
+		for _, s := range f.Symbols {
+			if slices.Contains(names, s.Name) {
+				take[i], seeds[i] = true, true
+			}
+		}
+		if take[i] {
+			continue
+		}
+		switch f.Lang {
+		case LangGo:
+			for _, r := range f.Refs {
+				if slices.Contains(used, r.Name) {
+					take[i] = true
+					break
+				}
+			}
+		case LangTypeScript, LangJavaScript, LangPython:
+			for _, imp := range f.Imports {
+				for _, n := range imp.Names {
+					if slices.Contains(used, n) {
+						take[i] = true
+					} else if n == "default" { // as fileReferences resolves it
+						if target := t.files[t.r.importedFile(f, imp)]; target != nil && target.Default != "" && slices.Contains(used, target.Default) {
+							take[i] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return take, seeds
+}
+
 // buildLookup indexes the records by the names near looks for: the files
 // declaring each symbol name, and the files that may use each name (Go
 // files by the names of their uses, JS/TS/Python files by the names they
 // import, a default import by the name of the declaration it resolves to).
 func (t *symbolTables) buildLookup() {
-	t.paths = sortedPaths(t.files)
 	note := func(m map[string][]int32, name string, i int32) {
 		if l := m[name]; len(l) == 0 || l[len(l)-1] != i {
 			m[name] = append(l, i)
@@ -231,7 +324,7 @@ type symbolPart struct {
 	symEdges  []graph.Edge // from its symbols
 }
 
-func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, byPkg map[string]map[string]string, methods map[string]map[string][]string) symbolPart {
+func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, pkgs func(ip string) *pkgSymbols) symbolPart {
 	var p symbolPart
 	if len(f.Symbols) > 0 {
 		project := r.projectOf(f.Path)
@@ -244,7 +337,7 @@ func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, byPkg
 		}
 	}
 	fileID := FileID(f.Path)
-	for _, e := range r.fileReferences(f, files, byPkg, methods) {
+	for _, e := range r.fileReferences(f, files, pkgs) {
 		if e.Source == fileID {
 			p.fileEdges = append(p.fileEdges, e)
 		} else {
@@ -260,21 +353,31 @@ func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, byPkg
 }
 
 // fileReferences resolves the uses one file makes to reference edges.
-func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, byPkg map[string]map[string]string, methods map[string]map[string][]string) []graph.Edge {
+func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, pkgs func(ip string) *pkgSymbols) []graph.Edge {
 	var out []graph.Edge
 	switch f.Lang {
 	case LangGo:
 		ownPkg := r.goDirPkg[path.Dir(f.Path)]
-		own := byPkg[ownPkg]
 		locals := r.goLocalNames(f)
+		// The file's packages, each asked for once (pkgs takes a lock).
+		mine := make(map[string]*pkgSymbols, len(locals)+1)
+		get := func(ip string) *pkgSymbols {
+			p, ok := mine[ip]
+			if !ok {
+				p = pkgs(ip)
+				mine[ip] = p
+			}
+			return p
+		}
+		own := get(ownPkg).names
 		for _, ref := range f.Refs {
 			var to string
 			if ref.Qual == "" {
 				to = own[ref.Name]
 			} else if ip, ok := locals[ref.Qual]; ok {
-				to = byPkg[ip][ref.Name]
+				to = get(ip).names[ref.Name]
 			} else {
-				to = uniqueMethod(ref.Name, ownPkg, locals, methods)
+				to = uniqueMethod(ref.Name, ownPkg, locals, get)
 			}
 			if to == "" {
 				continue
@@ -324,11 +427,11 @@ func (r *resolver) importedFile(f *FileRecord, imp Import) string {
 // uniqueMethod resolves a member use without types: to the method of that
 // name if exactly one type, in the file's own package or a workspace package
 // it imports, has one. Ambiguous names stay unresolved rather than guessed.
-func uniqueMethod(name, own string, imports map[string]string, methods map[string]map[string][]string) string {
+func uniqueMethod(name, own string, imports map[string]string, pkgs func(ip string) *pkgSymbols) string {
 	found := ""
 	n := 0
 	consider := func(ip string) {
-		for _, id := range methods[ip][name] {
+		for _, id := range pkgs(ip).methods[name] {
 			if id != found {
 				found = id
 				n++
