@@ -470,6 +470,7 @@ func serverCmd(args []string) error {
 	gap := fs.Duration("gap", 150*time.Millisecond, "quiet time between change samples")
 	debounces := fs.String("debounces", "default,5ms", "debounce settings to measure change-to-event with (default = unset)")
 	out := fs.String("json", "", "write the results here")
+	onlyStart := fs.Bool("only-start", false, "time the server starts only, then stop")
 	_ = fs.Parse(args)
 
 	var sum synthSummary
@@ -522,6 +523,11 @@ func serverCmd(args []string) error {
 		} else {
 			srv = s
 		}
+	}
+
+	if *onlyStart {
+		srv.stop()
+		return nil
 	}
 
 	// 2. GET /api/v1/graph: identity, gzip, revalidation.
