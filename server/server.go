@@ -116,6 +116,16 @@ func Run(ctx context.Context, o Options) error {
 			eng.close(context.Background())
 		}
 	}()
+	// Setting up the watches walks every directory of the workspace: that
+	// runs while the rest of the server is put together, and is done
+	// before it serves, so that no edit a client makes goes unseen.
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		if err := ws.Watch(runCtx, cfg.Events.Debounce); err != nil {
+			log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
+		}
+	}()
 	started := time.Now().UTC()
 	consoleFS, err := consoleFiles(cfg)
 	if err != nil {
@@ -182,9 +192,6 @@ func Run(ctx context.Context, o Options) error {
 			log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the token file; revocations are still seen within a second")
 		}
 	}()
-	if err := ws.Watch(runCtx, cfg.Events.Debounce); err != nil {
-		log.Warn().Str(logx.Reason, err.Error()).Msg("cannot watch the workspace; the graph will not refresh on its own")
-	}
 
 	admin := tokens.Mint(auth.KindAdmin, auth.Admin|auth.ConsoleRead|auth.ConsoleWrite, 0)
 	st := state.State{
@@ -197,6 +204,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer func() { _ = state.Remove(cacheDir, st.PID) }()
 
+	<-watching
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info().Str(logx.Address, baseURL).Str(logx.Workspace, o.Root).Msg("serving")

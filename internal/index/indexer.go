@@ -176,8 +176,9 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 	}
 	if len(todo) > bigPass {
 		// A big pass allocates a lot and keeps little: collecting less
-		// often trades some peak memory for a quarter less CPU.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		// often trades some peak memory for CPU (at 96k files, GOGC=1000
+		// against 400: 0.6 s less CPU, 130 MB more peak RSS, 1.1 GB).
+		defer debug.SetGCPercent(debug.SetGCPercent(1000))
 	}
 	parsed := ix.parse(todo)
 	for _, rec := range parsed {
