@@ -146,12 +146,10 @@ func (t *symbolTables) assemble(paths []string) *graph.Graph {
 // first call starts building are ready) and a few files' parts, instead
 // of the half a million nodes of a large workspace's whole symbol graph.
 func (t *symbolTables) near(names []string) *graph.Graph {
+	first := false
 	t.lookupOnce.Do(func() {
 		t.lookupDone = make(chan struct{})
-		go func() {
-			defer close(t.lookupDone)
-			t.buildLookup()
-		}()
+		first = true
 	})
 	want := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -163,6 +161,13 @@ func (t *symbolTables) near(names []string) *graph.Graph {
 		take, seeds = t.lookup(names)
 	default:
 		take, seeds = t.scan(names)
+	}
+	if first {
+		// Started after the first scan, which it would only slow down.
+		go func() {
+			defer close(t.lookupDone)
+			t.buildLookup()
+		}()
 	}
 	paths := make([]string, 0, len(take))
 	for i := range take {
