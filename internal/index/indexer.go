@@ -448,7 +448,16 @@ func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Fou
 // parse reads and parses files on every core.
 func (ix *Indexer) parse(todo []Found) []*FileRecord {
 	out := make([]*FileRecord, len(todo))
-	Parallel(len(todo), func(i int) {
+	var treeSitter, other []int
+	for i, f := range todo {
+		switch f.Lang {
+		case LangTypeScript, LangJavaScript, LangPython:
+			treeSitter = append(treeSitter, i)
+		default:
+			other = append(other, i)
+		}
+	}
+	ParallelGroups([][]int{treeSitter, other}, func(i int) {
 		f := todo[i]
 		src, err := fsx.ReadSized(filepath.Join(ix.root, filepath.FromSlash(f.Path)), f.Size)
 		var rec FileRecord
