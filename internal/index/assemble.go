@@ -35,14 +35,9 @@ type goPackage struct {
 	files      []string
 }
 
-func newResolver(ws *workspace.Workspace, files map[string]*FileRecord) *resolver {
-	return newResolverSorted(ws, files, sortedPaths(files))
-}
-
-// newResolverSorted is newResolver for a caller that has the paths of
-// files sorted already: sorting 100k paths is a noticeable part of a
-// first symbol query.
-func newResolverSorted(ws *workspace.Workspace, files map[string]*FileRecord, paths []string) *resolver {
+// newResolver indexes files for resolution; paths are the keys of files,
+// sorted (callers sort them once for the other passes they make too).
+func newResolver(ws *workspace.Workspace, files map[string]*FileRecord, paths []string) *resolver {
 	r := &resolver{
 		ws: ws, files: files,
 		dirs: map[string]bool{}, goMods: map[string]string{}, goPkgs: map[string]*goPackage{},
@@ -188,7 +183,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 	// the sorts at the end of a cold index are much faster on.
 	paths := sortedPaths(files)
 	a := &assembly{
-		ws: ws, r: newResolverSorted(ws, files, paths), targets: map[string]bool{},
+		ws: ws, r: newResolver(ws, files, paths), targets: map[string]bool{},
 		byFile: make(map[string]contribution, len(files)), byPkg: map[string]contribution{},
 		extCount: map[string]int{}, infCount: map[[2]string]int{},
 	}

@@ -47,7 +47,7 @@ type symbolTables struct {
 
 func newSymbolTables(ws *workspace.Workspace, files map[string]*FileRecord) *symbolTables {
 	paths := sortedPaths(files)
-	return &symbolTables{files: files, paths: paths, r: newResolverSorted(ws, files, paths), pkgs: map[string]*pkgSymbols{}}
+	return &symbolTables{files: files, paths: paths, r: newResolver(ws, files, paths), pkgs: map[string]*pkgSymbols{}}
 }
 
 // pkgSymbols are one Go package's symbols by name (the first declaration
