@@ -49,6 +49,7 @@ var goFastPool = sync.Pool{New: func() any { return &goFast{names: map[string]st
 
 func (p *goFast) reset() {
 	names, cands, bound := p.names, p.cands[:0], p.bound[:0]
+	clear(bound[:cap(bound)]) // they alias the last file's source
 	if len(names) > 4096 {
 		names = map[string]string{}
 	}
