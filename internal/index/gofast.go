@@ -3,6 +3,7 @@ package index
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -145,7 +146,7 @@ func (p *goFast) intern(b string) string {
 	if s, ok := p.names[b]; ok {
 		return s
 	}
-	s := string([]byte(b))
+	s := strings.Clone(b)
 	p.names[s] = s
 	return s
 }
@@ -400,9 +401,8 @@ func (p *goFast) typeSpecRest() {
 
 func (p *goFast) funcDecl() {
 	p.next() // func
-	p.inUnit = true
-	p.cands = p.cands[:0]
-	p.bound = p.bound[:0]
+	// The unit is named once the receiver and the name are read.
+	p.beginUnit("")
 	recv := ""
 	if p.tok() == tLparen {
 		recv = p.receiver()
@@ -530,12 +530,13 @@ func (p *goFast) signature() {
 // type otherwise, so those wait in pending until the list's end decides.
 func (p *goFast) params() {
 	p.expect(tLparen)
-	type entry struct {
-		name  string
-		cand  int // as a type
-		named bool
+	// Bare identifiers since the last parameter with a type: names of
+	// that type if one follows, types if no entry of the list is named.
+	type bare struct {
+		name string
+		cand int
 	}
-	var pending []entry
+	var open []bare
 	named, unnamed := false, false
 	for p.tok() != tRparen {
 		variadic := false
@@ -543,46 +544,30 @@ func (p *goFast) params() {
 			switch t := p.peek(); {
 			case t == tComma || t == tRparen:
 				name := p.text()
-				pending = append(pending, entry{name: name, cand: p.ident()})
+				open = append(open, bare{name, p.ident()})
 			case t == tPeriod:
 				p.typ()
 				unnamed = true
-			case t == tLbrack:
+			case t == tEllipsis || startsType(t):
 				name, _, _ := p.declName()
 				// name []T is a parameter; T[X] an instance or name [N]T
 				// an array: go/parser needs more look-ahead for those.
-				if p.peek() != tRbrack {
+				if t == tLbrack && p.peek() != tRbrack {
 					giveUp()
 				}
 				p.bind(name)
-				for i := range pending {
-					if !pending[i].named {
-						p.bind(pending[i].name)
-						p.kill(pending[i].cand)
-						pending[i].named = true
-					}
-				}
-				p.typ()
-				named = true
-			case t == tEllipsis || startsType(t):
-				name, _, _ := p.declName()
-				p.bind(name)
-				grouped := false
-				for i := range pending {
-					grouped = grouped || !pending[i].named
-					if !pending[i].named {
-						p.bind(pending[i].name)
-						p.kill(pending[i].cand)
-						pending[i].named = true
-					}
+				for _, b := range open {
+					p.bind(b.name)
+					p.kill(b.cand)
 				}
 				if p.tok() == tEllipsis {
-					if grouped {
+					if len(open) > 0 {
 						giveUp() // a, b ...T
 					}
 					p.next()
 					variadic = true
 				}
+				open = open[:0]
 				p.typ()
 				named = true
 			default:
@@ -608,15 +593,8 @@ func (p *goFast) params() {
 		}
 	}
 	p.expect(tRparen)
-	if named {
-		if unnamed {
-			giveUp()
-		}
-		for _, e := range pending {
-			if !e.named {
-				giveUp() // names after the last type
-			}
-		}
+	if named && (unnamed || len(open) > 0) {
+		giveUp() // mixed named and unnamed parameters
 	}
 }
 
@@ -1086,6 +1064,7 @@ const (
 	sIncDec
 	sLabeled
 	sRange
+	sGuard // v := x.(type)
 )
 
 const (
@@ -1168,7 +1147,10 @@ func (p *goFast) simpleStmt(mode int) (skind, xinfo) {
 			p.expr()
 			return sRange, xinfo{}
 		}
-		p.exprList()
+		m, y, _ := p.exprList()
+		if t == tDefine && n == 1 && m == 1 && y.kind == xTypeSwitch && !y.paren {
+			return sGuard, xinfo{}
+		}
 		return sAssign, xinfo{}
 	}
 	if n > 1 {
@@ -1292,7 +1274,7 @@ func (p *goFast) switchStmt() {
 		var x xinfo
 		has := false
 		if p.tok() != tSemi {
-			k, x = p.guardOrHeader()
+			k, x = p.header(modeBasic)
 			has = true
 		}
 		if p.tok() == tSemi {
@@ -1303,7 +1285,7 @@ func (p *goFast) switchStmt() {
 			}
 			k, x = sExpr, xinfo{}
 			if p.tok() != tLbrace {
-				k, x = p.guardOrHeader()
+				k, x = p.header(modeBasic)
 				has = true
 			}
 		}
@@ -1313,7 +1295,7 @@ func (p *goFast) switchStmt() {
 				if k != sExpr {
 					giveUp()
 				}
-			case p.typeAsserts == asserts+1 && (k == sExpr && x.kind == xTypeSwitch && !x.paren || k == sAssign && x.kind == xTypeSwitch):
+			case p.typeAsserts == asserts+1 && (k == sExpr && x.kind == xTypeSwitch && !x.paren || k == sGuard):
 				p.guards++
 			default:
 				giveUp()
@@ -1333,49 +1315,6 @@ func (p *goFast) switchStmt() {
 	}
 	p.expect(tRbrace)
 	p.expectSemi()
-}
-
-// guardOrHeader parses a switch header statement. For `v := x.(type)` it
-// returns sAssign with the right side's description; any other assignment
-// gives up in the caller unless it is the init statement.
-func (p *goFast) guardOrHeader() (skind, xinfo) {
-	prev := p.exprLev
-	p.exprLev = -1
-	defer func() { p.exprLev = prev }()
-	lhsStart := len(p.cands)
-	n, x, idents := p.exprList()
-	switch p.tok() {
-	case tDefine, tAssign, tOpAssign:
-		t := p.tok()
-		if t == tOpAssign && n > 1 {
-			giveUp()
-		}
-		if t == tDefine {
-			p.defineLHS(lhsStart, idents)
-		}
-		p.next()
-		m, y, _ := p.exprList()
-		if t == tDefine && n == 1 && m == 1 && y.kind == xTypeSwitch && !y.paren {
-			return sAssign, y
-		}
-		if y.kind == xTypeSwitch {
-			giveUp()
-		}
-		return sAssign, xinfo{}
-	}
-	if n > 1 {
-		giveUp()
-	}
-	switch p.tok() {
-	case tArrow:
-		p.next()
-		p.expr()
-		return sSend, xinfo{}
-	case tInc, tDec:
-		p.next()
-		return sIncDec, xinfo{}
-	}
-	return sExpr, x
 }
 
 func (p *goFast) selectStmt() {

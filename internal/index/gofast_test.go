@@ -121,20 +121,19 @@ func recordDiff(got, want FileRecord) string {
 	n := 0
 	for r := range gr {
 		if !wr[r] && n < 10 {
-			b.WriteString("  only fast: " + r.From + " " + r.Qual + "." + r.Name + " line " + itoa(r.Line) + "\n")
+			b.WriteString("  only fast: " + r.From + " " + r.Qual + "." + r.Name + " line " + strconv.Itoa(r.Line) + "\n")
 			n++
 		}
 	}
 	for r := range wr {
 		if !gr[r] && n < 20 {
-			b.WriteString("  only go/parser: " + r.From + " " + r.Qual + "." + r.Name + " line " + itoa(r.Line) + "\n")
+			b.WriteString("  only go/parser: " + r.From + " " + r.Qual + "." + r.Name + " line " + strconv.Itoa(r.Line) + "\n")
 			n++
 		}
 	}
 	return b.String()
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
 
 func FuzzGoFast(f *testing.F) {
 	for _, s := range []string{
