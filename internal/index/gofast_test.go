@@ -134,7 +134,6 @@ func recordDiff(got, want FileRecord) string {
 	return b.String()
 }
 
-
 func FuzzGoFast(f *testing.F) {
 	for _, s := range []string{
 		"package p\nfunc f() { x := T{A: 1}; _ = x }\n",
