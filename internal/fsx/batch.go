@@ -41,27 +41,13 @@ func (b *Batch) Write(path string, data []byte) error {
 	return err
 }
 
-func (b *Batch) stage(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+func (b *Batch) stage(path string, data []byte) error {
+	tmp, err := writeTemp(path, data, b.perm, false)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if cerr := tmp.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("write %s: %w", path, cerr)
-		}
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(b.perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	b.mu.Lock()
-	b.tmps = append(b.tmps, batchFile{tmp.Name(), path})
+	b.tmps = append(b.tmps, batchFile{tmp, path})
 	b.mu.Unlock()
 	return nil
 }

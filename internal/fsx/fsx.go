@@ -15,35 +15,46 @@ import (
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory: write, fsync, chmod, rename, then fsync the directory so the
 // rename itself survives a power cut.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := writeTemp(path, data, perm, true)
 	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// writeTemp writes data with mode perm to a new temporary file beside
+// path, fsynced if sync, and returns its name; on error it leaves none.
+func writeTemp(path string, data []byte, perm os.FileMode, sync bool) (name string, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
 	defer func() {
+		if cerr := tmp.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
+		}
 		if err != nil {
-			_ = tmp.Close()
 			_ = os.Remove(tmp.Name())
 		}
 	}()
 	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if sync {
+		if err = tmp.Sync(); err != nil {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
 	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
+	return tmp.Name(), nil
 }
 
 func syncDir(dir string) {
