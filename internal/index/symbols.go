@@ -1,6 +1,7 @@
 package index
 
 import (
+	"iter"
 	"path"
 	"slices"
 	"strings"
@@ -196,16 +197,25 @@ func (t *symbolTables) lookup(names []string) (take, seeds map[int32]bool) {
 		for _, i := range t.declaredIn[n] {
 			take[i], seeds[i] = true, true
 		}
+	}
+	for _, n := range usedNames(names) {
 		for _, i := range t.usedIn[n] {
 			take[i] = true
 		}
-		if i := strings.LastIndexByte(n, '.'); i >= 0 {
-			for _, i := range t.usedIn[n[i+1:]] {
-				take[i] = true // a member use of a method's bare name
-			}
-		}
 	}
 	return take, seeds
+}
+
+// usedNames are the names whose uses may resolve to a symbol of names:
+// the names, and a method's bare name (a member use of it).
+func usedNames(names []string) []string {
+	used := slices.Clone(names)
+	for _, n := range names {
+		if i := strings.LastIndexByte(n, '.'); i >= 0 {
+			used = append(used, n[i+1:])
+		}
+	}
+	return used
 }
 
 // scan is lookup without the maps: one pass over every record, comparing
@@ -214,12 +224,7 @@ func (t *symbolTables) lookup(names []string) (take, seeds map[int32]bool) {
 // building the maps, which only pay off over many queries.
 func (t *symbolTables) scan(names []string) (take, seeds map[int32]bool) {
 	take, seeds = map[int32]bool{}, map[int32]bool{}
-	used := slices.Clone(names)
-	for _, n := range names {
-		if i := strings.LastIndexByte(n, '.'); i >= 0 {
-			used = append(used, n[i+1:]) // a member use of a method's bare name
-		}
-	}
+	used := usedNames(names)
 	for i, p := range t.paths {
 		f, i := t.files[p], int32(i)
 		for _, s := range f.Symbols {
@@ -230,25 +235,10 @@ func (t *symbolTables) scan(names []string) (take, seeds map[int32]bool) {
 		if take[i] {
 			continue
 		}
-		switch f.Lang {
-		case LangGo:
-			for _, r := range f.Refs {
-				if slices.Contains(used, r.Name) {
-					take[i] = true
-					break
-				}
-			}
-		case LangTypeScript, LangJavaScript, LangPython:
-			for _, imp := range f.Imports {
-				for _, n := range imp.Names {
-					if slices.Contains(used, n) {
-						take[i] = true
-					} else if n == "default" { // as fileReferences resolves it
-						if target := t.files[t.r.importedFile(f, imp)]; target != nil && target.Default != "" && slices.Contains(used, target.Default) {
-							take[i] = true
-						}
-					}
-				}
+		for n := range t.uses(f) {
+			if slices.Contains(used, n) {
+				take[i] = true
+				break
 			}
 		}
 	}
@@ -283,26 +273,40 @@ func (t *symbolTables) buildLookup() {
 	})
 	t.usedIn = make(map[string][]int32, uses/2)
 	for i, p := range t.paths {
-		f, i := t.files[p], int32(i)
+		for n := range t.uses(t.files[p]) {
+			note(t.usedIn, n, int32(i))
+		}
+	}
+	wg.Wait()
+}
+
+// uses yields the names f may use, as its references resolve them: a Go
+// file's uses by name, a JS/TS/Python file's imported names, and for a
+// default import the name of the declaration it resolves to.
+func (t *symbolTables) uses(f *FileRecord) iter.Seq[string] {
+	return func(yield func(string) bool) {
 		switch f.Lang {
 		case LangGo:
 			for _, r := range f.Refs {
-				note(t.usedIn, r.Name, i)
+				if !yield(r.Name) {
+					return
+				}
 			}
 		case LangTypeScript, LangJavaScript, LangPython:
 			for _, imp := range f.Imports {
 				for _, n := range imp.Names {
-					note(t.usedIn, n, i)
+					if !yield(n) {
+						return
+					}
 					if n == "default" { // as fileReferences resolves it
-						if target := t.files[t.r.importedFile(f, imp)]; target != nil && target.Default != "" {
-							note(t.usedIn, target.Default, i)
+						if target := t.files[t.r.importedFile(f, imp)]; target != nil && target.Default != "" && !yield(target.Default) {
+							return
 						}
 					}
 				}
 			}
 		}
 	}
-	wg.Wait()
 }
 
 // symbolFile is the indexed file a symbol id names. A '#' may be in the
