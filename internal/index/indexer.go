@@ -753,12 +753,12 @@ func (ix *Indexer) tablesLocked() (*atGen[*symbolTables], error) {
 	sort.Strings(projects)
 	written := current(ix, &ix.written)
 	for _, p := range projects {
-		entries, err := map[string]shardEntry(nil), error(nil)
+		var entries map[string]shardEntry
+		var err error
 		if written != nil && written.v[p] != nil {
+			// No patch is pending on them: Sync flushes the patches
+			// before it writes, and an edit since would make them stale.
 			entries = written.v[p]
-			if pending[p] != nil {
-				entries = maps.Clone(entries) // applying the patch changes it
-			}
 		} else {
 			entries, err = ix.store.loadShard(p)
 		}
