@@ -681,22 +681,7 @@ func (p *goFast) qualified(c int) {
 
 func (p *goFast) typeArgs() {
 	p.expect(tLbrack)
-	p.exprLev++
-	n := 0
-	for p.tok() != tRbrack && p.tok() != tEOF {
-		p.typ()
-		n++
-		if p.tok() != tComma {
-			if p.tok() != tRbrack {
-				giveUp()
-			}
-			break
-		}
-		p.next()
-	}
-	p.exprLev--
-	p.expect(tRbrack)
-	if n == 0 {
+	if p.list(tRbrack, func() bool { p.typ(); return false }) == 0 {
 		giveUp()
 	}
 }
@@ -982,27 +967,40 @@ func (p *goFast) index() xinfo {
 
 func (p *goFast) call() {
 	p.expect(tLparen)
-	p.exprLev++
-	for p.tok() != tRparen && p.tok() != tEOF {
+	p.list(tRparen, func() bool {
 		p.expr()
-		ellipsis := false
 		if p.tok() == tEllipsis {
 			p.next()
-			ellipsis = true
+			return true // the list ends after f(xs...)
 		}
+		return false
+	})
+}
+
+// list parses what follows an opening bracket: items separated by
+// commas, with an optional trailing comma, then closing. item parses one
+// and reports whether it must be the last. It returns how many there
+// were. go/parser reads these lists with its exprLev raised.
+func (p *goFast) list(closing gtok, item func() (last bool)) int {
+	p.exprLev++
+	n := 0
+	for p.tok() != closing && p.tok() != tEOF {
+		last := item()
+		n++
 		if p.tok() != tComma {
-			if p.tok() != tRparen {
+			if p.tok() != closing {
 				giveUp()
 			}
 			break
 		}
 		p.next()
-		if ellipsis {
+		if last {
 			break
 		}
 	}
 	p.exprLev--
-	p.expect(tRparen)
+	p.expect(closing)
+	return n
 }
 
 // literal parses a composite literal's braces.
@@ -1010,8 +1008,7 @@ func (p *goFast) literal() {
 	p.enter()
 	defer p.leave()
 	p.expect(tLbrace)
-	p.exprLev++
-	for p.tok() != tRbrace && p.tok() != tEOF {
+	p.list(tRbrace, func() bool {
 		k := p.value()
 		if p.tok() == tColon {
 			if k.kind == xIdent && !k.paren {
@@ -1020,16 +1017,8 @@ func (p *goFast) literal() {
 			p.next()
 			p.value()
 		}
-		if p.tok() != tComma {
-			if p.tok() != tRbrace {
-				giveUp()
-			}
-			break
-		}
-		p.next()
-	}
-	p.exprLev--
-	p.expect(tRbrace)
+		return false
+	})
 }
 
 func (p *goFast) value() xinfo {
