@@ -88,7 +88,7 @@ func decodeRow(i int, n *yaml.Node) (Row, []Problem) {
 		case "procedure":
 			str(&row.Procedure)
 		case "grant":
-			str(&row.Grant)
+			str(&row.grant)
 		case "handler":
 			str(&row.Handler)
 		case "stream":

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
@@ -71,14 +73,14 @@ type Listener struct {
 	peersOnly  bool
 	cors       *cors.Cors
 	corsHosted *cors.Cors
-	log        zerolog.Logger
-	rows       []Row
+	noRoute    zerolog.Logger   // the access log of paths no row serves
 	counts     [6]*atomic.Int64 // requests_total, then 1xx..5xx by status/100
 }
 
 // route is every row of one path, compiled.
 type route struct {
-	name    string // the first row's name, for the log of refused methods
+	name    string         // the first row's name, for the log of refused methods
+	log     zerolog.Logger // with the listener's and that name's fields
 	path    string
 	prefix  bool
 	hosted  bool
@@ -101,6 +103,7 @@ func (rt *route) endpoint(method string) *endpoint {
 
 type endpoint struct {
 	name    string
+	log     zerolog.Logger // with the listener's and the row's fields
 	grant   auth.Grant
 	peer    bool
 	maxBody int64
@@ -118,7 +121,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		tokens:     cfg.Tokens,
 		kinds:      cfg.Kinds,
 		peersOnly:  cfg.LoopbackPeersOnly,
-		log:        cfg.Log,
+		noRoute:    routeLog(cfg.Log, cfg.Exposure, "-"),
 	}
 	if cfg.HostedOrigin != "" {
 		u, err := config.ParseOrigin(cfg.HostedOrigin)
@@ -141,19 +144,12 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 	l.cors = newCORS(func(o string) bool { return l.origins.corsAllowed(o, false) })
 	l.corsHosted = newCORS(func(o string) bool { return l.origins.corsAllowed(o, true) })
 
-	l.rows = t.Select(cfg.Exposure, cfg.Keep)
-	for i := range l.rows {
-		row := &l.rows[i]
-		ep := &endpoint{name: row.Name, peer: row.LoopbackPeer, maxBody: row.MaxBody}
+	rows := t.Select(cfg.Exposure, cfg.Keep)
+	for i := range rows {
+		row := &rows[i]
+		ep := &endpoint{name: row.Name, log: routeLog(cfg.Log, cfg.Exposure, row.Name), grant: row.Grant, peer: row.LoopbackPeer, maxBody: row.MaxBody}
 		if ep.maxBody == 0 {
 			ep.maxBody = cfg.MaxBody
-		}
-		if row.Grant != GrantNone {
-			g, err := auth.ParseGrant(row.Grant)
-			if err != nil {
-				return nil, fmt.Errorf("row %d (%s): %w", row.Index, row.Name, err)
-			}
-			ep.grant = g
 		}
 		if row.Procedure != "" {
 			ep.h = reg.services[row.Handler].handler
@@ -165,7 +161,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		}
 		rt := l.exact[row.Path]
 		if rt == nil {
-			rt = &route{name: row.Name, path: row.Path, prefix: row.Prefix, hosted: row.Hosted, public: row.Grant == GrantNone, connect: row.Procedure != ""}
+			rt = &route{name: row.Name, log: ep.log, path: row.Path, prefix: row.Prefix, hosted: row.Hosted, public: row.Public(), connect: row.Procedure != ""}
 			l.exact[row.Path] = rt
 			if row.Prefix {
 				l.prefixes = append(l.prefixes, rt)
@@ -203,8 +199,11 @@ func newCORS(allowed func(string) bool) *cors.Cors {
 	})
 }
 
-// Rows lists the rows this listener serves, in table order.
-func (l *Listener) Rows() []Row { return l.rows }
+// routeLog is a logger carrying a listener's and a route's fields, made once
+// per route so that no request pays for them.
+func routeLog(log zerolog.Logger, listener, route string) zerolog.Logger {
+	return log.With().Str(logx.Listener, listener).Str(logx.Route, route).Logger()
+}
 
 // match finds the route of a path: an exact row first, then the longest
 // prefix row.
@@ -223,16 +222,18 @@ func (l *Listener) match(path string) *route {
 // ServeHTTP is the whole pipeline, in DESIGN.md's order: recover, access
 // log, Host guard, Origin check, CORS and Private Network Access (preflights
 // end there), then the route: authenticate, method, grant, loopback peer,
-// body limit, handler.
+// body limit, and the handler, with the caller's identity and a logger in
+// the request's context.
 func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := getRecorder(w)
 	start := time.Now()
 	rt := l.match(r.URL.Path)
 	var ep *endpoint
+	rec.log = &l.noRoute
 	if rt != nil {
-		rec.route = rt.name
+		rec.log = &rt.log
 		if ep = rt.endpoint(r.Method); ep != nil {
-			rec.route = ep.name
+			rec.log = &ep.log
 		}
 	}
 	defer l.finish(rec, r, rt, start)
@@ -299,6 +300,7 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// and closes the connection instead of reading the rest as a request.
 		r.Body = http.MaxBytesReader(rec.w, r.Body, ep.maxBody)
 	}
+	r = withCall(r, caller.Call{Principal: p, Listener: l.exposure, Route: ep.name, Path: rt.path, Log: &ep.log})
 	if ep.h != nil {
 		ep.h.ServeHTTP(rec, r)
 		return
@@ -317,7 +319,7 @@ func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.
 			putRecorder(rec)
 			panic(v)
 		}
-		l.log.Error().Str(logx.Route, rec.route).Str(logx.Panic, fmt.Sprint(v)).Str(logx.Stack, string(debug.Stack())).Msg("handler panicked")
+		rec.log.Error().Str(logx.Panic, fmt.Sprint(v)).Str(logx.Stack, string(debug.Stack())).Msg("handler panicked")
 		writeError(rec, r, rt, errInternal)
 	}
 	status := rec.status
@@ -330,10 +332,8 @@ func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.
 			l.counts[c].Add(1)
 		}
 	}
-	l.log.Info().
-		Str(logx.Listener, l.exposure).
+	rec.log.Info().
 		Str(logx.Method, logx.SafeMethod(r.Method)).
-		Str(logx.Route, rec.route).
 		Int(logx.Status, status).
 		Dur(logx.Latency, time.Since(start)).
 		Msg("request")
@@ -355,13 +355,22 @@ func (l *Listener) hostAllowed(host string, hosted bool) bool {
 	return false
 }
 
-func (l *Listener) kindAccepted(k auth.Kind) bool {
-	for _, x := range l.kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
+func (l *Listener) kindAccepted(k auth.Kind) bool { return slices.Contains(l.kinds, k) }
+
+// request is a request with its caller's context, in one allocation.
+type request struct {
+	ctx caller.Context
+	req http.Request
+}
+
+// withCall returns r with call in its context. The copy WithContext makes
+// stays on the stack: the one allocation is the request struct, so that the
+// identity in the context costs the read route a single allocation.
+func withCall(r *http.Request, call caller.Call) *http.Request {
+	c := &request{}
+	c.ctx.Init(r.Context(), call)
+	c.req = *r.WithContext(&c.ctx)
+	return &c.req
 }
 
 func loopbackPeer(remote string) bool {

@@ -14,14 +14,20 @@ func Matrix(t *Table) string {
 	fmt.Fprintln(tw, "NAME\tMETHOD\tPATH\tGRANT\tLOOPBACK\tSHARE\tFLAGS")
 	for i := range t.Rows {
 		r := &t.Rows[i]
-		share := "-"
-		if r.Exposed(ExposureShare) {
-			share = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Method, r.Path, r.Grant, "yes", share, flags(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Method, r.Path, r.Grant, yes(r.Exposed(ExposureLoopback)), yes(r.Exposed(ExposureShare)), flags(r))
 	}
 	_ = tw.Flush()
 	return buf.String()
+}
+
+// yes is a matrix cell. Every row is on loopback today (a load rule), but
+// the column is read from the row, not written as a constant, and stays
+// because scripts that read the matrix rely on its columns.
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "-"
 }
 
 func flags(r *Row) string {

@@ -3,25 +3,27 @@ package gateway
 import (
 	"net/http"
 	"sync"
+
+	"github.com/rs/zerolog"
 )
 
 // recorder wraps the ResponseWriter for one request: it remembers the status
-// for the access log, which route answered, and whether the caller passed the
-// token check (5xx detail is for authenticated callers only). Recorders are
-// pooled so the pipeline adds no allocation per request.
+// for the access log, the logger of the route that answered, and whether
+// the caller passed the token check (5xx detail is for authenticated callers
+// only). Recorders are pooled so the pipeline adds no allocation per request.
 type recorder struct {
 	w           http.ResponseWriter
 	status      int
 	wroteHeader bool
 	authed      bool
-	route       string
+	log         *zerolog.Logger
 }
 
 var recorderPool = sync.Pool{New: func() any { return new(recorder) }}
 
 func getRecorder(w http.ResponseWriter) *recorder {
 	rec := recorderPool.Get().(*recorder)
-	*rec = recorder{w: w, route: "-"}
+	*rec = recorder{w: w}
 	return rec
 }
 

@@ -2,8 +2,9 @@ package gateway
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/corehq/core/internal/suggest"
@@ -20,6 +21,10 @@ type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 type Registry struct {
 	plain    map[string]HandlerFunc
 	services map[string]service
+	// plainOnly registries take no Connect service, so the rule that every
+	// generated service linked into the binary is registered is not
+	// theirs.
+	plainOnly bool
 }
 
 type service struct {
@@ -27,9 +32,18 @@ type service struct {
 	handler http.Handler
 }
 
-// NewRegistry returns an empty registry.
+// NewRegistry returns an empty registry for a table that routes every
+// generated core.* Connect service: the server's.
 func NewRegistry() *Registry {
 	return &Registry{plain: map[string]HandlerFunc{}, services: map[string]service{}}
+}
+
+// NewPlainRegistry returns an empty registry for a table of plain routes
+// only, such as the snapshot server's.
+func NewPlainRegistry() *Registry {
+	r := NewRegistry()
+	r.plainOnly = true
+	return r
 }
 
 // Handle registers a plain handler under name.
@@ -41,6 +55,9 @@ func (g *Registry) Handle(name string, fn HandlerFunc) {
 // Service registers a generated Connect service's handler under name. Every
 // method of desc must then have exactly one row, naming this handler.
 func (g *Registry) Service(name string, desc protoreflect.ServiceDescriptor, h http.Handler) {
+	if g.plainOnly {
+		panic(fmt.Sprintf("gateway: service %q registered in a registry of plain routes", name))
+	}
 	g.claim(name)
 	g.services[name] = service{desc: desc, handler: h}
 }
@@ -58,15 +75,9 @@ func (g *Registry) claim(name string) {
 
 // Names lists the registered handler names, sorted.
 func (g *Registry) Names() []string {
-	var out []string
-	for n := range g.plain {
-		out = append(out, n)
-	}
-	for n := range g.services {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	names := slices.AppendSeq(slices.Collect(maps.Keys(g.plain)), maps.Keys(g.services))
+	slices.Sort(names)
+	return names
 }
 
 // check applies the rules that tie the table to the code: every handler
@@ -117,7 +128,7 @@ func (g *Registry) check(rows []Row) []Problem {
 		}
 	}
 	registered := map[string]bool{}
-	for _, name := range sortedKeys(g.services) {
+	for _, name := range slices.Sorted(maps.Keys(g.services)) {
 		svc := g.services[name]
 		registered[string(svc.desc.FullName())] = true
 		for _, m := range methodNames(svc.desc) {
@@ -126,6 +137,9 @@ func (g *Registry) check(rows []Row) []Problem {
 				problems = append(problems, Problem{Row: -1, Msg: "procedure " + proc + " has no row; every procedure needs exactly one, with its own grant"})
 			}
 		}
+	}
+	if g.plainOnly {
+		return problems
 	}
 	for _, full := range generatedServices() {
 		if !registered[full] {
@@ -158,15 +172,6 @@ func generatedServices() []string {
 		}
 		return true
 	})
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

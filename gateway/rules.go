@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/suggest"
 )
 
@@ -81,12 +82,19 @@ func checkRows(rows []Row) []Problem {
 		}
 
 		switch {
-		case r.Grant == "":
-			bad("grant", "is required; there is no default. Allowed: "+strings.Join(knownGrants, ", "))
-		case !contains(knownGrants, r.Grant):
-			bad("grant", quote(r.Grant)+" is not a grant"+suggest.DidYouMean(r.Grant, knownGrants)+"; allowed: "+strings.Join(knownGrants, ", "))
-		case r.Grant == GrantNone && (r.Method != "GET" || r.Procedure != "" || strings.HasPrefix(r.Path, "/api/")):
-			bad("grant", "none is only for GET rows outside /api/ (static pages); every API route requires a token")
+		case r.grant == "":
+			bad("grant", "is required; there is no default. Allowed: "+strings.Join(grantChoices, ", "))
+		case r.grant == GrantNone:
+			r.Grant = auth.None
+			if r.Method != "GET" || r.Procedure != "" || strings.HasPrefix(r.Path, "/api/") {
+				bad("grant", "none is only for GET rows outside /api/ (static pages); every API route requires a token")
+			}
+		default:
+			g, err := auth.ParseGrant(r.grant)
+			if err != nil {
+				bad("grant", quote(r.grant)+" is not a grant"+suggest.DidYouMean(r.grant, grantChoices)+"; allowed: "+strings.Join(grantChoices, ", "))
+			}
+			r.Grant = g
 		}
 
 		if r.Exposure == nil {
@@ -119,8 +127,8 @@ func checkRows(rows []Row) []Problem {
 			if why != "" {
 				bad("exposure", "cannot include share: "+why)
 			}
-			if r.Grant != GrantConsoleRead && r.Grant != GrantNone {
-				bad("exposure", "cannot include share: the share listener is read-only, so its rows need console=read (or none for static pages), not "+quote(r.Grant))
+			if r.Grant != auth.ConsoleRead && r.grant != GrantNone {
+				bad("exposure", "cannot include share: the share listener is read-only, so its rows need console=read (or none for static pages), not "+quote(r.grant))
 			}
 		}
 
@@ -157,7 +165,7 @@ func checkRows(rows []Row) []Problem {
 				bad("prefix", "rows sharing a path must agree on prefix (row "+itoa(j)+" differs)")
 			case o.Hosted != r.Hosted:
 				bad("hosted", "rows sharing a path must agree on hosted, because the host is checked before the method (row "+itoa(j)+" differs)")
-			case (o.Grant == GrantNone) != (r.Grant == GrantNone):
+			case (o.grant == GrantNone) != (r.grant == GrantNone):
 				bad("grant", "rows sharing a path must all need a token or all not, because the token is checked before the method (row "+itoa(j)+" differs)")
 			}
 		} else {
@@ -216,15 +224,6 @@ func checkPath(r *Row, bad func(field, msg string)) {
 	default:
 		bad("method", quote(r.Method)+" is not allowed; allowed: GET, POST")
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quote(s string) string { return strconv.Quote(s) }

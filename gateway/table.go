@@ -7,8 +7,11 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/corehq/core/internal/auth"
 )
 
 // Exposures a row may list.
@@ -17,18 +20,13 @@ const (
 	ExposureShare    = "share"
 )
 
-// Grants a row may require. "none" is written out, never implied: a row
-// without a grant is an error.
-const (
-	GrantNone         = "none"
-	GrantConsoleRead  = "console=read"
-	GrantConsoleWrite = "console=write"
-	GrantAdmin        = "admin"
-	GrantPair         = "pair"
-	GrantMCP          = "mcp"
-)
+// GrantNone is how a row that needs no token says so: it is written out,
+// never implied, because a row without a grant is an error. Every other
+// grant is auth's, parsed when the table loads.
+const GrantNone = "none"
 
-var knownGrants = []string{GrantAdmin, GrantConsoleRead, GrantConsoleWrite, GrantMCP, GrantNone, GrantPair}
+// grantChoices is what a row's grant may say, sorted, for messages.
+var grantChoices = slices.Sorted(slices.Values(append(auth.GrantNames(), GrantNone)))
 
 // Row is one line of the route table.
 type Row struct {
@@ -39,9 +37,11 @@ type Row struct {
 	Path      string // for Connect rows, "/" + Procedure
 	Method    string // GET or POST; Connect rows are POST
 	Procedure string // "core.<svc>.v1alpha1.<Service>/<Method>" for Connect rows
-	Grant     string
-	Exposure  []string
-	Handler   string
+	// Grant is what a token needs to call the row; auth.None on rows that
+	// need no token ("grant: none").
+	Grant    auth.Grant
+	Exposure []string
+	Handler  string
 
 	// Hosted rows also accept the hosted console's host and origin.
 	Hosted bool
@@ -57,8 +57,12 @@ type Row struct {
 	// Summary says what the row is for, in the exposure matrix.
 	Summary string
 
+	grant string         // as written, until checkRows parses it into Grant
 	lines map[string]int // the line of each key, for problems
 }
+
+// Public reports whether the row needs no token.
+func (r *Row) Public() bool { return r.Grant == auth.None }
 
 // lineOf is the line of a field of the row, or the row's own line.
 func (r *Row) lineOf(field string) int {
@@ -69,14 +73,7 @@ func (r *Row) lineOf(field string) int {
 }
 
 // Exposed reports whether the row is served on the listener of exposure e.
-func (r *Row) Exposed(e string) bool {
-	for _, x := range r.Exposure {
-		if x == e {
-			return true
-		}
-	}
-	return false
-}
+func (r *Row) Exposed(e string) bool { return slices.Contains(r.Exposure, e) }
 
 // IsConsole reports whether the row belongs to the console surface, which
 // console.enabled=false and a non-loopback bind remove: the /api/ bridge and
@@ -146,6 +143,16 @@ func Load(file string, data []byte, reg *Registry) (*Table, error) {
 		return nil, &LoadError{File: file, Problems: problems}
 	}
 	return &Table{Rows: rows}, nil
+}
+
+// Row returns the row called name.
+func (t *Table) Row(name string) (*Row, bool) {
+	for i := range t.Rows {
+		if t.Rows[i].Name == name {
+			return &t.Rows[i], true
+		}
+	}
+	return nil, false
 }
 
 // Select returns the rows exposed on the listener of exposure e for which

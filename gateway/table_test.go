@@ -14,6 +14,8 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/corehq/core/internal/auth"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and corpus expectations")
@@ -218,10 +220,10 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		for _, r := range tab.Rows {
-			if r.Name == "" || r.Handler == "" || !contains(knownGrants, r.Grant) || !r.Exposed(ExposureLoopback) {
+			if r.Name == "" || r.Handler == "" || r.Public() != (r.grant == GrantNone) || !r.Exposed(ExposureLoopback) {
 				t.Fatalf("accepted an incomplete row: %+v", r)
 			}
-			if r.Exposed(ExposureShare) && r.Grant != GrantConsoleRead && r.Grant != GrantNone {
+			if r.Exposed(ExposureShare) && r.Grant != auth.ConsoleRead && !r.Public() {
 				t.Fatalf("accepted a share row with grant %s", r.Grant)
 			}
 		}

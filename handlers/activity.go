@@ -13,7 +13,7 @@ import (
 )
 
 // activityService implements core.activity.v1alpha1.ActivityService.
-type activityService struct{ d Deps }
+type activityService struct{ activity *activity.Store }
 
 func (s *activityService) ListActivities(_ context.Context, req *activityv1alpha1.ListActivitiesRequest) (*activityv1alpha1.ListActivitiesResponse, error) {
 	limit := int(req.GetLimit())
@@ -29,7 +29,7 @@ func (s *activityService) ListActivities(_ context.Context, req *activityv1alpha
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("kind %q is not a kind; allowed: run, job, graph, error (empty for all)", req.GetKind()))
 	}
 	out := &activityv1alpha1.ListActivitiesResponse{}
-	for _, e := range s.d.Activity.List(limit, req.GetKind()) {
+	for _, e := range s.activity.List(limit, req.GetKind()) {
 		out.Activities = append(out.Activities, &activityv1alpha1.Activity{
 			Id: e.ID, Time: timestamppb.New(e.Time), Kind: e.Kind, Message: e.Message, Subject: e.Subject,
 		})

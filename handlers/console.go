@@ -11,35 +11,36 @@ import (
 
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/caller"
 )
-
-// ConsolePrefix is where the explorer is served.
-const ConsolePrefix = "/console/graph/"
 
 // ConsoleCSP is the page policy of the spec: scripts, styles and frames
 // from the page's own origin only, API calls to its origin and loopback,
 // images from itself and data: URLs, never framed.
 const ConsoleCSP = "default-src 'self'; connect-src 'self' http://127.0.0.1:* http://[::1]:*; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-// SetConsoleHeaders puts the page policy on a console response.
-func SetConsoleHeaders(h http.Header) {
+// setConsoleHeaders puts the page policy on a console response.
+func setConsoleHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", ConsoleCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 }
 
-// consoleHandler serves the built explorer's static files. They hold no
-// data, so they need no token; everything with data is an API route.
+// consoleHandler serves the built explorer's static files below its row's
+// path (a prefix row: routes.yaml says where the console lives). They hold
+// no data, so they need no token; everything with data is an API route.
 func consoleHandler(files fs.FS) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return ServeConsoleFile(w, r, files, strings.TrimPrefix(r.URL.Path, ConsolePrefix))
+		call, _ := caller.From(r.Context())
+		return serveConsoleFile(w, r, files, strings.TrimPrefix(r.URL.Path, call.Path))
 	}
 }
 
-// ServeConsoleFile writes one file of the built console with the page
-// policy; "" is index.html.
-func ServeConsoleFile(w http.ResponseWriter, r *http.Request, files fs.FS, name string) error {
+// serveConsoleFile writes one file of the built console with the page
+// policy; "" is index.html. http.ServeContent answers ranges and
+// conditional requests.
+func serveConsoleFile(w http.ResponseWriter, r *http.Request, files fs.FS, name string) error {
 	if files == nil {
 		return apierr.NotFound("this build has no console")
 	}
@@ -49,22 +50,24 @@ func ServeConsoleFile(w http.ResponseWriter, r *http.Request, files fs.FS, name 
 	if !fs.ValidPath(name) || strings.Contains(name, "\\") {
 		return apierr.NotFound("no such file")
 	}
+	// Regular files only, checked before the open: opening a FIFO in a
+	// custom console directory would block until a writer came.
+	if st, err := fs.Stat(files, name); err != nil || !st.Mode().IsRegular() {
+		// Missing, a directory or a device, or refused by the os.Root (a
+		// link out of the directory): there is no such file to serve.
+		return apierr.NotFound("no such file in the console: %s", path.Base(name))
+	}
 	f, err := files.Open(name)
 	if err != nil {
-		// Missing, or refused by the os.Root (a link out of the directory):
-		// either way there is no such file to serve.
 		return apierr.NotFound("no such file in the console: %s", path.Base(name))
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return apierr.NotFound("no such file")
+	if err != nil || !st.Mode().IsRegular() { // swapped since the Stat
+		return apierr.NotFound("no such file in the console: %s", path.Base(name))
 	}
 	h := w.Header()
-	SetConsoleHeaders(h)
+	setConsoleHeaders(h)
 	ctype := mime.TypeByExtension(path.Ext(name))
 	if ctype == "" {
 		ctype = "application/octet-stream"
@@ -75,10 +78,11 @@ func ServeConsoleFile(w http.ResponseWriter, r *http.Request, files fs.FS, name 
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	h.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
-	_, err = io.Copy(w, f)
-	if err != nil {
-		return nil // the client left; the status is already sent
+	if rs, ok := f.(io.ReadSeeker); ok {
+		http.ServeContent(w, r, name, st.ModTime(), rs)
+		return nil
 	}
+	h.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
+	_, _ = io.Copy(w, f) // an error is the client leaving; the status is sent
 	return nil
 }

@@ -23,7 +23,7 @@ const graphParams = "flavor=targets, level=projects or select=<terms>"
 func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if r.URL.RawQuery == "" {
-			return serveSnapshot(w, r, ws)
+			return serveCurrent(w, r, ws)
 		}
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
@@ -72,14 +72,14 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 	}
 }
 
-func serveSnapshot(w http.ResponseWriter, r *http.Request, ws *live.Workspace) error {
+func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) error {
 	snap, err := ws.Current()
 	if err != nil {
 		return apierr.Unavailable("%v", err)
 	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache")
-	h.Set("Vary", "Accept-Encoding")
+	h.Add("Vary", "Accept-Encoding") // beside the Vary: Origin of CORS
 	// Each representation has its own strong ETag; either one still names
 	// the current version when a client revalidates.
 	gzipETag := snap.ETag[:len(snap.ETag)-1] + `-gzip"`
@@ -133,15 +133,38 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// acceptsGzip reports whether Accept-Encoding lists gzip without q=0.
+// acceptsGzip reports whether an Accept-Encoding header admits gzip: named
+// (or x-gzip) with a q-value above 0, or, when it is not named, covered by
+// "*" with one above 0 (RFC 9110, section 12.5.3). A q-value that does not
+// parse admits nothing.
 func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+	star := 0.0
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.TrimSpace(coding)
+		switch {
+		case strings.EqualFold(coding, "gzip"), strings.EqualFold(coding, "x-gzip"):
+			return qValue(params) > 0
+		case coding == "*":
+			star = qValue(params)
+		}
+	}
+	return star > 0
+}
+
+// qValue is the weight among a coding's parameters: 1 when there is none,
+// 0 when it is not a number from 0 to 1.
+func qValue(params string) float64 {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
 			continue
 		}
-		params = strings.ReplaceAll(params, " ", "")
-		return params != "q=0" && params != "q=0.0" && params != "q=0.00" && params != "q=0.000"
+		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || q < 0 || q > 1 {
+			return 0
+		}
+		return q
 	}
-	return false
+	return 1
 }

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/corehq/core/internal/jobs"
+	"github.com/corehq/core/internal/metrics"
 
 	jobv1alpha1 "github.com/corehq/core/proto/gen/core/job/v1alpha1"
 )
@@ -15,10 +16,13 @@ import (
 // jobService implements core.job.v1alpha1.JobService over the job manager:
 // RunJob submits fire-and-forget (coalesced) and answers with the job's
 // snapshot at once.
-type jobService struct{ d Deps }
+type jobService struct {
+	jobs    *jobs.Manager
+	metrics *metrics.Counters
+}
 
 func (s *jobService) RunJob(_ context.Context, req *jobv1alpha1.RunJobRequest) (*jobv1alpha1.RunJobResponse, error) {
-	snap, started, err := s.d.Jobs.Submit(req.GetName(), jobs.TriggerRequest)
+	snap, started, err := s.jobs.Submit(req.GetName(), jobs.TriggerRequest)
 	switch {
 	case errors.Is(err, jobs.ErrNotFound):
 		return nil, connect.NewError(connect.CodeNotFound, err)
@@ -30,16 +34,16 @@ func (s *jobService) RunJob(_ context.Context, req *jobv1alpha1.RunJobRequest) (
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}
 	if started {
-		s.d.count("jobs_started")
+		s.metrics.Add("jobs_started", 1)
 	} else {
-		s.d.count("jobs_coalesced")
+		s.metrics.Add("jobs_coalesced", 1)
 	}
 	return &jobv1alpha1.RunJobResponse{Job: jobMessage(snap), Started: started}, nil
 }
 
 func (s *jobService) ListJobs(context.Context, *jobv1alpha1.ListJobsRequest) (*jobv1alpha1.ListJobsResponse, error) {
 	out := &jobv1alpha1.ListJobsResponse{}
-	for _, snap := range s.d.Jobs.List() {
+	for _, snap := range s.jobs.List() {
 		out.Jobs = append(out.Jobs, jobMessage(snap))
 	}
 	return out, nil

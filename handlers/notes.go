@@ -13,10 +13,10 @@ import (
 )
 
 // notesService implements core.notes.v1alpha1.NotesService.
-type notesService struct{ d Deps }
+type notesService struct{ notes *notes.Store }
 
 func (s *notesService) ListNotes(_ context.Context, req *notesv1alpha1.ListNotesRequest) (*notesv1alpha1.ListNotesResponse, error) {
-	list, err := s.d.Notes.List(req.GetNodeId())
+	list, err := s.notes.List(req.GetNodeId())
 	if err != nil {
 		return nil, noteError(err)
 	}
@@ -28,7 +28,7 @@ func (s *notesService) ListNotes(_ context.Context, req *notesv1alpha1.ListNotes
 }
 
 func (s *notesService) PutNote(_ context.Context, req *notesv1alpha1.PutNoteRequest) (*notesv1alpha1.PutNoteResponse, error) {
-	n, err := s.d.Notes.Put(req.GetId(), req.GetNodeId(), req.GetText())
+	n, err := s.notes.Put(req.GetId(), req.GetNodeId(), req.GetText())
 	if err != nil {
 		return nil, noteError(err)
 	}
@@ -36,7 +36,7 @@ func (s *notesService) PutNote(_ context.Context, req *notesv1alpha1.PutNoteRequ
 }
 
 func (s *notesService) DeleteNote(_ context.Context, req *notesv1alpha1.DeleteNoteRequest) (*notesv1alpha1.DeleteNoteResponse, error) {
-	if err := s.d.Notes.Delete(req.GetId()); err != nil {
+	if err := s.notes.Delete(req.GetId()); err != nil {
 		return nil, noteError(err)
 	}
 	return &notesv1alpha1.DeleteNoteResponse{}, nil

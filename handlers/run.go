@@ -2,15 +2,18 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"sort"
 
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
@@ -19,19 +22,19 @@ import (
 // planHandler serves GET /api/v1/plan: the target DAG, reparsed from
 // targets.yaml, with each target's live state from the server's runner
 // (idle until it has been queued in this server's life).
-func planHandler(d Deps) gateway.HandlerFunc {
+func planHandler(ws *live.Workspace, rn *runner.Runner) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if r.URL.RawQuery != "" {
 			return apierr.BadRequest("/api/v1/plan takes no query parameters")
 		}
-		ws, err := workspace.Load(d.Workspace.Root())
+		wsp, err := workspace.Load(ws.Root())
 		if err != nil {
 			return apierr.Unavailable("%v", err)
 		}
-		g := graph.Targets(ws)
+		g := graph.Targets(wsp)
 		var states map[string]string
-		if d.Runner != nil {
-			states = d.Runner.States()
+		if rn != nil {
+			states = rn.States()
 		}
 		for i := range g.Nodes {
 			n := &g.Nodes[i]
@@ -50,9 +53,11 @@ type runRequest struct {
 }
 
 // diffRunHandler serves POST /api/v1/diff/run: it starts a run of one
-// declared target (never an argv from the request) and answers 202 with
-// the run's id, under which the viewer shows it at once.
-func diffRunHandler(d Deps) gateway.HandlerFunc {
+// target the live view's targets.yaml declares (never an argv from the
+// request) and answers 202 with the run's id, under which the viewer shows
+// it at once. The runner's observer keeps the books on it (counters, the
+// activity trail).
+func diffRunHandler(ws *live.Workspace, rn *runner.Runner, runCtx context.Context) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		req, err := decodeStrict[runRequest](r.Body)
 		if err != nil {
@@ -61,37 +66,18 @@ func diffRunHandler(d Deps) gateway.HandlerFunc {
 		if req.Target == "" {
 			return apierr.BadRequest(`target is required: {"target":"project:target"}`)
 		}
-		ws, err := workspace.Load(d.Workspace.Root())
+		declared, err := ws.Declared()
 		if err != nil {
 			return apierr.Unavailable("%v", err)
 		}
-		if ws.Target(req.Target) == nil {
-			var ids []string
-			for _, p := range ws.Projects {
-				for _, t := range p.Targets {
-					ids = append(ids, t.ID())
-				}
-			}
-			sort.Strings(ids)
-			return apierr.BadRequest("%q is not a target targets.yaml declares%s; write project:target", req.Target, suggest.DidYouMean(req.Target, ids))
+		if declared.Target(req.Target) == nil {
+			return apierr.BadRequest("%q is not a target targets.yaml declares%s; write project:target", req.Target, suggest.DidYouMean(req.Target, declared.TargetIDs()))
 		}
-		id, done, err := d.Runner.Start(d.RunContext, ws, req.Target)
+		id, _, err := rn.Start(runCtx, declared, req.Target)
 		if err != nil {
 			return err
 		}
-		d.count("runs_started")
-		go func() {
-			res := <-done
-			if res == nil {
-				return
-			}
-			for _, t := range res.Targets {
-				d.count("runs_" + t.Status)
-				if t.Target == req.Target && d.Activity != nil {
-					d.Activity.Add("run", req.Target+" "+t.Status+" (run "+id+")", graph.TargetID(ws.Target(req.Target).Project, ws.Target(req.Target).Name))
-				}
-			}
-		}()
+		caller.Log(r.Context()).Info().Str(logx.Run, id).Msg("run started")
 		body, _ := json.Marshal(map[string]any{"run": map[string]string{"id": id, "target": req.Target, "status": runner.StateQueued}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)

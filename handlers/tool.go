@@ -10,6 +10,8 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/corehq/core/internal/execx"
+	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/metrics"
 	"github.com/corehq/core/internal/suggest"
 
 	toolv1alpha1 "github.com/corehq/core/proto/gen/core/tool/v1alpha1"
@@ -24,12 +26,15 @@ const (
 // toolService implements core.tool.v1alpha1.ToolService over the spells of
 // targets.yaml. It runs only argv the workspace declares, in the workspace
 // root; a request can name a spell, never a command.
-type toolService struct{ d Deps }
+type toolService struct {
+	ws      *live.Workspace
+	metrics *metrics.Counters
+}
 
 func (s *toolService) ListTools(context.Context, *toolv1alpha1.ListToolsRequest) (*toolv1alpha1.ListToolsResponse, error) {
-	ws := s.d.Workspace.Declared()
 	out := &toolv1alpha1.ListToolsResponse{}
-	if ws == nil {
+	ws, err := s.ws.Declared()
+	if err != nil {
 		return out, nil
 	}
 	for _, sp := range ws.Spells {
@@ -39,8 +44,8 @@ func (s *toolService) ListTools(context.Context, *toolv1alpha1.ListToolsRequest)
 }
 
 func (s *toolService) RunTool(ctx context.Context, req *toolv1alpha1.RunToolRequest) (*toolv1alpha1.RunToolResponse, error) {
-	ws := s.d.Workspace.Declared()
-	if ws == nil {
+	ws, err := s.ws.Declared()
+	if err != nil {
 		return nil, connect.NewError(connect.CodeUnavailable, errors.New("targets.yaml does not load; fix it first"))
 	}
 	var names []string
@@ -57,7 +62,7 @@ func (s *toolService) RunTool(ctx context.Context, req *toolv1alpha1.RunToolRequ
 		if res.ExitCode == -1 && res.Err != "" && !res.Interrupted {
 			return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("spell %s: %s", sp.Name, res.Err))
 		}
-		s.d.count("tools_run")
+		s.metrics.Add("tools_run", 1)
 		text, truncated := out.Result()
 		return &toolv1alpha1.RunToolResponse{ExitCode: int32(res.ExitCode), Output: text, OutputTruncated: truncated, DurationMs: time.Since(start).Milliseconds()}, nil
 	}

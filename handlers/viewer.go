@@ -15,7 +15,7 @@ import (
 
 // viewerService implements core.viewer.v1alpha1.ViewerService over the run
 // journals in the cache directory.
-type viewerService struct{ d Deps }
+type viewerService struct{ cacheDir string }
 
 func (s *viewerService) ListRuns(_ context.Context, req *viewerv1alpha1.ListRunsRequest) (*viewerv1alpha1.ListRunsResponse, error) {
 	limit := int(req.GetLimit())
@@ -25,7 +25,7 @@ func (s *viewerService) ListRuns(_ context.Context, req *viewerv1alpha1.ListRuns
 	case limit < 0 || limit > 500:
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("limit %d is out of range; allowed: 1 to 500 (0 means 50)", limit))
 	}
-	js, err := runner.ListJournals(s.d.CacheDir, limit, req.GetTarget())
+	js, err := runner.ListJournals(s.cacheDir, limit, req.GetTarget())
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)
 	}
@@ -40,7 +40,7 @@ func (s *viewerService) GetRun(_ context.Context, req *viewerv1alpha1.GetRunRequ
 	if !runner.ValidID(req.GetId()) {
 		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%q is not a run id; see ListRuns", req.GetId()))
 	}
-	j, err := runner.ReadJournal(s.d.CacheDir, req.GetId())
+	j, err := runner.ReadJournal(s.cacheDir, req.GetId())
 	if errors.Is(err, runner.ErrNotFound) {
 		return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no run %s (it may have been rotated out; see ListRuns)", req.GetId()))
 	}

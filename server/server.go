@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -20,7 +19,6 @@ import (
 	"github.com/rs/zerolog"
 
 	core "github.com/corehq/core"
-	"github.com/corehq/core/console"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/auth"
@@ -66,9 +64,11 @@ func CacheDir(root string, cfg *config.Config) string {
 	return filepath.Join(root, ".core")
 }
 
-// BuildTable loads routes.yaml against a registry, the way the server does.
-// `core routes` uses it too, so the matrix it prints is checked the same way.
-func BuildTable(reg *gateway.Registry) (*gateway.Table, error) {
+// RouteTable is the routes.yaml compiled into this binary, checked against
+// the handlers exactly as the server checks it: `core routes` prints it.
+func RouteTable() (*gateway.Table, error) {
+	reg := gateway.NewRegistry()
+	handlers.Register(reg, handlers.Deps{})
 	return gateway.Load(core.RoutesFile, core.Routes, reg)
 }
 
@@ -136,9 +136,9 @@ func Run(ctx context.Context, o Options) error {
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
 		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS,
-		Version: Version, Started: started, Config: config.Effective(cfg),
+		Facts: handlers.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
 	})
-	table, err := BuildTable(reg)
+	table, err := gateway.Load(core.RoutesFile, core.Routes, reg)
 	if err != nil {
 		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
 	}
@@ -250,24 +250,6 @@ func waitOrTimeout(ctx context.Context, wait func()) {
 	case <-done:
 	case <-ctx.Done():
 	}
-}
-
-// consoleFiles is the built console to serve: console.dir
-// (CORE_CONSOLE_DIR) when set, else the one embedded in the binary. The
-// directory is opened as an os.Root, so a symlink inside it cannot lead a
-// request (on a route that needs no token) out of it.
-func consoleFiles(cfg *config.Config) (fs.FS, error) {
-	if cfg.Console.Dir == "" {
-		return console.Built(), nil
-	}
-	root, err := os.OpenRoot(cfg.Console.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s: %w", cfg.Console.Dir, err)
-	}
-	if _, err := fs.Stat(root.FS(), "index.html"); err != nil {
-		return nil, fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s holds no index.html: point it at a built console (console/gen)", cfg.Console.Dir)
-	}
-	return root.FS(), nil
 }
 
 // dialHost is the host a local client uses to reach a listener bound to ip:

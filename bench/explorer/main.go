@@ -12,9 +12,6 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
-	"net"
-	"net/http"
-	"net/url"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -26,11 +23,12 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
+	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/bench/internal/stats"
 	"github.com/corehq/core/console"
-	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/server"
 )
 
 var profile bool
@@ -104,23 +102,13 @@ type measurement struct {
 }
 
 func measure(chromium string, data []byte, pan time.Duration) (measurement, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := server.NewSnapshotServer(data, console.Built(), zerolog.Nop())
 	if err != nil {
 		return measurement{}, err
 	}
-	files := console.Built()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /graph.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(data)
-	})
-	mux.HandleFunc("GET "+handlers.ConsolePrefix, func(w http.ResponseWriter, r *http.Request) {
-		_ = handlers.ServeConsoleFile(w, r, files, strings.TrimPrefix(r.URL.Path, handlers.ConsolePrefix))
-	})
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	defer stopServing()
+	go func() { _ = srv.Serve(serveCtx) }()
 
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
@@ -140,7 +128,7 @@ func measure(chromium string, data []byte, pan time.Duration) (measurement, erro
 		return measurement{}, err
 	}
 	start := time.Now()
-	link := base + handlers.ConsolePrefix + "#src=" + url.QueryEscape(base+"/graph.json")
+	link := srv.Link(false)
 	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
 		return measurement{}, err
 	}

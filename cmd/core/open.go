@@ -5,10 +5,8 @@ import (
 	"compress/flate"
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,17 +15,16 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/console"
-	"github.com/corehq/core/gateway"
-	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/workspace"
+	"github.com/corehq/core/server"
 
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/token/v1alpha1/tokenv1alpha1connect"
@@ -110,7 +107,7 @@ func pairingLink(ctx context.Context, client *http.Client, baseURL string, targe
 // PairingURL is {base_url}/console/graph/#token=<code>[&flavor=targets]: the
 // code rides in the fragment, which browsers never send to a server.
 func PairingURL(baseURL, code string, targets bool) string {
-	link := baseURL + handlers.ConsolePrefix + "#token=" + url.QueryEscape(code)
+	link := baseURL + server.ConsolePath() + "#token=" + url.QueryEscape(code)
 	if targets {
 		link += "&flavor=targets"
 	}
@@ -182,44 +179,15 @@ func serveSnapshot(cmd *cobra.Command, e *env, targets bool, show func(string) e
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := server.NewSnapshotServer(data, console.Built(), logx.New(cmd.ErrOrStderr(), "warn", e.cfg.Log.Format))
 	if err != nil {
 		return err
 	}
-	base := "http://" + ln.Addr().String()
-	files := console.Built()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /graph.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(data)
-	})
-	mux.HandleFunc("GET "+handlers.ConsolePrefix, func(w http.ResponseWriter, r *http.Request) {
-		name := r.URL.Path[len(handlers.ConsolePrefix):]
-		if err := handlers.ServeConsoleFile(w, r, files, name); err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-		}
-	})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !gateway.IsLoopbackHost(r.Host) { // the same DNS-rebinding guard as the server
-			http.Error(w, "forbidden host", http.StatusForbidden)
-			return
-		}
-		mux.ServeHTTP(w, r)
-	}), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() { <-ctx.Done(); _ = srv.Close() }()
-	link := base + handlers.ConsolePrefix + "#src=" + url.QueryEscape(base+"/graph.json")
-	if targets {
-		link += "&flavor=targets"
-	}
-	_ = show(link)
-	fmt.Fprintln(cmd.ErrOrStderr(), "serving a snapshot of the graph on "+base+"; Ctrl-C to stop")
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	_ = show(srv.Link(targets))
+	fmt.Fprintln(cmd.ErrOrStderr(), "serving a snapshot of the graph on "+srv.URL+"; Ctrl-C to stop")
+	return srv.Serve(ctx)
 }
 
 // openBrowser hands a link to the desktop's opener; without one the printed

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/gateway"
-	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/server"
 )
 
@@ -19,9 +18,7 @@ Rows marked console are removed when console.enabled is false or the server
 binds a non-loopback address.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg := gateway.NewRegistry()
-			handlers.Register(reg, handlers.Deps{})
-			t, err := server.BuildTable(reg)
+			t, err := server.RouteTable()
 			if err != nil {
 				return err
 			}

@@ -91,14 +91,11 @@ SIGKILL) and records them as interrupted.`,
 				}
 			}
 
-			capacity, reason, err := poolCapacity(e.cfg.Concurrency)
-			if err != nil {
-				return err
-			}
+			capacity, reason := runner.Capacity(e.cfg.Concurrency, os.Getenv)
 			p := &progress{w: stderr, start: map[string]time.Time{}}
 			r := runner.New(runner.Options{
 				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
-				OnEvent: p.event, Output: cmd.OutOrStdout(),
+				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(),
 			})
 			if len(targets) > 1 || affectedTarget != "" {
 				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
@@ -128,19 +125,6 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().StringVar(&affectedTarget, "affected", "", "run this target in every affected project that declares it")
 	cmd.Flags().StringVar(&base, "base", "", "with --affected: compare against the merge-base with this ref (default: origin/HEAD, else main, else master)")
 	return cmd
-}
-
-// poolCapacity is the concurrency setting when above 0, else the spec's
-// default (runner.Capacity). CORE_CONCURRENCY reaches both: the
-// configuration reads it as concurrency, and runner.Capacity checks it.
-func poolCapacity(configured int) (int, string, error) {
-	if v := os.Getenv("CORE_CONCURRENCY"); v != "" {
-		return runner.Capacity(os.Getenv)
-	}
-	if configured > 0 {
-		return configured, fmt.Sprintf("concurrency = %d in the configuration", configured), nil
-	}
-	return runner.Capacity(os.Getenv)
 }
 
 // affectedTargets resolves --affected TARGET to PROJECT:TARGET ids.

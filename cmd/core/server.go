@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/state"
@@ -62,7 +61,7 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 						return
 					}
 					if open {
-						code := r.Tokens.Mint(auth.KindPair, auth.Pair, handlers.DefaultPairTTL)
+						code := r.Tokens.Mint(auth.KindPair, auth.Pair, auth.PairTTL)
 						link := PairingURL(r.BaseURL, code, false)
 						fmt.Fprintf(out, "console: %s\n", link)
 						openBrowser(cmd, link)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/auth"
 )
 
@@ -39,8 +38,8 @@ func newTokenCreateCmd(g *globals) *cobra.Command {
   TOKEN=$(core config console token create | tail -n1)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if expires <= 0 || expires > handlers.MaxTokenTTL {
-				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, handlers.MaxTokenTTL)
+			if expires <= 0 || expires > auth.MaxTokenTTL {
+				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, auth.MaxTokenTTL)
 			}
 			gr, err := auth.ParseGrants(grants)
 			if err != nil {
@@ -60,7 +59,7 @@ func newTokenCreateCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&expires, "expires", handlers.ConsoleTokenTTL, "lifetime of the token")
+	cmd.Flags().DurationVar(&expires, "expires", auth.ConsoleTokenTTL, "lifetime of the token")
 	cmd.Flags().StringSliceVar(&grants, "grant", []string{"console=read", "console=write"}, "grant to give (repeatable): console=read, console=write")
 	return cmd
 }

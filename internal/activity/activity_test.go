@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/corehq/core/internal/jobs"
 )
 
 func open(t *testing.T, path string, cap int) *Store {
@@ -257,27 +255,6 @@ func TestTrim(t *testing.T) {
 		}
 		if got := messages(s.List(0, "")); got != "from-cli,m14,m13,m12,m11" {
 			t.Errorf("list after trim = %s", got)
-		}
-	})
-}
-
-func TestRotateJob(t *testing.T) {
-	t.Run("rotate-activities trims the trail and reports what it removed", func(t *testing.T) {
-		s := open(t, filepath.Join(t.TempDir(), "activity.jsonl"), 3)
-		for i := 0; i < 5; i++ {
-			s.Add(KindRun, "m", "")
-		}
-		m := jobs.NewManager(nil)
-		m.Register(RotateJob(s))
-		if snap, _ := m.Get("jobs/rotate-activities"); snap.Size != 5 || snap.Unit != "entries" {
-			t.Errorf("before: %+v", snap)
-		}
-		if _, _, err := m.Submit("jobs/rotate-activities", jobs.TriggerRequest); err != nil {
-			t.Fatal(err)
-		}
-		snap := m.Wait("jobs/rotate-activities")
-		if snap.Size != 3 || snap.LastRun == nil || snap.LastRun.Message != "removed 2 entries, kept 3" {
-			t.Errorf("after: %+v (last run %+v)", snap, snap.LastRun)
 		}
 	})
 }

@@ -24,8 +24,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
@@ -244,4 +246,29 @@ func git(ctx context.Context, root string, args ...string) ([]byte, error) {
 		return nil, res.Describe(args...)
 	}
 	return []byte(res.Stdout), nil
+}
+
+// Published is the last affected set the CLI handed to the server (`core
+// affected`, `core run --affected`): the status snapshot reports it as
+// pool.affected, and the explorer paints it. The zero value holds none.
+type Published struct {
+	mu    sync.Mutex
+	ids   []string
+	base  string
+	valid bool
+}
+
+// Set replaces the published set with node ids computed against base.
+func (p *Published) Set(ids []string, base string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ids = slices.Sorted(slices.Values(ids))
+	p.base, p.valid = base, true
+}
+
+// Get returns the published set and whether one was ever published.
+func (p *Published) Get() (ids []string, base string, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.ids), p.base, p.valid
 }

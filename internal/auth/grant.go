@@ -51,6 +51,9 @@ func ParseGrants(ss []string) (Grant, error) {
 	return g, nil
 }
 
+// GrantNames lists the spelling of every grant, in bit order.
+func GrantNames() []string { return append([]string(nil), grantNames[:]...) }
+
 // Has reports whether every bit of want is present in g. Has(None) is true.
 func (g Grant) Has(want Grant) bool { return g&want == want }
 

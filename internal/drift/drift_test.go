@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -359,23 +358,16 @@ func TestNotARepository(t *testing.T) {
 	})
 }
 
-func TestJob(t *testing.T) {
+func TestReport(t *testing.T) {
 	isolateGit(t)
-	t.Run("check-drift reports stale targets in its message and to notify", func(t *testing.T) {
+	t.Run("stale targets are the message, not an error", func(t *testing.T) {
 		repo, ws := fixture(t, ".", targets, unformatted)
-		var got []Notice
-		m := jobs.NewManager(nil)
-		m.Register(Job(repo, func() (*workspace.Workspace, error) { return ws, nil }, func(n []Notice) { got = n }))
-		if _, _, err := m.Submit("jobs/check-drift", jobs.TriggerRequest); err != nil {
-			t.Fatal(err)
+		msg, notices, err := Report(context.Background(), repo, ws)
+		if err != nil || !strings.HasPrefix(msg, "1 of 1 drift targets stale: app:fmt-check is stale at") {
+			t.Errorf("message %q, err %v", msg, err)
 		}
-		snap := m.Wait("jobs/check-drift")
-		if snap.Size != 1 || snap.LastRun.Result != jobs.ResultSucceeded ||
-			!strings.HasPrefix(snap.LastRun.Message, "1 of 1 drift targets stale: app:fmt-check is stale at") {
-			t.Errorf("snapshot %+v, last run %+v", snap, snap.LastRun)
-		}
-		if len(got) != 1 || got[0].Target != "app:fmt-check" {
-			t.Errorf("notified %+v", got)
+		if len(notices) != 1 || notices[0].Target != "app:fmt-check" || Count(ws) != 1 {
+			t.Errorf("notices %+v, count %d", notices, Count(ws))
 		}
 	})
 }

@@ -133,11 +133,19 @@ func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
 // Root is the workspace root.
 func (w *Workspace) Root() string { return w.root }
 
-// Declared is the last targets.yaml that loaded (nil if none ever did).
-func (w *Workspace) Declared() *workspace.Workspace {
+// Declared is the last targets.yaml that loaded. Before one ever did, it
+// is nil with the reason: the file's diagnostic.
+func (w *Workspace) Declared() (*workspace.Workspace, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.ws
+	ws := w.ws
+	w.mu.Unlock()
+	if ws != nil {
+		return ws, nil
+	}
+	if err := w.Diagnostic(); err != nil {
+		return nil, err
+	}
+	return nil, ErrNoGraph
 }
 
 // Indexer is the workspace's indexer.

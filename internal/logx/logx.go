@@ -30,6 +30,9 @@ const (
 	Version   = "version"
 	Reason    = "reason"
 	PID       = "pid"
+	Token     = "token_id" // a token's id (tok_...), never the token
+	Kind      = "kind"
+	Run       = "run_id"
 )
 
 // New returns a logger writing to w at level ("debug", "info", "warn",

@@ -31,11 +31,19 @@ func (c *Counters) Counter(name string) *atomic.Int64 {
 	return v
 }
 
-// Add adds n to the counter called name.
-func (c *Counters) Add(name string, n int64) { c.Counter(name).Add(n) }
+// Add adds n to the counter called name. Adding to a nil *Counters does
+// nothing, so that code serving without metrics need not check.
+func (c *Counters) Add(name string, n int64) {
+	if c != nil {
+		c.Counter(name).Add(n)
+	}
+}
 
-// Snapshot returns every counter's value.
+// Snapshot returns every counter's value (none from a nil *Counters).
 func (c *Counters) Snapshot() map[string]int64 {
+	if c == nil {
+		return map[string]int64{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[string]int64, len(c.m))

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/corehq/core/internal/jobs"
 )
 
 // isolateGit keeps the fixture repositories away from the machine's and
@@ -295,32 +293,24 @@ func TestErrors(t *testing.T) {
 	})
 }
 
-func TestJob(t *testing.T) {
+func TestReport(t *testing.T) {
 	isolateGit(t)
 	repo := newRepo(t)
 	state := filepath.Join(t.TempDir(), "review.json")
-	m := jobs.NewManager(nil)
-	m.Register(Job(repo, state))
-	run := func() jobs.Snapshot {
-		t.Helper()
-		if _, _, err := m.Submit("jobs/check-review", jobs.TriggerRequest); err != nil {
-			t.Fatal(err)
-		}
-		return m.Wait("jobs/check-review")
-	}
+	ctx := context.Background()
 
 	t.Run("check-review observes the branch and reports its merge", func(t *testing.T) {
 		g(t, repo, "checkout", "-q", "-b", "feature/z")
 		head := commit(t, repo, "z.txt", "z\n")
-		snap := run()
-		if snap.Size != 1 || snap.LastRun.Message != "no review merged (1 branches watched)" {
-			t.Errorf("first run: %+v (%+v)", snap, snap.LastRun)
+		msg, err := Report(ctx, repo, state)
+		if err != nil || size(t, state) != 1 || msg != "no review merged (1 branches watched)" {
+			t.Errorf("first report: %q, %v, size %d", msg, err, size(t, state))
 		}
 		g(t, repo, "checkout", "-q", "main")
 		g(t, repo, "merge", "-q", "--no-ff", "-m", "merge", "feature/z")
-		snap = run()
-		if want := "feature/z merged into main (" + head[:7] + ")"; snap.LastRun.Message != want || snap.LastRun.Result != jobs.ResultSucceeded {
-			t.Errorf("second run: %+v, want message %q", snap.LastRun, want)
+		msg, err = Report(ctx, repo, state)
+		if want := "feature/z merged into main (" + head[:7] + ")"; msg != want || err != nil {
+			t.Errorf("second report: %q, %v; want %q", msg, err, want)
 		}
 	})
 }

@@ -7,38 +7,30 @@ import (
 	"strings"
 )
 
-// MaxCapacity bounds CORE_CONCURRENCY, like the concurrency setting's
-// validation does.
-const MaxCapacity = 1024
-
 // HostedCICapacity is the pool size on a hosted CI runner: those machines
 // advertise more CPUs than a job can use at once.
 const HostedCICapacity = 4
 
-// Capacity picks the pool size, and says why:
+// Capacity is the one rule for the size of the run pool, for the server
+// and the CLI alike, and says why:
 //
-//   - CORE_CONCURRENCY, when set and not 0: a whole number from 1 to 1024
-//     (0 means "choose for me", as the concurrency setting's default does;
-//     anything else is an error naming the variable);
+//   - the concurrency setting, when above 0 (CORE_CONCURRENCY sets it, above
+//     the configuration files; the configuration has checked it: a whole
+//     number from 0 to 1024, where 0 means "choose for me");
 //   - 4 on a hosted CI runner (see the package comment for the detection);
 //   - otherwise min(runtime.NumCPU(), 8).
-func Capacity(getenv func(string) string) (n int, reason string, err error) {
-	if v := strings.TrimSpace(getenv("CORE_CONCURRENCY")); v != "" && v != "0" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxCapacity {
-			return 0, "", fmt.Errorf("CORE_CONCURRENCY=%q is not a whole number from 0 to %d: set it to how many targets may run at once (e.g. CORE_CONCURRENCY=4), or 0 or unset to let core choose", v, MaxCapacity)
+func Capacity(concurrency int, getenv func(string) string) (n int, reason string) {
+	if concurrency > 0 {
+		if v, err := strconv.Atoi(strings.TrimSpace(getenv("CORE_CONCURRENCY"))); err == nil && v == concurrency {
+			return concurrency, "CORE_CONCURRENCY=" + strconv.Itoa(concurrency)
 		}
-		return n, "CORE_CONCURRENCY=" + strconv.Itoa(n), nil
+		return concurrency, fmt.Sprintf("concurrency = %d in the configuration", concurrency)
 	}
 	if ci := HostedCI(getenv); ci != "" {
-		return HostedCICapacity, "hosted CI (" + ci + ")", nil
+		return HostedCICapacity, "hosted CI (" + ci + ")"
 	}
 	cpus := runtime.NumCPU()
-	n = min(cpus, 8)
-	if n < 1 {
-		n = 1
-	}
-	return n, fmt.Sprintf("min(%d CPUs, 8)", cpus), nil
+	return max(min(cpus, 8), 1), fmt.Sprintf("min(%d CPUs, 8)", cpus)
 }
 
 // HostedCI names the hosted CI service the process runs on ("GitHub

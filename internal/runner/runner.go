@@ -43,9 +43,10 @@
 // disk exactly as recorded: same paths, types, modes, sizes and
 // modification times) and reports "cached".
 //
-// Two runs of one Runner never run the same target at once: the second
-// waits and then usually hits the cache. Separate processes (the CLI next
-// to the server) are not serialised; the cache stays whole either way.
+// Two runs never run the same target at once, whether they are runs of one
+// Runner or of two processes on one cache directory (the CLI next to the
+// server): a per-target lock, in memory and as a file lock under
+// <cache>/locks, makes the second wait, and it then usually hits the cache.
 //
 // # Journals
 //
@@ -67,15 +68,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
-	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -93,11 +91,50 @@ const (
 // Options configure a Runner.
 type Options struct {
 	Root, CacheDir string
-	Capacity       int         // pool size; <= 0 picks Capacity(os.Getenv)
-	Trigger        string      // cli, console, affected, job (default cli)
-	OnEvent        func(Event) // progress: called from runner goroutines, must be cheap
-	Output         io.Writer   // optional live copy of each target's output, prefixed "[project:target] "
+	Capacity       int       // pool size; <= 0 picks Capacity(0, os.Getenv)
+	Trigger        string    // cli, console, affected, job (default cli)
+	Observer       Observer  // optional: hears every state change and every run's start and end
+	Output         io.Writer // optional live copy of each target's output, prefixed "[project:target] "
 }
+
+// Observer hears what a Runner does. Its methods are called from the
+// runner's goroutines and must be cheap. A server keeps its books on runs
+// (counters, the activity trail) in one Observer; the CLI shows progress
+// with Events.
+type Observer interface {
+	// Event is one target's state change.
+	Event(Event)
+	// RunStarted is a Run or Start that has planned its targets.
+	RunStarted(Request)
+	// RunEnded is its end, with the outcome of every target it planned.
+	RunEnded(Request, *Result)
+}
+
+// Request is what a Run or Start was asked for.
+type Request struct {
+	Targets []string // as given, "project:target"
+	ID      string   // the run id Start promised for its target; "" for Run
+}
+
+// Events is an Observer of target state changes alone: what a progress
+// display needs.
+type Events func(Event)
+
+// Event calls f.
+func (f Events) Event(e Event) { f(e) }
+
+// RunStarted does nothing.
+func (Events) RunStarted(Request) {}
+
+// RunEnded does nothing.
+func (Events) RunEnded(Request, *Result) {}
+
+// noObserver hears nothing.
+type noObserver struct{}
+
+func (noObserver) Event(Event)               {}
+func (noObserver) RunStarted(Request)        {}
+func (noObserver) RunEnded(Request, *Result) {}
 
 // Event is a target's state change.
 type Event struct {
@@ -184,14 +221,13 @@ type Runner struct {
 // New returns a Runner.
 func New(o Options) *Runner {
 	if o.Capacity <= 0 {
-		n, _, err := Capacity(os.Getenv)
-		if err != nil {
-			n, _, _ = Capacity(func(string) string { return "" })
-		}
-		o.Capacity = n
+		o.Capacity, _ = Capacity(0, os.Getenv)
 	}
 	if o.Trigger == "" {
 		o.Trigger = "cli"
+	}
+	if o.Observer == nil {
+		o.Observer = noObserver{}
 	}
 	r := &Runner{
 		opts:    o,
@@ -222,9 +258,6 @@ func (r *Runner) States() map[string]string {
 func (r *Runner) Stats() PoolStats {
 	return PoolStats{Capacity: r.opts.Capacity, Running: int(r.running.Load()), Queued: int(r.queued.Load())}
 }
-
-// Capacity returns the pool size.
-func (r *Runner) Capacity() int { return r.opts.Capacity }
 
 // node is one target of a run.
 type node struct {
@@ -258,7 +291,13 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 	}
 	r.inflight.Add(1)
 	defer r.inflight.Done()
-	return r.runPlanned(ctx, ws, order)
+	req := Request{Targets: targets}
+	r.opts.Observer.RunStarted(req)
+	res, err := r.runPlanned(ctx, ws, order)
+	if res != nil {
+		r.opts.Observer.RunEnded(req, res)
+	}
+	return res, err
 }
 
 // Start submits one target (and its dependencies) and returns at once with
@@ -281,18 +320,17 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 	}
 	now := time.Now()
 	top.preset, top.presetAt = newRunID(now), now
-	j := &Journal{
-		ID: top.preset, Target: target, Argv: top.t.Run, Dir: top.p.Path, Status: StateQueued,
-		Start: now.UTC(), Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
-	}
-	if err := writeJournal(r.opts.CacheDir, j); err != nil {
+	if err := writeJournal(r.opts.CacheDir, r.journal(top, top.preset, now, StateQueued)); err != nil {
 		return "", nil, fmt.Errorf("run: journal: %w", err)
 	}
+	req := Request{Targets: []string{target}, ID: top.preset}
+	r.opts.Observer.RunStarted(req)
 	done := make(chan *Result, 1)
 	r.inflight.Add(1)
 	go func() {
 		defer r.inflight.Done()
 		res, _ := r.runPlanned(ctx, ws, order)
+		r.opts.Observer.RunEnded(req, res)
 		done <- res
 	}()
 	return top.preset, done, nil
@@ -415,8 +453,15 @@ func (r *Runner) emit(e Event) {
 	r.mu.Lock()
 	r.states[e.Target] = e.State
 	r.mu.Unlock()
-	if r.opts.OnEvent != nil {
-		r.opts.OnEvent(e)
+	r.opts.Observer.Event(e)
+}
+
+// journal begins the record of node n's run under id, started at start:
+// what every journal of the runner says of its target and its process.
+func (r *Runner) journal(n *node, id string, start time.Time, status string) *Journal {
+	return &Journal{
+		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
+		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
 	}
 }
 
@@ -427,10 +472,9 @@ func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, 
 		// It ended without running (a failed dependency, a cancel): its
 		// promised journal says so.
 		runID = n.preset
-		_ = writeJournal(r.opts.CacheDir, &Journal{
-			ID: runID, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, ExitCode: code,
-			Start: n.presetAt.UTC(), End: time.Now().UTC(), CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart, Err: errMsg,
-		})
+		j := r.journal(n, runID, n.presetAt, status)
+		j.ExitCode, j.End, j.Err = code, time.Now().UTC(), errMsg
+		_ = writeJournal(r.opts.CacheDir, j)
 	}
 	n.res = TargetResult{Target: n.t.ID(), Status: status, RunID: runID, CacheKey: n.key, ExitCode: code, Duration: d, Err: errMsg}
 	r.emit(Event{Target: n.t.ID(), State: status, RunID: runID, Cached: status == StateCached, ExitCode: code, Err: errMsg, Time: time.Now()})
@@ -509,16 +553,16 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta) bool {
 	}
 	r.live.replay("["+n.t.ID()+"] ", m.Output)
 	end := time.Now()
-	j := Journal{
-		ID: newRunID(start), Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: StateCached,
-		Start: start.UTC(), End: end.UTC(), CacheHit: true, CacheKey: n.key, Trigger: r.opts.Trigger,
-		PID: os.Getpid(), PIDStart: selfStart, Output: m.Output, Truncated: m.Truncated,
+	id, jStart := n.preset, n.presetAt
+	if id == "" {
+		id, jStart = newRunID(start), start
 	}
+	j := r.journal(n, id, jStart, StateCached)
+	j.End, j.CacheHit, j.Output, j.Truncated = end.UTC(), true, m.Output, m.Truncated
 	if n.preset != "" {
-		j.ID, j.Start = n.preset, n.presetAt.UTC()
-		_ = writeJournal(r.opts.CacheDir, &j)
+		_ = writeJournal(r.opts.CacheDir, j)
 	} else {
-		n.hits.add(j)
+		n.hits.add(*j)
 	}
 	r.finish(n, StateCached, j.ID, 0, "", end.Sub(start))
 	return true
@@ -553,10 +597,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	if runID == "" {
 		runID, jStart = newRunID(start), start
 	}
-	j := &Journal{
-		ID: runID, Target: id, Argv: n.t.Run, Dir: n.p.Path, Status: StateRunning,
-		Start: jStart.UTC(), CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
-	}
+	j := r.journal(n, runID, jStart, StateRunning)
 	if err := writeJournal(r.opts.CacheDir, j); err != nil {
 		r.finish(n, StateFailed, "", -1, "journal: "+err.Error(), 0)
 		return
@@ -636,150 +677,3 @@ func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 const targetLockPoll = 50 * time.Millisecond
 
 func locksDir(cacheDir string) string { return filepath.Join(cacheDir, "locks") }
-
-// plan resolves the requested targets and their dependencies into nodes in
-// a stable topological order: dependencies first, ties by id.
-func plan(ws *workspace.Workspace, targets []string) ([]*node, error) {
-	nodes := map[string]*node{}
-	var visit func(id string, stack []string) (*node, error)
-	visit = func(id string, stack []string) (*node, error) {
-		if n, ok := nodes[id]; ok {
-			if n == nil {
-				return nil, fmt.Errorf("run: dependency cycle: %s -> %s", strings.Join(stack, " -> "), id)
-			}
-			return n, nil
-		}
-		t := ws.Target(id)
-		if t == nil {
-			return nil, fmt.Errorf("run: %s depends on unknown target %q", stack[len(stack)-1], id)
-		}
-		nodes[id] = nil // on the stack
-		n := &node{t: t, p: ws.Project(t.Project), done: make(chan struct{})}
-		for _, d := range t.Deps {
-			dn, err := visit(d, append(stack, id))
-			if err != nil {
-				return nil, err
-			}
-			n.deps = append(n.deps, dn)
-		}
-		nodes[id] = n
-		return n, nil
-	}
-	var problems []string
-	for _, id := range targets {
-		if ws.Target(id) == nil {
-			problems = append(problems, unknownTarget(ws, id))
-			continue
-		}
-		if _, err := visit(id, nil); err != nil {
-			return nil, err
-		}
-	}
-	if len(problems) > 0 {
-		return nil, errors.New(strings.Join(problems, "; "))
-	}
-	// Kahn's algorithm, ready set kept sorted by id.
-	indeg := map[*node]int{}
-	users := map[*node][]*node{}
-	var ready []*node
-	for _, n := range nodes {
-		indeg[n] = len(n.deps)
-		for _, d := range n.deps {
-			users[d] = append(users[d], n)
-		}
-		if len(n.deps) == 0 {
-			ready = append(ready, n)
-		}
-	}
-	byID := func(s []*node) {
-		sort.Slice(s, func(i, j int) bool { return s[i].t.ID() < s[j].t.ID() })
-	}
-	byID(ready)
-	order := make([]*node, 0, len(nodes))
-	for len(ready) > 0 {
-		n := ready[0]
-		ready = ready[1:]
-		order = append(order, n)
-		var next []*node
-		for _, u := range users[n] {
-			if indeg[u]--; indeg[u] == 0 {
-				next = append(next, u)
-			}
-		}
-		if len(next) > 0 {
-			ready = append(ready, next...)
-			byID(ready)
-		}
-	}
-	if len(order) != len(nodes) {
-		return nil, errors.New("run: dependency cycle among the planned targets")
-	}
-	return order, nil
-}
-
-// unknownTarget explains a target id that names nothing, with close
-// matches.
-func unknownTarget(ws *workspace.Workspace, id string) string {
-	var all []string
-	for _, p := range ws.Projects {
-		for _, t := range p.Targets {
-			all = append(all, t.ID())
-		}
-	}
-	project, name, ok := strings.Cut(id, ":")
-	if !ok {
-		if p := ws.Project(id); p != nil {
-			var names []string
-			for _, t := range p.Targets {
-				names = append(names, id+":"+t.Name)
-			}
-			if len(names) == 0 {
-				return fmt.Sprintf("%q is a project with no targets: name a target as PROJECT:TARGET", id)
-			}
-			return fmt.Sprintf("%q is a project, not a target: name one of its targets (%s)", id, strings.Join(names, ", "))
-		}
-		return fmt.Sprintf("unknown target %q: name targets as PROJECT:TARGET%s", id, closeMatches(id, all))
-	}
-	if p := ws.Project(project); p == nil {
-		return fmt.Sprintf("unknown target %q: there is no project %q%s", id, project, closeMatches(id, all))
-	}
-	_ = name
-	return fmt.Sprintf("unknown target %q%s", id, closeMatches(id, all))
-}
-
-// closeMatches lists the target ids nearest to id: the edit-distance
-// closest, and those that contain it or share its target name.
-func closeMatches(id string, all []string) string {
-	var m []string
-	if best, ok := suggest.Closest(id, all); ok {
-		m = append(m, best)
-	}
-	_, name, _ := strings.Cut(id, ":")
-	for _, a := range all {
-		if len(m) >= 5 {
-			break
-		}
-		_, an, _ := strings.Cut(a, ":")
-		if (name != "" && an == name) || (len(id) >= 3 && strings.Contains(a, id)) {
-			if !contains(m, a) {
-				m = append(m, a)
-			}
-		}
-	}
-	if len(m) == 0 {
-		if len(all) == 0 {
-			return " (the workspace declares no targets)"
-		}
-		return " (core describe graph lists the targets)"
-	}
-	return " (did you mean " + strings.Join(m, ", ") + "?)"
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}

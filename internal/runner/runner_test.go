@@ -31,7 +31,7 @@ func TestFailurePropagation(t *testing.T) {
         run: [/bin/sh, -c, "touch ran-other"]
 `, map[string]string{"a/x": "x"})
 	var log eventLog
-	res, err := f.runner(Options{OnEvent: log.add}).Run(context.Background(), f.ws(), []string{"a:top", "a:other"})
+	res, err := f.runner(Options{Observer: Events(log.add)}).Run(context.Background(), f.ws(), []string{"a:top", "a:other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestUnknownTargets(t *testing.T) {
 func TestEventsAndStates(t *testing.T) {
 	f := newFixture(t, cacheYAML, cacheFiles())
 	var log eventLog
-	r := f.runner(Options{OnEvent: log.add})
+	r := f.runner(Options{Observer: Events(log.add)})
 	f.runWith(r, "api:build")
 	t.Run("a run that executes goes queued, running, succeeded", func(t *testing.T) {
 		if s := log.states("util:build"); s != "queued,running,succeeded" {
@@ -359,7 +359,7 @@ func TestInterrupt(t *testing.T) {
 			cancel()
 		}
 	}
-	res, err := f.runner(Options{OnEvent: onEvent}).Run(ctx, f.ws(), []string{"p:after"})
+	res, err := f.runner(Options{Observer: Events(onEvent)}).Run(ctx, f.ws(), []string{"p:after"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,6 +110,18 @@ func (w *Workspace) Target(id string) *Target {
 	return p.Target(name)
 }
 
+// TargetIDs lists every declared target as "project:target", in the
+// workspace's order: projects by name, then their targets by name.
+func (w *Workspace) TargetIDs() []string {
+	var ids []string
+	for _, p := range w.Projects {
+		for _, t := range p.Targets {
+			ids = append(ids, t.ID())
+		}
+	}
+	return ids
+}
+
 // Target returns the project's target called name, or nil.
 func (p *Project) Target(name string) *Target {
 	for _, t := range p.Targets {

@@ -1,0 +1,15 @@
+package auth
+
+import "time"
+
+// Lifetimes fixed by the spec (a console token lives 12 hours) and by our
+// own decisions (README "Decisions").
+const (
+	// ConsoleTokenTTL is the lifetime of a console token traded for a
+	// pairing code, and the default of `core config console token create`.
+	ConsoleTokenTTL = 12 * time.Hour
+	// PairTTL is how long a pairing link stays usable.
+	PairTTL = 5 * time.Minute
+	// MaxTokenTTL caps the lifetime a persistent token may be created with.
+	MaxTokenTTL = 90 * 24 * time.Hour
+)
