@@ -1,3 +1,12 @@
+// Package index turns the files of a workspace into the code and docs part
+// of its knowledge graph. It finds the files to index, and package
+// index/parse turns each into a FileRecord; records are cached on disk
+// (keyed by size and modification time) so that a restart on an unchanged
+// tree parses nothing, and an edit re-parses only that file. Assembly turns
+// records into the default graph (files, packages, imports, doc links,
+// inferred project dependencies) and into one @symbols shard per project
+// (symbols, ownership and references), which is loaded only when a query
+// asks for symbols.
 package index
 
 import (
@@ -18,6 +27,7 @@ import (
 
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -46,7 +56,7 @@ type Indexer struct {
 
 	mu     sync.Mutex
 	ws     *workspace.Workspace
-	files  map[string]*FileRecord // symbols and refs live in the shards, not here
+	files  map[string]*parse.FileRecord // symbols and refs live in the shards, not here
 	layout string
 	diags  []Diagnostic
 	ver    *Version  // the default graph of files, as last assembled
@@ -108,7 +118,7 @@ func (ix *Indexer) DiagnosticCount() int {
 }
 
 // diagCount is 1 for a record with a diagnostic, else 0 (nil included).
-func diagCount(r *FileRecord) int {
+func diagCount(r *parse.FileRecord) int {
 	if r != nil && r.Diag != "" {
 		return 1
 	}
@@ -165,7 +175,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		}
 	}
 	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
-	files := make(map[string]*FileRecord, len(found))
+	files := make(map[string]*parse.FileRecord, len(found))
 	var todo []Found
 	for _, f := range found {
 		if old, ok := prev[f.Path]; ok && old.Size == f.Size && old.ModTime == f.ModTime && old.Lang == f.Lang {
@@ -396,7 +406,7 @@ func (ix *Indexer) Flush() error {
 
 // sameShape reports whether two records of one file contribute the same
 // nodes and edges to the default graph (symbols and references aside).
-func sameShape(a, b *FileRecord) bool {
+func sameShape(a, b *parse.FileRecord) bool {
 	if a.Lang != b.Lang || a.Package != b.Package || a.Title != b.Title || a.Module != b.Module || a.Entry != b.Entry || a.Diag != b.Diag ||
 		!slices.Equal(a.Links, b.Links) || !slices.Equal(a.Mentions, b.Mentions) || len(a.Imports) != len(b.Imports) {
 		return false
@@ -446,12 +456,12 @@ func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Fou
 }
 
 // parse reads and parses files on every core.
-func (ix *Indexer) parse(todo []Found) []*FileRecord {
-	out := make([]*FileRecord, len(todo))
+func (ix *Indexer) parse(todo []Found) []*parse.FileRecord {
+	out := make([]*parse.FileRecord, len(todo))
 	var treeSitter, other []int
 	for i, f := range todo {
 		switch f.Lang {
-		case LangTypeScript, LangJavaScript, LangPython:
+		case parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 			treeSitter = append(treeSitter, i)
 		default:
 			other = append(other, i)
@@ -460,9 +470,9 @@ func (ix *Indexer) parse(todo []Found) []*FileRecord {
 	ParallelGroups([][]int{treeSitter, other}, func(i int) {
 		f := todo[i]
 		src, err := fsx.ReadSized(filepath.Join(ix.root, filepath.FromSlash(f.Path)), f.Size)
-		var rec FileRecord
+		var rec parse.FileRecord
 		if err != nil {
-			rec = FileRecord{Path: f.Path, Lang: f.Lang, Diag: "unreadable: " + unwrapPath(err).Error()}
+			rec = parse.FileRecord{Path: f.Path, Lang: f.Lang, Diag: "unreadable: " + unwrapPath(err).Error()}
 		} else {
 			rec = parseSafely(f.Lang, f.Path, src)
 		}
@@ -475,13 +485,13 @@ func (ix *Indexer) parse(todo []Found) []*FileRecord {
 
 // parseSafely turns a parser panic into a diagnostic: one bad file never
 // aborts the index.
-func parseSafely(lang, p string, src []byte) (rec FileRecord) {
+func parseSafely(lang, p string, src []byte) (rec parse.FileRecord) {
 	defer func() {
 		if v := recover(); v != nil {
-			rec = FileRecord{Path: p, Lang: lang, Diag: fmt.Sprintf("parser failed: %v", v)}
+			rec = parse.FileRecord{Path: p, Lang: lang, Diag: fmt.Sprintf("parser failed: %v", v)}
 		}
 	}()
-	return Parse(lang, p, src)
+	return parse.File(lang, p, src)
 }
 
 // shardPatch is a change to one project's shard not yet on disk.
@@ -502,7 +512,7 @@ func (sp *shardPatch) apply(entries map[string]shardEntry) {
 // updateShards records the shard changes of the parsed and removed files
 // in memory; Flush writes them. Nothing here touches the disk, so an edit
 // is never held up by a sync of the file system.
-func (ix *Indexer) updateShards(ws *workspace.Workspace, parsed []*FileRecord, removed []string) error {
+func (ix *Indexer) updateShards(ws *workspace.Workspace, parsed []*parse.FileRecord, removed []string) error {
 	owners := graph.NewOwners(ws)
 	at := func(p string) *shardPatch {
 		proj := ""
@@ -557,7 +567,7 @@ func (ix *Indexer) flushShardsLocked() error {
 
 // writeShards rewrites the @symbols shard of every project that holds a
 // parsed or removed file (all of them when the project layout changed).
-func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRecord, parsed []*FileRecord, removed []string, relayout bool) (map[string]map[string]shardEntry, error) {
+func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*parse.FileRecord, parsed []*parse.FileRecord, removed []string, relayout bool) (map[string]map[string]shardEntry, error) {
 	if err := ix.store.ensure(); err != nil {
 		return nil, err
 	}
@@ -605,7 +615,7 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 			old[k] = v
 		}
 	}
-	fresh := map[string]*FileRecord{}
+	fresh := map[string]*parse.FileRecord{}
 	for _, r := range parsed {
 		fresh[r.Path] = r
 	}
@@ -665,7 +675,7 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*FileRe
 
 func hasSymbols(lang string) bool {
 	switch lang {
-	case LangGo, LangTypeScript, LangJavaScript, LangPython:
+	case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 		return true
 	}
 	return false
@@ -733,7 +743,7 @@ func (ix *Indexer) tablesLocked() (*atGen[*symbolTables], error) {
 	ix.mu.Lock()
 	gen := ix.symGen.Load()
 	ws, files := ix.ws, ix.files
-	full := make(map[string]*FileRecord, len(files))
+	full := make(map[string]*parse.FileRecord, len(files))
 	for p, r := range files {
 		c := *r
 		full[p] = &c
@@ -812,7 +822,7 @@ func install[T any](ix *Indexer, p *atomic.Pointer[atGen[T]], gen uint64, v T) *
 
 // rebuildShard parses the files of one project again and rewrites its
 // shard.
-func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*FileRecord, project string) map[string]shardEntry {
+func (ix *Indexer) rebuildShard(ws *workspace.Workspace, files map[string]*parse.FileRecord, project string) map[string]shardEntry {
 	var todo []Found
 	owners := graph.NewOwners(ws)
 	for _, p := range sortedPaths(files) {
