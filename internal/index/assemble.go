@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -19,12 +20,12 @@ func SymbolID(p, name string) string     { return "symbol:" + p + "#" + name }
 // assembly from the records.
 type resolver struct {
 	ws       *workspace.Workspace
-	files    map[string]*FileRecord
-	dirs     map[string]bool        // every directory holding an indexed file
-	goMods   map[string]string      // module dir -> module path
-	goPkgs   map[string]*goPackage  // import path -> package
-	goDirPkg map[string]string      // dir -> import path
-	jsPkgs   map[string]*FileRecord // package.json name -> record
+	files    map[string]*parse.FileRecord
+	dirs     map[string]bool              // every directory holding an indexed file
+	goMods   map[string]string            // module dir -> module path
+	goPkgs   map[string]*goPackage        // import path -> package
+	goDirPkg map[string]string            // dir -> import path
+	jsPkgs   map[string]*parse.FileRecord // package.json name -> record
 	owners   *graph.Owners
 }
 
@@ -37,11 +38,11 @@ type goPackage struct {
 
 // newResolver indexes files for resolution; paths are the keys of files,
 // sorted (callers sort them once for the other passes they make too).
-func newResolver(ws *workspace.Workspace, files map[string]*FileRecord, paths []string) *resolver {
+func newResolver(ws *workspace.Workspace, files map[string]*parse.FileRecord, paths []string) *resolver {
 	r := &resolver{
 		ws: ws, files: files,
 		dirs: map[string]bool{}, goMods: map[string]string{}, goPkgs: map[string]*goPackage{},
-		goDirPkg: map[string]string{}, jsPkgs: map[string]*FileRecord{}, owners: graph.NewOwners(ws),
+		goDirPkg: map[string]string{}, jsPkgs: map[string]*parse.FileRecord{}, owners: graph.NewOwners(ws),
 	}
 	for _, f := range files {
 		dir := path.Dir(f.Path)
@@ -55,11 +56,11 @@ func newResolver(ws *workspace.Workspace, files map[string]*FileRecord, paths []
 			}
 		}
 		switch f.Lang {
-		case LangGoMod:
+		case parse.LangGoMod:
 			if f.Module != "" {
 				r.goMods[dir] = f.Module
 			}
-		case LangPackageJSON:
+		case parse.LangPackageJSON:
 			if f.Module != "" {
 				if old, dup := r.jsPkgs[f.Module]; !dup || f.Path < old.Path {
 					r.jsPkgs[f.Module] = f
@@ -69,7 +70,7 @@ func newResolver(ws *workspace.Workspace, files map[string]*FileRecord, paths []
 	}
 	for _, p := range paths {
 		f := files[p]
-		if f.Lang != LangGo {
+		if f.Lang != parse.LangGo {
 			continue
 		}
 		dir := path.Dir(f.Path)
@@ -145,7 +146,7 @@ func (r *resolver) projectOf(p string) string {
 // Assemble builds the default knowledge graph: what targets.yaml declares,
 // plus docs, files, packages, imports, doc links and mentions, and the
 // project dependencies the imports imply. It holds no symbols.
-func Assemble(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
+func Assemble(ws *workspace.Workspace, files map[string]*parse.FileRecord) *graph.Graph {
 	return newAssembly(ws, files).graph
 }
 
@@ -178,7 +179,7 @@ type assembly struct {
 	nodes, edges int
 }
 
-func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembly {
+func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *assembly {
 	// In path order, the contributions come out nearly sorted, which
 	// the sorts at the end of a cold index are much faster on.
 	paths := sortedPaths(files)
@@ -194,7 +195,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*FileRecord) *assembl
 	}
 	// Contributions only read the resolver, so they are computed on every
 	// core; collecting them stays serial.
-	recs := make([]*FileRecord, len(paths))
+	recs := make([]*parse.FileRecord, len(paths))
 	for i, p := range paths {
 		recs[i] = files[p]
 	}
@@ -263,9 +264,9 @@ func (a *assembly) isWorkspacePackage(id string) bool {
 // the assembly already holds; a change to the set of files, or to a go.mod
 // or package.json, changes how other files resolve and needs a new
 // assembly (ok false).
-func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (*Version, bool) {
+func (a *assembly) update(files map[string]*parse.FileRecord, changed []*parse.FileRecord) (*Version, bool) {
 	for _, f := range changed {
-		if _, known := a.byFile[f.Path]; !known || f.Lang == LangGoMod || f.Lang == LangPackageJSON {
+		if _, known := a.byFile[f.Path]; !known || f.Lang == parse.LangGoMod || f.Lang == parse.LangPackageJSON {
 			return nil, false
 		}
 	}
@@ -277,7 +278,7 @@ func (a *assembly) update(files map[string]*FileRecord, changed []*FileRecord) (
 		next := a.fileContribution(f)
 		a.byFile[f.Path] = next
 		a.replace(&d, old, next)
-		if f.Lang == LangGo {
+		if f.Lang == parse.LangGo {
 			pkgs[a.r.goDirPkg[path.Dir(f.Path)]] = true
 		}
 	}
@@ -453,12 +454,12 @@ func inferredEdge(pair [2]string) graph.Edge {
 
 // fileContribution is one file's part of the default graph: its node, its
 // project's ownership, and its links, mentions or imports.
-func (a *assembly) fileContribution(f *FileRecord) contribution {
+func (a *assembly) fileContribution(f *parse.FileRecord) contribution {
 	r := a.r
 	var c contribution
 	project := r.projectOf(f.Path)
 	switch f.Lang {
-	case LangMarkdown:
+	case parse.LangMarkdown:
 		id := graph.DocID(f.Path)
 		name := f.Title
 		if name == "" {
@@ -479,7 +480,7 @@ func (a *assembly) fileContribution(f *FileRecord) contribution {
 				c.edges = append(c.edges, graph.Edge{Source: id, Target: graph.TargetID(pr, t), Kind: graph.EdgeMentions})
 			}
 		}
-	case LangGo, LangTypeScript, LangJavaScript, LangPython:
+	case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 		id := FileID(f.Path)
 		c.nodes = append(c.nodes, graph.Node{ID: id, Kind: graph.KindFile, Name: path.Base(f.Path), Path: f.Path, Project: project, Language: f.Lang, Diagnostic: f.Diag})
 		if project != "" {
@@ -510,7 +511,7 @@ func (a *assembly) packageContribution(ip string) contribution {
 	pkg := a.r.goPkgs[ip]
 	id := PackageID(ip)
 	project := a.r.projectOfDir(pkg.dir)
-	c := contribution{nodes: []graph.Node{{ID: id, Kind: graph.KindPackage, Name: pkg.name, Path: pkg.dir, Project: project, Language: LangGo}}}
+	c := contribution{nodes: []graph.Node{{ID: id, Kind: graph.KindPackage, Name: pkg.name, Path: pkg.dir, Project: project, Language: parse.LangGo}}}
 	if project != "" {
 		c.edges = append(c.edges, graph.Edge{Source: graph.ProjectID(project), Target: id, Kind: graph.EdgeOwns})
 	}
@@ -570,9 +571,9 @@ func InferredDeps(g *graph.Graph) []graph.Edge {
 // importTarget resolves one import of f to a node id: a workspace file, a
 // workspace Go package, or an external package. toPath is a path inside the
 // workspace target (for inferring project dependencies).
-func (r *resolver) importTarget(f *FileRecord, imp Import) (id, toPath string, external bool) {
+func (r *resolver) importTarget(f *parse.FileRecord, imp parse.Import) (id, toPath string, external bool) {
 	switch f.Lang {
-	case LangGo:
+	case parse.LangGo:
 		if pkg, ok := r.goPkgs[imp.Path]; ok {
 			return PackageID(imp.Path), pkg.dir + "/x", false
 		}
@@ -580,7 +581,7 @@ func (r *resolver) importTarget(f *FileRecord, imp Import) (id, toPath string, e
 			return "", "", false
 		}
 		return PackageID(imp.Path), "", true
-	case LangTypeScript, LangJavaScript:
+	case parse.LangTypeScript, parse.LangJavaScript:
 		if t := r.jsImport(f.Path, imp.Path); t != "" {
 			return FileID(t), t, false
 		}
@@ -588,7 +589,7 @@ func (r *resolver) importTarget(f *FileRecord, imp Import) (id, toPath string, e
 			return "", "", false // a relative import of something not indexed
 		}
 		return PackageID(npmRoot(imp.Path)), "", true
-	case LangPython:
+	case parse.LangPython:
 		if t := r.pyImport(f.Path, imp.Path); t != "" {
 			return FileID(t), t, false
 		}
@@ -636,7 +637,7 @@ func (r *resolver) jsImport(from, spec string) string {
 	trimmed := strings.TrimSuffix(strings.TrimSuffix(base, ".js"), ".mjs")
 	for _, cand := range []string{base, trimmed} {
 		for _, ext := range jsExtensions {
-			if f, ok := r.files[cand+ext]; ok && (f.Lang == LangTypeScript || f.Lang == LangJavaScript) {
+			if f, ok := r.files[cand+ext]; ok && (f.Lang == parse.LangTypeScript || f.Lang == parse.LangJavaScript) {
 				return f.Path
 			}
 		}
@@ -685,7 +686,7 @@ func (r *resolver) pyImport(from, module string) string {
 			p = b
 		}
 		for _, cand := range []string{p + ".py", p + "/__init__.py"} {
-			if f, ok := r.files[cand]; ok && f.Lang == LangPython {
+			if f, ok := r.files[cand]; ok && f.Lang == parse.LangPython {
 				return f.Path
 			}
 		}
@@ -707,9 +708,9 @@ func (r *resolver) link(from, target string) string {
 	}
 	if f, ok := r.files[p]; ok {
 		switch f.Lang {
-		case LangMarkdown:
+		case parse.LangMarkdown:
 			return graph.DocID(p)
-		case LangGo, LangTypeScript, LangJavaScript, LangPython:
+		case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 			return FileID(p)
 		}
 		return ""
@@ -726,14 +727,14 @@ func (r *resolver) link(from, target string) string {
 		return PackageID(ip)
 	}
 	for _, readme := range []string{"README.md", "readme.md", "index.md"} {
-		if f, ok := r.files[path.Join(p, readme)]; ok && f.Lang == LangMarkdown {
+		if f, ok := r.files[path.Join(p, readme)]; ok && f.Lang == parse.LangMarkdown {
 			return graph.DocID(f.Path)
 		}
 	}
 	return ""
 }
 
-func sortedPaths(files map[string]*FileRecord) []string {
+func sortedPaths(files map[string]*parse.FileRecord) []string {
 	out := make([]string, 0, len(files))
 	for p := range files {
 		out = append(out, p)

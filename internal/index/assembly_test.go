@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -23,8 +24,8 @@ func TestIncrementalAssemblyEqualsAFullOne(t *testing.T) {
 	rebaseAt = 12
 	var late []laidOut
 	for round := 0; round < 300; round++ {
-		var changed []*FileRecord
-		next := make(map[string]*FileRecord, len(files))
+		var changed []*parse.FileRecord
+		next := make(map[string]*parse.FileRecord, len(files))
 		for p, r := range files {
 			next[p] = r
 		}
@@ -36,20 +37,20 @@ func TestIncrementalAssemblyEqualsAFullOne(t *testing.T) {
 			p := paths[rng.IntN(len(paths))]
 			c := *next[p]
 			switch c.Lang {
-			case LangGo:
+			case parse.LangGo:
 				c.Imports = nil
 				for i := 0; i < rng.IntN(3); i++ {
-					c.Imports = append(c.Imports, Import{Path: imports[rng.IntN(len(imports))]})
+					c.Imports = append(c.Imports, parse.Import{Path: imports[rng.IntN(len(imports))]})
 				}
 				if rng.IntN(4) == 0 {
 					c.Package = fmt.Sprintf("pkg%d", rng.IntN(3))
 				}
-			case LangMarkdown:
+			case parse.LangMarkdown:
 				c.Title = fmt.Sprintf("T%d", rng.IntN(3))
 				c.Links = []string{"../lib/", "../app/main.go", "nope.md"}[:rng.IntN(4)]
 				c.Mentions = []string{"app:build", "lib:build"}[:rng.IntN(3)]
-			case LangTypeScript, LangPython:
-				c.Imports = []Import{{Path: "./view"}, {Path: "react"}, {Path: ".helpers"}, {Path: "os"}}[:rng.IntN(5)]
+			case parse.LangTypeScript, parse.LangPython:
+				c.Imports = []parse.Import{{Path: "./view"}, {Path: "react"}, {Path: ".helpers"}, {Path: "os"}}[:rng.IntN(5)]
 			default:
 				continue
 			}
@@ -98,13 +99,13 @@ func TestAnEditThatKeepsTheGraphKeepsTheVersion(t *testing.T) {
 	a := newAssembly(ws, files)
 	before := a.cur
 	c := *files["app/main.go"]
-	c.Imports = []Import{c.Imports[1], c.Imports[0]} // fmt is imported by this file alone
-	next := map[string]*FileRecord{}
+	c.Imports = []parse.Import{c.Imports[1], c.Imports[0]} // fmt is imported by this file alone
+	next := map[string]*parse.FileRecord{}
 	for p, r := range files {
 		next[p] = r
 	}
 	next[c.Path] = &c
-	v, ok := a.update(next, []*FileRecord{&c})
+	v, ok := a.update(next, []*parse.FileRecord{&c})
 	if !ok {
 		t.Fatal("an edit of a known file needed a rebuild")
 	}
@@ -115,7 +116,7 @@ func TestAnEditThatKeepsTheGraphKeepsTheVersion(t *testing.T) {
 
 // parsedFixture is the fixture workspace and the records of all its files,
 // parsed but not assembled.
-func parsedFixture(t *testing.T) (*workspace.Workspace, map[string]*FileRecord) {
+func parsedFixture(t *testing.T) (*workspace.Workspace, map[string]*parse.FileRecord) {
 	t.Helper()
 	root := newFixture(t)
 	ws, err := workspace.Load(root)
@@ -123,7 +124,7 @@ func parsedFixture(t *testing.T) (*workspace.Workspace, map[string]*FileRecord) 
 		t.Fatal(err)
 	}
 	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
-	files := map[string]*FileRecord{}
+	files := map[string]*parse.FileRecord{}
 	for _, r := range New(root, t.TempDir(), Options{}).parse(found) {
 		files[r.Path] = r
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/index/parse"
 )
 
 // cacheVersion changes whenever FileRecord or a parser changes what it
@@ -27,8 +28,8 @@ const (
 
 // shardEntry is one file's part of a shard.
 type shardEntry struct {
-	Symbols []Symbol
-	Refs    []Ref
+	Symbols []parse.Symbol
+	Refs    []parse.Ref
 }
 
 type store struct {
@@ -48,7 +49,7 @@ func (s store) ensure() error { return os.MkdirAll(s.dir, 0o700) }
 
 // loadFiles reads the records of a previous index of root; a missing,
 // stale or unreadable cache is simply empty.
-func (s store) loadFiles(root string) map[string]*FileRecord {
+func (s store) loadFiles(root string) map[string]*parse.FileRecord {
 	data, err := os.ReadFile(s.filesPath())
 	if err != nil {
 		return nil
@@ -57,14 +58,14 @@ func (s store) loadFiles(root string) map[string]*FileRecord {
 	if err != nil {
 		return nil
 	}
-	out := make(map[string]*FileRecord, len(recs))
+	out := make(map[string]*parse.FileRecord, len(recs))
 	for i := range recs {
 		out[recs[i].Path] = &recs[i]
 	}
 	return out
 }
 
-func (s store) saveFiles(root string, files map[string]*FileRecord) error {
+func (s store) saveFiles(root string, files map[string]*parse.FileRecord) error {
 	return fsx.WriteFileAtomic(s.filesPath(), encodeFiles(root, files), 0o600)
 }
 
@@ -124,7 +125,7 @@ const (
 )
 
 // encodeFiles writes the records without their symbols, in path order.
-func encodeFiles(root string, files map[string]*FileRecord) []byte {
+func encodeFiles(root string, files map[string]*parse.FileRecord) []byte {
 	e := newEncoder(64 * len(files))
 	e.str(root)
 	e.uint(uint64(len(files)))
@@ -159,7 +160,7 @@ func encodeFiles(root string, files map[string]*FileRecord) []byte {
 }
 
 // decodeFiles reads what encodeFiles wrote for the same root.
-func decodeFiles(data []byte, root string) ([]FileRecord, error) {
+func decodeFiles(data []byte, root string) ([]parse.FileRecord, error) {
 	d, err := newDecoder(data, filesMagic, cacheVersion)
 	if err != nil {
 		return nil, err
@@ -169,8 +170,8 @@ func decodeFiles(data []byte, root string) ([]FileRecord, error) {
 	}
 	// The least each takes: a record 13 bytes (a varint per field), an
 	// import 4.
-	recs := make([]FileRecord, d.countOf(13))
-	imports := make([]Import, d.countOf(4))
+	recs := make([]parse.FileRecord, d.countOf(13))
+	imports := make([]parse.Import, d.countOf(4))
 	for i := range recs {
 		r := &recs[i]
 		r.Path = d.str()
@@ -244,8 +245,8 @@ func decodeShard(data []byte) (map[string]shardEntry, error) {
 	}
 	// The least each takes: a file entry 3 bytes, a symbol or a ref 4.
 	n := d.countOf(3)
-	syms := make([]Symbol, d.countOf(4))
-	refs := make([]Ref, d.countOf(4))
+	syms := make([]parse.Symbol, d.countOf(4))
+	refs := make([]parse.Ref, d.countOf(4))
 	out := make(map[string]shardEntry, n)
 	for range n {
 		p := d.str()

@@ -3,22 +3,24 @@ package index
 import (
 	"reflect"
 	"testing"
+
+	"github.com/corehq/core/internal/index/parse"
 )
 
-func codecFixture() (map[string]*FileRecord, map[string]shardEntry) {
-	files := map[string]*FileRecord{
-		"a/main.go": {Path: "a/main.go", Size: 120, ModTime: 1_700_000_000_000_000_000, Lang: LangGo, Package: "main",
-			Imports: []Import{{Path: "fmt", Line: 3}, {Path: "example.com/x/b", Alias: "bb", Line: 4}}},
-		"web/app.ts": {Path: "web/app.ts", Size: 9, Lang: LangTypeScript, Default: "App",
-			Imports: []Import{{Path: "./util", Names: []string{"a", "b"}, Line: 1}}, Diag: "syntax error at line 2"},
-		"docs/x.md":        {Path: "docs/x.md", Lang: LangMarkdown, Title: "X", Links: []string{"../a/main.go"}, Mentions: []string{"a:build"}},
+func codecFixture() (map[string]*parse.FileRecord, map[string]shardEntry) {
+	files := map[string]*parse.FileRecord{
+		"a/main.go": {Path: "a/main.go", Size: 120, ModTime: 1_700_000_000_000_000_000, Lang: parse.LangGo, Package: "main",
+			Imports: []parse.Import{{Path: "fmt", Line: 3}, {Path: "example.com/x/b", Alias: "bb", Line: 4}}},
+		"web/app.ts": {Path: "web/app.ts", Size: 9, Lang: parse.LangTypeScript, Default: "App",
+			Imports: []parse.Import{{Path: "./util", Names: []string{"a", "b"}, Line: 1}}, Diag: "syntax error at line 2"},
+		"docs/x.md":        {Path: "docs/x.md", Lang: parse.LangMarkdown, Title: "X", Links: []string{"../a/main.go"}, Mentions: []string{"a:build"}},
 		"web/package.json": {Path: "web/package.json", Lang: "packagejson", Module: "@x/web", Entry: "src/index.ts"},
-		"empty.py":         {Path: "empty.py", Lang: LangPython},
+		"empty.py":         {Path: "empty.py", Lang: parse.LangPython},
 	}
 	shard := map[string]shardEntry{
 		"a/main.go": {
-			Symbols: []Symbol{{Name: "main", Kind: "func", Line: 6, Col: 6}, {Name: "T.M", Kind: "method", Line: 9, Col: 12}},
-			Refs:    []Ref{{From: "main", Qual: "fmt", Name: "Println", Line: 7}, {From: "main", Name: "T", Line: 8}, {From: "T.M", Qual: MemberQual, Name: "Close", Line: 10}},
+			Symbols: []parse.Symbol{{Name: "main", Kind: "func", Line: 6, Col: 6}, {Name: "T.M", Kind: "method", Line: 9, Col: 12}},
+			Refs:    []parse.Ref{{From: "main", Qual: "fmt", Name: "Println", Line: 7}, {From: "main", Name: "T", Line: 8}, {From: "T.M", Qual: parse.MemberQual, Name: "Close", Line: 10}},
 		},
 		"empty.py": {},
 	}
@@ -50,7 +52,7 @@ func TestCacheFilesOfAnotherRootAreNotRead(t *testing.T) {
 
 func TestCacheShardRoundTripsAndAppendsStayInTheirEntry(t *testing.T) {
 	_, shard := codecFixture()
-	shard["b/b.go"] = shardEntry{Symbols: []Symbol{{Name: "B", Kind: "func", Line: 1, Col: 6}}, Refs: []Ref{{Name: "A", Line: 2}}}
+	shard["b/b.go"] = shardEntry{Symbols: []parse.Symbol{{Name: "B", Kind: "func", Line: 1, Col: 6}}, Refs: []parse.Ref{{Name: "A", Line: 2}}}
 	got, err := decodeShard(encodeShard(shard))
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +63,8 @@ func TestCacheShardRoundTripsAndAppendsStayInTheirEntry(t *testing.T) {
 	// Entries share backing arrays, in path order: an append to one entry
 	// (live edits patch entries) must not write into the next one's.
 	first := got["a/main.go"]
-	_ = append(first.Symbols, Symbol{Name: "clobber"})
-	_ = append(first.Refs, Ref{Name: "clobber"})
+	_ = append(first.Symbols, parse.Symbol{Name: "clobber"})
+	_ = append(first.Refs, parse.Ref{Name: "clobber"})
 	if next := got["b/b.go"]; !reflect.DeepEqual(next, shard["b/b.go"]) {
 		t.Fatalf("an append to a/main.go's entry changed b/b.go's: %+v", next)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -129,11 +130,11 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 
 // randomRecords makes a small workspace's records, as the parsers and the
 // shards would give them, from rng.
-func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
+func randomRecords(rng *rand.Rand, adversarial bool) map[string]*parse.FileRecord {
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
-	files := map[string]*FileRecord{}
-	files["go.mod"] = &FileRecord{Path: "go.mod", Lang: LangGoMod, Module: "m"}
-	files["w/package.json"] = &FileRecord{Path: "w/package.json", Lang: LangPackageJSON, Module: "@w", Entry: "t0.ts"}
+	files := map[string]*parse.FileRecord{}
+	files["go.mod"] = &parse.FileRecord{Path: "go.mod", Lang: parse.LangGoMod, Module: "m"}
+	files["w/package.json"] = &parse.FileRecord{Path: "w/package.json", Lang: parse.LangPackageJSON, Module: "@w", Entry: "t0.ts"}
 	dirs := []string{"d0", "d1", "d2", "p/d3"}
 	if adversarial {
 		dirs = append(dirs, "d#4")
@@ -150,19 +151,19 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
 				pkg += "_test"
 			}
 		}
-		f := &FileRecord{Path: name, Lang: LangGo, Package: pkg}
+		f := &parse.FileRecord{Path: name, Lang: parse.LangGo, Package: pkg}
 		for range rng.IntN(4) {
 			alias := ""
 			if rng.IntN(3) == 0 {
 				alias = pick([]string{"x", "y", ".", "_", "A"})
 			}
-			f.Imports = append(f.Imports, Import{Path: "m/" + pick(dirs), Alias: alias})
+			f.Imports = append(f.Imports, parse.Import{Path: "m/" + pick(dirs), Alias: alias})
 		}
 		for range rng.IntN(5) {
 			if rng.IntN(3) == 0 {
-				f.Symbols = append(f.Symbols, Symbol{Name: pick(methods), Kind: "method", Line: rng.IntN(9)})
+				f.Symbols = append(f.Symbols, parse.Symbol{Name: pick(methods), Kind: "method", Line: rng.IntN(9)})
 			} else {
-				f.Symbols = append(f.Symbols, Symbol{Name: pick(plain), Kind: pick([]string{"func", "type", "var"}), Line: rng.IntN(9)})
+				f.Symbols = append(f.Symbols, parse.Symbol{Name: pick(plain), Kind: pick([]string{"func", "type", "var"}), Line: rng.IntN(9)})
 			}
 		}
 		for range rng.IntN(8) {
@@ -173,7 +174,7 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
 			qual := ""
 			switch rng.IntN(4) {
 			case 1:
-				qual = MemberQual
+				qual = parse.MemberQual
 			case 2:
 				qual = pick([]string{"pk0", "pk1", "pk2", "pk3", "pk4", "x", "y", "v"})
 			}
@@ -181,7 +182,7 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
 			if adversarial && rng.IntN(5) == 0 {
 				rn = pick(methods)
 			}
-			f.Refs = append(f.Refs, Ref{From: from, Qual: qual, Name: rn})
+			f.Refs = append(f.Refs, parse.Ref{From: from, Qual: qual, Name: rn})
 		}
 		files[name] = f
 	}
@@ -190,17 +191,17 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
 		tsdirs = append(tsdirs, "w#x")
 	}
 	for range rng.IntN(6) {
-		lang, ext := LangTypeScript, ".ts"
+		lang, ext := parse.LangTypeScript, ".ts"
 		if rng.IntN(2) == 0 {
-			lang, ext = LangJavaScript, ".js"
+			lang, ext = parse.LangJavaScript, ".js"
 		}
 		p := fmt.Sprintf("%s/t%d%s", pick(tsdirs), rng.IntN(4), ext)
 		if rng.IntN(4) == 0 {
 			p = pick([]string{"w/s/index.ts", "w/index.js", "w/x/index.ts"})
 		}
-		f := &FileRecord{Path: p, Lang: lang}
+		f := &parse.FileRecord{Path: p, Lang: lang}
 		for range rng.IntN(4) {
-			f.Symbols = append(f.Symbols, Symbol{Name: pick([]string{"A", "B", "C", "D", "T", "T.M"}), Kind: "function"})
+			f.Symbols = append(f.Symbols, parse.Symbol{Name: pick([]string{"A", "B", "C", "D", "T", "T.M"}), Kind: "function"})
 		}
 		if rng.IntN(2) == 0 {
 			f.Default = pick([]string{"A", "B", "D", "Z"})
@@ -210,7 +211,7 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
 			for range rng.IntN(3) {
 				ns = append(ns, pick([]string{"A", "B", "C", "default", "D", "T.M"}))
 			}
-			f.Imports = append(f.Imports, Import{Path: pick([]string{"./t0", "./t1", "../w/t2", "./s/t3", "../t0", "./t1.js", "./s", ".", "@w", "@w/t1", "../x"}), Names: ns})
+			f.Imports = append(f.Imports, parse.Import{Path: pick([]string{"./t0", "./t1", "../w/t2", "./s/t3", "../t0", "./t1.js", "./s", ".", "@w", "@w/t1", "../x"}), Names: ns})
 		}
 		files[p] = f
 	}
@@ -219,19 +220,19 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*FileRecord {
 		if rng.IntN(4) == 0 {
 			p = "py/__init__.py"
 		}
-		f := &FileRecord{Path: p, Lang: LangPython}
+		f := &parse.FileRecord{Path: p, Lang: parse.LangPython}
 		if rng.IntN(4) == 0 {
 			f.Default = pick([]string{"A", "B"}) // no parser sets one today; fileReferences would use it
 		}
 		for range rng.IntN(4) {
-			f.Symbols = append(f.Symbols, Symbol{Name: pick([]string{"A", "B", "C", "default", "K.m"}), Kind: "function"})
+			f.Symbols = append(f.Symbols, parse.Symbol{Name: pick([]string{"A", "B", "C", "default", "K.m"}), Kind: "function"})
 		}
 		for range rng.IntN(3) {
 			var ns []string
 			for range 1 + rng.IntN(2) {
 				ns = append(ns, pick([]string{"A", "B", "C", "default"}))
 			}
-			f.Imports = append(f.Imports, Import{Path: pick([]string{"py.m0", ".m1", "py.m2", ".m3", ".", "py"}), Names: ns})
+			f.Imports = append(f.Imports, parse.Import{Path: pick([]string{"py.m0", ".m1", "py.m2", ".m3", ".", "py"}), Names: ns})
 		}
 		files[p] = f
 	}
@@ -245,7 +246,7 @@ func nearAgreesOn(t *testing.T, seed uint64, adversarial bool) bool {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	files := randomRecords(rng, adversarial)
 	ws := &workspace.Workspace{Root: "/r", Projects: []*workspace.Project{{Name: "p", Path: "p"}}}
-	bare := map[string]*FileRecord{}
+	bare := map[string]*parse.FileRecord{}
 	for p, r := range files {
 		c := *r
 		c.Symbols, c.Refs = nil, nil

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -17,7 +18,7 @@ import (
 // a name to the symbol it resolves to, within a Go package by name, across
 // packages through the file's imports, and for JS/TS/Python through named
 // imports.
-func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *graph.Graph {
+func AssembleSymbols(ws *workspace.Workspace, files map[string]*parse.FileRecord) *graph.Graph {
 	t := newSymbolTables(ws, files)
 	return t.assemble(t.paths)
 }
@@ -27,7 +28,7 @@ func AssembleSymbols(ws *workspace.Workspace, files map[string]*FileRecord) *gra
 // bare method name). With them, each file's part of the symbol graph is
 // built on its own.
 type symbolTables struct {
-	files map[string]*FileRecord
+	files map[string]*parse.FileRecord
 	r     *resolver
 
 	// Each Go package's symbols, built on first use: a query of a few
@@ -46,7 +47,7 @@ type symbolTables struct {
 	usedIn     map[string][]int32
 }
 
-func newSymbolTables(ws *workspace.Workspace, files map[string]*FileRecord) *symbolTables {
+func newSymbolTables(ws *workspace.Workspace, files map[string]*parse.FileRecord) *symbolTables {
 	paths := sortedPaths(files)
 	return &symbolTables{files: files, paths: paths, r: newResolver(ws, files, paths), pkgs: map[string]*pkgSymbols{}}
 }
@@ -77,7 +78,7 @@ func (t *symbolTables) pkg(ip string) *pkgSymbols {
 	}
 	for _, fp := range candidates {
 		f := t.files[fp]
-		if f == nil || f.Lang != LangGo || len(f.Symbols) == 0 || t.r.goDirPkg[path.Dir(fp)] != ip {
+		if f == nil || f.Lang != parse.LangGo || len(f.Symbols) == 0 || t.r.goDirPkg[path.Dir(fp)] != ip {
 			continue
 		}
 		for _, s := range f.Symbols {
@@ -283,16 +284,16 @@ func (t *symbolTables) buildLookup() {
 // uses yields the names f may use, as its references resolve them: a Go
 // file's uses by name, a JS/TS/Python file's imported names, and for a
 // default import the name of the declaration it resolves to.
-func (t *symbolTables) uses(f *FileRecord) iter.Seq[string] {
+func (t *symbolTables) uses(f *parse.FileRecord) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		switch f.Lang {
-		case LangGo:
+		case parse.LangGo:
 			for _, r := range f.Refs {
 				if !yield(r.Name) {
 					return
 				}
 			}
-		case LangTypeScript, LangJavaScript, LangPython:
+		case parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 			for _, imp := range f.Imports {
 				for _, n := range imp.Names {
 					if !yield(n) {
@@ -333,7 +334,7 @@ type symbolPart struct {
 	symEdges  []graph.Edge // from its symbols
 }
 
-func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, pkgs func(ip string) *pkgSymbols) symbolPart {
+func (r *resolver) symbolPart(f *parse.FileRecord, files map[string]*parse.FileRecord, pkgs func(ip string) *pkgSymbols) symbolPart {
 	var p symbolPart
 	if len(f.Symbols) > 0 {
 		project := r.projectOf(f.Path)
@@ -362,10 +363,10 @@ func (r *resolver) symbolPart(f *FileRecord, files map[string]*FileRecord, pkgs 
 }
 
 // fileReferences resolves the uses one file makes to reference edges.
-func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, pkgs func(ip string) *pkgSymbols) []graph.Edge {
+func (r *resolver) fileReferences(f *parse.FileRecord, files map[string]*parse.FileRecord, pkgs func(ip string) *pkgSymbols) []graph.Edge {
 	var out []graph.Edge
 	switch f.Lang {
-	case LangGo:
+	case parse.LangGo:
 		ownPkg := r.goDirPkg[path.Dir(f.Path)]
 		locals := r.goLocalNames(f)
 		// The file's packages, each asked for once (pkgs takes a lock).
@@ -399,7 +400,7 @@ func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, p
 				out = append(out, graph.Edge{Source: from, Target: to, Kind: graph.EdgeReferences})
 			}
 		}
-	case LangTypeScript, LangJavaScript, LangPython:
+	case parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 		for _, imp := range f.Imports {
 			if len(imp.Names) == 0 {
 				continue
@@ -426,8 +427,8 @@ func (r *resolver) fileReferences(f *FileRecord, files map[string]*FileRecord, p
 
 // importedFile is the path of the workspace file a JS/TS/Python import
 // names ("" when it names none).
-func (r *resolver) importedFile(f *FileRecord, imp Import) string {
-	if f.Lang == LangPython {
+func (r *resolver) importedFile(f *parse.FileRecord, imp parse.Import) string {
+	if f.Lang == parse.LangPython {
 		return r.pyImport(f.Path, imp.Path)
 	}
 	return r.jsImport(f.Path, imp.Path)
@@ -461,7 +462,7 @@ func uniqueMethod(name, own string, imports map[string]string, pkgs func(ip stri
 
 // goLocalNames maps the names a Go file refers to its workspace imports by
 // (the alias, or the imported package's own name) to their import paths.
-func (r *resolver) goLocalNames(f *FileRecord) map[string]string {
+func (r *resolver) goLocalNames(f *parse.FileRecord) map[string]string {
 	out := map[string]string{}
 	for _, imp := range f.Imports {
 		pkg, ok := r.goPkgs[imp.Path]

@@ -11,6 +11,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/corehq/core/internal/index/parse"
 )
 
 // Found is a file the walk will index.
@@ -71,32 +73,26 @@ func discoverUnder(root, rel string, opts WalkOptions) ([]Found, []Diagnostic) {
 	return w.found, w.diags
 }
 
-// Special files that are not graph nodes but feed resolution.
-const (
-	LangGoMod       = "gomod"
-	LangPackageJSON = "packagejson"
-)
-
 // LangOf returns the language of a file name, or "" if core does not index
 // it.
 func LangOf(name string) string {
 	switch name {
 	case "go.mod":
-		return LangGoMod
+		return parse.LangGoMod
 	case "package.json":
-		return LangPackageJSON
+		return parse.LangPackageJSON
 	}
 	switch strings.ToLower(path.Ext(name)) {
 	case ".go":
-		return LangGo
+		return parse.LangGo
 	case ".ts", ".tsx", ".mts", ".cts":
-		return LangTypeScript
+		return parse.LangTypeScript
 	case ".js", ".jsx", ".mjs", ".cjs":
-		return LangJavaScript
+		return parse.LangJavaScript
 	case ".py":
-		return LangPython
+		return parse.LangPython
 	case ".md", ".markdown":
-		return LangMarkdown
+		return parse.LangMarkdown
 	}
 	return ""
 }
@@ -199,7 +195,7 @@ func (w *walker) add(rel string, info fs.FileInfo) {
 	if lang == "" {
 		return
 	}
-	if lang == LangMarkdown && !w.isDoc(rel) {
+	if lang == parse.LangMarkdown && !w.isDoc(rel) {
 		return
 	}
 	if info.Size() > w.opts.MaxFileSize {

@@ -16,7 +16,7 @@
 //	                                     writeShards and Assemble call it) against two
 //	                                     allocation-free alternatives
 //
-// Phases re-create the stages with the exported API (Discover, Parse,
+// Phases re-create the stages with the exported API (Discover, parse.File,
 // Assemble, Encode, gzip, sha256), so their times add up to about a cold
 // index minus the cache writes; the profiles of cold and update show the
 // real code, cache writes included.
@@ -42,6 +42,7 @@ import (
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index"
+	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/watch"
@@ -144,12 +145,12 @@ func phases(root string) {
 		srcs[i] = b
 	})
 	row("read files", time.Since(t), fmt.Sprintf("%d workers", runtime.GOMAXPROCS(0)))
-	recs := make([]index.FileRecord, len(found))
+	recs := make([]parse.FileRecord, len(found))
 	var perLang sync.Map
 	t = time.Now()
 	index.Parallel(len(found), func(i int) {
 		t0 := time.Now()
-		recs[i] = index.Parse(found[i].Lang, found[i].Path, srcs[i])
+		recs[i] = parse.File(found[i].Lang, found[i].Path, srcs[i])
 		recs[i].Size, recs[i].ModTime = found[i].Size, found[i].ModTime
 		v, _ := perLang.LoadOrStore(found[i].Lang, new(langStat))
 		v.(*langStat).add(time.Since(t0))
@@ -163,7 +164,7 @@ func phases(root string) {
 
 	// The cache writes (shards and records in core's binary format) are
 	// not re-created here; the cold profile shows them.
-	files := make(map[string]*index.FileRecord, len(recs))
+	files := make(map[string]*parse.FileRecord, len(recs))
 	var nsym, nref int
 	for i := range recs {
 		r := recs[i]
@@ -193,7 +194,7 @@ func phases(root string) {
 	_ = query.NewIndex(g)
 	row("query.NewIndex (first query of a version)", time.Since(t), "")
 
-	full := make(map[string]*index.FileRecord, len(recs))
+	full := make(map[string]*parse.FileRecord, len(recs))
 	for i := range recs {
 		full[recs[i].Path] = &recs[i]
 	}

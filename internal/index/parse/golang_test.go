@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"slices"
@@ -39,7 +39,7 @@ func helper(s *Server) error { return nil }
 `
 
 func TestParseGo(t *testing.T) {
-	rec := ParseGo("services/api/server.go", []byte(goSrc))
+	rec := parseGo("services/api/server.go", []byte(goSrc))
 	t.Run("the package clause is recorded", func(t *testing.T) {
 		if rec.Package != "server" || rec.Diag != "" {
 			t.Fatalf("package %q diag %q", rec.Package, rec.Diag)
@@ -92,7 +92,7 @@ func TestParseGo(t *testing.T) {
 }
 
 func TestAnUnparsableGoFileKeepsWhatParsed(t *testing.T) {
-	rec := ParseGo("x.go", []byte("package x\n\nfunc Good() {}\n\nfunc Bad( {\n"))
+	rec := parseGo("x.go", []byte("package x\n\nfunc Good() {}\n\nfunc Bad( {\n"))
 	if rec.Diag == "" || rec.Package != "x" {
 		t.Fatalf("diag %q package %q", rec.Diag, rec.Package)
 	}
@@ -105,7 +105,7 @@ func FuzzParseGo(f *testing.F) {
 	f.Add([]byte(goSrc))
 	f.Add([]byte("package x\nfunc (\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rec := ParseGo("f.go", src)
+		rec := parseGo("f.go", src)
 		if rec.Path != "f.go" || rec.Lang != LangGo {
 			t.Fatal("record lost its identity")
 		}
@@ -113,7 +113,7 @@ func FuzzParseGo(f *testing.F) {
 }
 
 func TestALocalNameIsNoReference(t *testing.T) {
-	rec := ParseGo("x.go", []byte("package x\n\nfunc helper() {}\n\nfunc F(helper int) int {\n\tfor _, v := range []int{helper} {\n\t\tprefix := v\n\t\t_ = prefix\n\t}\n\treturn helper\n}\n\nvar prefix = 1\n\nfunc G() { helper(); _ = prefix }\n"))
+	rec := parseGo("x.go", []byte("package x\n\nfunc helper() {}\n\nfunc F(helper int) int {\n\tfor _, v := range []int{helper} {\n\t\tprefix := v\n\t\t_ = prefix\n\t}\n\treturn helper\n}\n\nvar prefix = 1\n\nfunc G() { helper(); _ = prefix }\n"))
 	for _, r := range rec.Refs {
 		if r.From == "F" && (r.Name == "helper" || r.Name == "prefix" || r.Name == "v") {
 			t.Errorf("F's local %s was taken for a reference", r.Name)

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestParsePython(t *testing.T) {
-	rec := fixtureRecord(t, ParsePython, "py/pkg/service.py")
+	rec := fixtureRecord(t, parsePython, "py/pkg/service.py")
 	if rec.Path != "py/pkg/service.py" || rec.Lang != LangPython || rec.Diag != "" {
 		t.Fatalf("path %q lang %q diag %q", rec.Path, rec.Lang, rec.Diag)
 	}
@@ -57,7 +57,7 @@ func TestParsePython(t *testing.T) {
 }
 
 func TestAPythonFileWithSyntaxErrorsKeepsWhatParsed(t *testing.T) {
-	rec := fixtureRecord(t, ParsePython, "py/broken.py")
+	rec := fixtureRecord(t, parsePython, "py/broken.py")
 	if rec.Diag != "syntax error at line 9" {
 		t.Fatalf("diag = %q", rec.Diag)
 	}
@@ -78,7 +78,7 @@ func TestAPythonFileWithSyntaxErrorsKeepsWhatParsed(t *testing.T) {
 
 func TestAnEmptyPythonFileHasNothing(t *testing.T) {
 	for _, src := range []string{"", "\n", "# just a comment\n"} {
-		rec := ParsePython("e.py", []byte(src))
+		rec := parsePython("e.py", []byte(src))
 		if rec.Imports != nil || rec.Symbols != nil || rec.Diag != "" {
 			t.Fatalf("%q: %+v", src, rec)
 		}
@@ -86,7 +86,7 @@ func TestAnEmptyPythonFileHasNothing(t *testing.T) {
 }
 
 func TestPythonImportsIgnoreSpacingInDottedNames(t *testing.T) {
-	rec := ParsePython("s.py", []byte("from .. pkg . mod import (a,\n  b)\nimport x . y\n"))
+	rec := parsePython("s.py", []byte("from .. pkg . mod import (a,\n  b)\nimport x . y\n"))
 	want := []Import{{Path: "..pkg.mod", Names: []string{"a", "b"}, Line: 1}, {Path: "x.y", Line: 3}}
 	checkImportFacts(t, rec.Imports, []importFact{
 		{fact: "a relative module with spaces is written without them", want: want[0]},
@@ -106,7 +106,7 @@ func FuzzParsePython(f *testing.F) {
 	f.Add([]byte("class A:\n  def"))
 	f.Add([]byte("import a as\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rec := ParsePython("f.py", src)
+		rec := parsePython("f.py", src)
 		checkRecordSanity(t, rec, "f.py", LangPython, src)
 		if len(rec.Imports) > 0 && !strings.Contains(string(src), "import") {
 			t.Fatalf("imports %+v from a file without import", rec.Imports)
@@ -123,7 +123,7 @@ func BenchmarkParsePython(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
-			ParsePython("py/bench.py", src)
+			parsePython("py/bench.py", src)
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
@@ -131,7 +131,7 @@ func BenchmarkParsePython(b *testing.B) {
 		b.SetBytes(int64(len(src)))
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				ParsePython("py/bench.py", src)
+				parsePython("py/bench.py", src)
 			}
 		})
 	})

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"fmt"
@@ -161,14 +161,14 @@ func TestTreeSitterParsesAreSafeInParallel(t *testing.T) {
 		file  string
 		parse parseFunc
 	}{
-		{"ts/imports.ts", ParseTypeScript},
-		{"ts/component.tsx", ParseTypeScript},
-		{"ts/app.jsx", ParseJavaScript},
-		{"ts/broken.ts", ParseTypeScript},
-		{"ts/bench.ts", ParseTypeScript},
-		{"py/pkg/service.py", ParsePython},
-		{"py/broken.py", ParsePython},
-		{"py/bench.py", ParsePython},
+		{"ts/imports.ts", parseTypeScript},
+		{"ts/component.tsx", parseTypeScript},
+		{"ts/app.jsx", parseJavaScript},
+		{"ts/broken.ts", parseTypeScript},
+		{"ts/bench.ts", parseTypeScript},
+		{"py/pkg/service.py", parsePython},
+		{"py/broken.py", parsePython},
+		{"py/bench.py", parsePython},
 	}
 	srcs := make([][]byte, len(cases))
 	want := make([]FileRecord, len(cases))
@@ -207,7 +207,7 @@ func TestTreeSitterParsesAreSafeInParallel(t *testing.T) {
 func TestAParseThatRunsOutOfTimeIsADiagnostic(t *testing.T) {
 	g := newGrammar(python.GetLanguage())
 	g.limit = func(int) int { return 1 }
-	rec := parsePython(g, "junk.py", []byte(strings.Repeat("import from import ", 5000)))
+	rec := parsePythonWith(g, "junk.py", []byte(strings.Repeat("import from import ", 5000)))
 	if rec.Diag != "parse timed out" || rec.Imports != nil || rec.Symbols != nil {
 		t.Fatalf("diag %q imports %+v symbols %+v", rec.Diag, rec.Imports, rec.Symbols)
 	}
@@ -216,7 +216,7 @@ func TestAParseThatRunsOutOfTimeIsADiagnostic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := parsePython(g, "service.py", src), ParsePython("service.py", src); !reflect.DeepEqual(got, want) {
+	if got, want := parsePythonWith(g, "service.py", src), parsePython("service.py", src); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after a timeout:\n%+v\nwant\n%+v", got, want)
 	}
 }

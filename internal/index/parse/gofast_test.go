@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 func goCorpus(t testing.TB) []string {
 	var roots []string
 	if wd, err := os.Getwd(); err == nil {
-		roots = append(roots, filepath.Join(wd, "..", ".."))
+		roots = append(roots, filepath.Join(wd, "..", "..", ".."))
 	}
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		roots = append(roots, filepath.Join(strings.TrimSpace(string(out)), "src"))

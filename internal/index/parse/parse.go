@@ -1,4 +1,11 @@
-package index
+// Package parse turns one file of a workspace into its FileRecord: the
+// package clause, imports, declarations and references of a Go,
+// TypeScript, JavaScript or Python file, the title, links and mentions of a
+// Markdown doc, the module of a go.mod or package.json. It is the bottom
+// layer of package index, which finds the files, calls File on each,
+// caches the records and assembles them into the graph; parse knows
+// nothing of workspaces, caches or graphs.
+package parse
 
 import (
 	"encoding/json"
@@ -7,20 +14,20 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// Parse indexes one file by its language.
-func Parse(lang, p string, src []byte) FileRecord {
+// File parses one file by its language into its record.
+func File(lang, p string, src []byte) FileRecord {
 	var rec FileRecord
 	switch lang {
 	case LangGo:
-		rec = ParseGo(p, src)
+		rec = parseGo(p, src)
 	case LangTypeScript:
-		rec = ParseTypeScript(p, src)
+		rec = parseTypeScript(p, src)
 	case LangJavaScript:
-		rec = ParseJavaScript(p, src)
+		rec = parseJavaScript(p, src)
 	case LangPython:
-		rec = ParsePython(p, src)
+		rec = parsePython(p, src)
 	case LangMarkdown:
-		rec = ParseMarkdown(p, src)
+		rec = parseMarkdown(p, src)
 	case LangGoMod:
 		rec = FileRecord{Path: p, Lang: lang, Module: modfile.ModulePath(src)}
 		if rec.Module == "" {

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"net/url"
@@ -16,10 +16,10 @@ var md = goldmark.New()
 // keeps the ones that name a declared target.
 var mentionPattern = regexp.MustCompile(`(?:^|[^A-Za-z0-9_:/.-])([a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*)(?:$|[^A-Za-z0-9_:/-])`)
 
-// ParseMarkdown indexes a doc: its title (the first level-one heading), the
+// parseMarkdown indexes a doc: its title (the first level-one heading), the
 // local targets of its links (files, docs, directories; no URLs, no pure
 // fragments) and its mentions of targets.
-func ParseMarkdown(path string, src []byte) FileRecord {
+func parseMarkdown(path string, src []byte) FileRecord {
 	rec := FileRecord{Path: path, Lang: LangMarkdown}
 	doc := md.Parser().Parse(text.NewReader(src))
 	seen := map[string]bool{}

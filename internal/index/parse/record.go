@@ -1,12 +1,4 @@
-// Package index turns the files of a workspace into the code and docs part
-// of its knowledge graph. Parsing one file yields a FileRecord; records are
-// cached on disk (keyed by size and modification time) so that a restart on
-// an unchanged tree parses nothing, and an edit re-parses only that file.
-// Assembly turns records into the default graph (files, packages, imports,
-// doc links, inferred project dependencies) and into one @symbols shard per
-// project (symbols, ownership and references), which is loaded only when a
-// query asks for symbols.
-package index
+package parse
 
 // Languages a record can be in.
 const (
@@ -15,6 +7,12 @@ const (
 	LangJavaScript = "javascript"
 	LangPython     = "python"
 	LangMarkdown   = "markdown"
+)
+
+// Special files that are not graph nodes but feed resolution.
+const (
+	LangGoMod       = "gomod"
+	LangPackageJSON = "packagejson"
 )
 
 // FileRecord is what parsing one file yields.

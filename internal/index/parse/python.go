@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"strings"
@@ -10,16 +10,18 @@ import (
 
 var pyGrammar = sync.OnceValue(func() *grammar { return newGrammar(python.GetLanguage()) })
 
-// ParsePython indexes one Python file with tree-sitter: every import
+// parsePython indexes one Python file with tree-sitter: every import
 // statement, wherever it is (module level, try/except, if TYPE_CHECKING,
 // inside functions), and the module's top-level functions, classes with
 // their methods ("Class.method"), and assignments to plain names. A file
 // with syntax errors keeps what the tree recovered, plus a diagnostic.
-func ParsePython(path string, src []byte) FileRecord {
-	return parsePython(pyGrammar(), path, src)
+func parsePython(path string, src []byte) FileRecord {
+	return parsePythonWith(pyGrammar(), path, src)
 }
 
-func parsePython(g *grammar, path string, src []byte) FileRecord {
+// parsePythonWith is parsePython with grammar g, which a test gives its
+// own time limit.
+func parsePythonWith(g *grammar, path string, src []byte) FileRecord {
 	return g.record(LangPython, path, src, func(rec *FileRecord, root *sitter.Node, top *sitter.TreeCursor) {
 		w := pyWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
 		defer w.inner.Close()

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 
 // The fast Go path: a recognizer of Go's grammar that builds no syntax
 // tree. It walks a file once, the way go/parser would, and records what
-// ParseGo records from go/parser's tree: the package name, imports,
+// parseGo records from go/parser's tree: the package name, imports,
 // top-level symbols, and the names each declaration uses, with the same
 // rules as refCollector. go/parser spends most of its time allocating the
 // tree, which the index throws away.
@@ -18,7 +18,7 @@ import (
 // It accepts only what it is sure go/parser accepts, and gives up on
 // anything else: any syntax error, generic type declarations, the rarer
 // literal forms, and constructs whose reading needs more look-ahead than
-// it keeps. ParseGo then parses the file with go/parser, which also writes
+// it keeps. parseGo then parses the file with go/parser, which also writes
 // the diagnostic, so a file's record never depends on which path made it.
 // TestGoFastAgreesWithGoParser and FuzzGoFast hold the two paths equal.
 

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"go/ast"
@@ -9,19 +9,19 @@ import (
 	"strings"
 )
 
-// ParseGo indexes one Go file without type checking: its package clause,
+// parseGo indexes one Go file without type checking: its package clause,
 // imports, top-level declarations and the names each declaration uses. A
 // file that does not parse keeps what go/parser recovered, plus a
 // diagnostic. Most files take the fast path (gofast.go); the rest, and
 // every file with an error, go through go/parser.
-func ParseGo(path string, src []byte) FileRecord {
+func parseGo(path string, src []byte) FileRecord {
 	if rec, ok := parseGoFast(path, src); ok {
 		return rec
 	}
 	return parseGoParser(path, src)
 }
 
-// parseGoParser is ParseGo by way of go/parser's syntax tree.
+// parseGoParser is parseGo by way of go/parser's syntax tree.
 func parseGoParser(path string, src []byte) FileRecord {
 	rec := FileRecord{Path: path, Lang: LangGo}
 	fset := token.NewFileSet()

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestParseTypeScript(t *testing.T) {
-	rec := fixtureRecord(t, ParseTypeScript, "ts/imports.ts")
+	rec := fixtureRecord(t, parseTypeScript, "ts/imports.ts")
 	if rec.Path != "ts/imports.ts" || rec.Lang != LangTypeScript || rec.Diag != "" {
 		t.Fatalf("path %q lang %q diag %q", rec.Path, rec.Lang, rec.Diag)
 	}
@@ -79,7 +79,7 @@ func TestParseTypeScript(t *testing.T) {
 }
 
 func TestParseTSX(t *testing.T) {
-	rec := fixtureRecord(t, ParseTypeScript, "ts/component.tsx")
+	rec := fixtureRecord(t, parseTypeScript, "ts/component.tsx")
 	if rec.Lang != LangTypeScript || rec.Diag != "" {
 		t.Fatalf("lang %q diag %q", rec.Lang, rec.Diag)
 	}
@@ -105,7 +105,7 @@ func TestParseTSX(t *testing.T) {
 }
 
 func TestParseJavaScript(t *testing.T) {
-	rec := fixtureRecord(t, ParseJavaScript, "ts/app.jsx")
+	rec := fixtureRecord(t, parseJavaScript, "ts/app.jsx")
 	if rec.Lang != LangJavaScript || rec.Diag != "" {
 		t.Fatalf("lang %q diag %q", rec.Lang, rec.Diag)
 	}
@@ -144,7 +144,7 @@ func TestParseJavaScript(t *testing.T) {
 }
 
 func TestATypeScriptFileWithSyntaxErrorsKeepsWhatParsed(t *testing.T) {
-	rec := fixtureRecord(t, ParseTypeScript, "ts/broken.ts")
+	rec := fixtureRecord(t, parseTypeScript, "ts/broken.ts")
 	if rec.Diag != "syntax error at line 5" {
 		t.Fatalf("diag = %q", rec.Diag)
 	}
@@ -158,7 +158,7 @@ func TestATypeScriptFileWithSyntaxErrorsKeepsWhatParsed(t *testing.T) {
 
 func TestAJavaScriptFileWithSyntaxErrorsKeepsWhatParsed(t *testing.T) {
 	src := "const a = require('./a');\nfunction ok() {}\nclass {\n"
-	rec := ParseJavaScript("web/broken.js", []byte(src))
+	rec := parseJavaScript("web/broken.js", []byte(src))
 	if rec.Diag != "syntax error at line 3" {
 		t.Fatalf("diag = %q", rec.Diag)
 	}
@@ -178,13 +178,13 @@ func TestTheGrammarFollowsTheExtension(t *testing.T) {
 		src   string
 		diag  bool
 	}{
-		{"a .tsx file may hold JSX", ParseTypeScript, "a.tsx", "const x = <div className='a' />;", false},
-		{"an upper-case .TSX file may hold JSX", ParseTypeScript, "A.TSX", "const x = <div className='a' />;", false},
-		{"a .ts file may hold an angle-bracket assertion", ParseTypeScript, "a.ts", "const x = <T>y;\n", false},
-		{"a .ts file may not hold JSX", ParseTypeScript, "a.ts", "const x = <div className='a' />;", true},
-		{"a .mts file is TypeScript", ParseTypeScript, "a.mts", "export type A = string;", false},
-		{"a .jsx file may hold JSX", ParseJavaScript, "a.jsx", "const x = <div className='a' />;", false},
-		{"a .js file may hold JSX", ParseJavaScript, "a.js", "const x = <div className='a' />;", false},
+		{"a .tsx file may hold JSX", parseTypeScript, "a.tsx", "const x = <div className='a' />;", false},
+		{"an upper-case .TSX file may hold JSX", parseTypeScript, "A.TSX", "const x = <div className='a' />;", false},
+		{"a .ts file may hold an angle-bracket assertion", parseTypeScript, "a.ts", "const x = <T>y;\n", false},
+		{"a .ts file may not hold JSX", parseTypeScript, "a.ts", "const x = <div className='a' />;", true},
+		{"a .mts file is TypeScript", parseTypeScript, "a.mts", "export type A = string;", false},
+		{"a .jsx file may hold JSX", parseJavaScript, "a.jsx", "const x = <div className='a' />;", false},
+		{"a .js file may hold JSX", parseJavaScript, "a.js", "const x = <div className='a' />;", false},
 	}
 	for _, c := range cases {
 		t.Run(c.fact, func(t *testing.T) {
@@ -197,7 +197,7 @@ func TestTheGrammarFollowsTheExtension(t *testing.T) {
 }
 
 func TestAnEmptyScriptHasNothing(t *testing.T) {
-	for _, rec := range []FileRecord{ParseTypeScript("e.ts", nil), ParseTypeScript("e.tsx", []byte{}), ParseJavaScript("e.js", []byte("\n"))} {
+	for _, rec := range []FileRecord{parseTypeScript("e.ts", nil), parseTypeScript("e.tsx", []byte{}), parseJavaScript("e.js", []byte("\n"))} {
 		if rec.Imports != nil || rec.Symbols != nil || rec.Diag != "" {
 			t.Fatalf("%s: %+v", rec.Path, rec)
 		}
@@ -244,13 +244,13 @@ func FuzzParseTypeScript(f *testing.F) {
 		switch grammar % 3 {
 		case 0:
 			path, lang = "f.ts", LangTypeScript
-			rec = ParseTypeScript(path, src)
+			rec = parseTypeScript(path, src)
 		case 1:
 			path, lang = "f.tsx", LangTypeScript
-			rec = ParseTypeScript(path, src)
+			rec = parseTypeScript(path, src)
 		default:
 			path, lang = "f.jsx", LangJavaScript
-			rec = ParseJavaScript(path, src)
+			rec = parseJavaScript(path, src)
 		}
 		checkRecordSanity(t, rec, path, lang, src)
 		for _, imp := range rec.Imports {
@@ -277,7 +277,7 @@ func TestDefaultExports(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := ParseTypeScript("f.ts", []byte(c.src)).Default; got != c.want {
+			if got := parseTypeScript("f.ts", []byte(c.src)).Default; got != c.want {
 				t.Fatalf("Default = %q, want %q", got, c.want)
 			}
 		})
@@ -293,7 +293,7 @@ func BenchmarkParseTypeScript(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(src)))
 		for b.Loop() {
-			ParseTypeScript("ts/bench.ts", src)
+			parseTypeScript("ts/bench.ts", src)
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
@@ -301,7 +301,7 @@ func BenchmarkParseTypeScript(b *testing.B) {
 		b.SetBytes(int64(len(src)))
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				ParseTypeScript("ts/bench.ts", src)
+				parseTypeScript("ts/bench.ts", src)
 			}
 		})
 	})

@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ var (
 	jsGrammar  = sync.OnceValue(func() *grammar { return newGrammar(javascript.GetLanguage()) })
 )
 
-// ParseTypeScript indexes one TypeScript file (.ts, .mts, .cts; .tsx with
+// parseTypeScript indexes one TypeScript file (.ts, .mts, .cts; .tsx with
 // the TSX grammar): see parseJS.
-func ParseTypeScript(path string, src []byte) FileRecord {
+func parseTypeScript(path string, src []byte) FileRecord {
 	g := tsGrammar()
 	if strings.HasSuffix(strings.ToLower(path), ".tsx") {
 		g = tsxGrammar()
@@ -28,9 +28,9 @@ func ParseTypeScript(path string, src []byte) FileRecord {
 	return parseJS(g, LangTypeScript, path, src)
 }
 
-// ParseJavaScript indexes one JavaScript file (.js, .jsx, .mjs, .cjs; the
+// parseJavaScript indexes one JavaScript file (.js, .jsx, .mjs, .cjs; the
 // grammar handles JSX): see parseJS.
-func ParseJavaScript(path string, src []byte) FileRecord {
+func parseJavaScript(path string, src []byte) FileRecord {
 	return parseJS(jsGrammar(), LangJavaScript, path, src)
 }
 

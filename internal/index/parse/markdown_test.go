@@ -1,4 +1,4 @@
-package index
+package parse
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ func TestParseMarkdown(t *testing.T) {
 	src := "---\ntitle: no\n---\n# The *API* guide\n\nSee [util](../libs/util/README.md#usage), [the code](./main.go?x=1), ![img](diagram.png),\n" +
 		"[site](https://example.com), [top](#top), [dir](../libs/util/) and [ref][r].\n\nRun `api:build`, then api:test; not http://host:80 or a:b:c.\n\n" +
 		"```\n[in code](nope.md)\n```\n\n[r]: /docs/ref.md\n"
-	rec := ParseMarkdown("docs/api.md", []byte(src))
+	rec := parseMarkdown("docs/api.md", []byte(src))
 	t.Run("the title is the first level-one heading", func(t *testing.T) {
 		if rec.Title != "The API guide" {
 			t.Fatalf("title %q", rec.Title)
