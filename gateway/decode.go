@@ -1,13 +1,15 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/corehq/core/internal/suggest"
+	"github.com/corehq/core/internal/yamlx"
 )
 
 // rowFields are the keys a row may carry, with what each holds.
@@ -15,18 +17,19 @@ var rowFields = []string{"name", "path", "method", "procedure", "grant", "exposu
 
 // decode reads the YAML strictly: the document is a list of mappings whose
 // keys are rowFields with values of the right type. It walks yaml.Node
-// itself so that each problem keeps its row and line.
+// itself (with yamlx) so that each problem keeps its row and line. Only the
+// first document is read.
 func decode(data []byte) ([]Row, []Problem) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := yamlx.NewDecoder(data).Next()
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, []Problem{{Row: -1, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	root := yamlx.Root(doc)
+	if root == nil {
 		return nil, []Problem{{Row: -1, Msg: "the table is empty; it must be a list of rows"}}
 	}
-	root := doc.Content[0]
 	if root.Kind != yaml.SequenceNode {
-		return nil, []Problem{{Row: -1, Line: root.Line, Msg: "the table must be a list of rows (- name: ...), not a " + kindName(root)}}
+		return nil, []Problem{{Row: -1, Line: root.Line, Msg: "the table must be a list of rows (- name: ...), not a " + yamlx.Kind(root)}}
 	}
 	var rows []Row
 	var problems []Problem
@@ -45,34 +48,38 @@ func decodeRow(i int, n *yaml.Node) (Row, []Problem) {
 		problems = append(problems, Problem{Row: i, Name: row.Name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	if n.Kind != yaml.MappingNode {
-		bad(n.Line, "", "a row must be a mapping of %s, not a %s", strings.Join(rowFields, ", "), kindName(n))
+		bad(n.Line, "", "a row must be a mapping of %s, not a %s", strings.Join(rowFields, ", "), yamlx.Kind(n))
 		return row, problems
 	}
 	// The name first, so that every later problem can carry it.
 	for j := 0; j+1 < len(n.Content); j += 2 {
-		if n.Content[j].Value == "name" && isStr(n.Content[j+1]) {
+		if n.Content[j].Value == "name" && yamlx.Is(n.Content[j+1], "!!str") {
 			row.Name = n.Content[j+1].Value
 		}
 	}
-	seen := map[string]bool{}
-	for j := 0; j+1 < len(n.Content); j += 2 {
-		k, v := n.Content[j], n.Content[j+1]
+	// Keys are taken by their text as written, whatever their kind: the
+	// route table follows no alias.
+	for pr := range (yamlx.Keys{}).Pairs(n) {
+		k, v := pr.Key, pr.Value
 		key := k.Value
-		if seen[key] {
+		if pr.Fault == yamlx.Duplicate {
 			bad(k.Line, key, "appears twice in the row")
 			continue
 		}
-		seen[key] = true
 		row.lines[key] = k.Line
+		if hint, unknown := yamlx.Unknown(key, rowFields); unknown {
+			bad(k.Line, key, "unknown key%s; a row may carry: %s", hint, strings.Join(rowFields, ", "))
+			continue
+		}
 		str := func(dst *string) {
-			if !isStr(v) {
-				bad(v.Line, key, "must be a string, not a %s", kindName(v))
+			if !yamlx.Is(v, "!!str") {
+				bad(v.Line, key, "must be a string, not a %s", yamlx.Kind(v))
 				return
 			}
 			*dst = v.Value
 		}
 		boolean := func(dst *bool) {
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+			if !yamlx.Is(v, "!!bool") {
 				bad(v.Line, key, "must be true or false, not %s", describe(v))
 				return
 			}
@@ -102,7 +109,7 @@ func decodeRow(i int, n *yaml.Node) (Row, []Problem) {
 		case "prefix":
 			boolean(&row.Prefix)
 		case "max_body":
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
+			if !yamlx.Is(v, "!!int") {
 				bad(v.Line, key, "must be a whole number of bytes, not %s", describe(v))
 				continue
 			}
@@ -119,46 +126,22 @@ func decodeRow(i int, n *yaml.Node) (Row, []Problem) {
 			}
 			row.Exposure = []string{}
 			for _, e := range v.Content {
-				if !isStr(e) {
+				if !yamlx.Is(e, "!!str") {
 					bad(e.Line, key, "entries must be strings, not %s", describe(e))
 					continue
 				}
 				row.Exposure = append(row.Exposure, e.Value)
 			}
-		default:
-			bad(k.Line, key, "unknown key%s; a row may carry: %s", suggest.DidYouMean(key, rowFields), strings.Join(rowFields, ", "))
 		}
 	}
 	return row, problems
 }
 
-func isStr(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!str" }
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.AliasNode:
-		return "alias"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!int", "!!float":
-			return "number"
-		case "!!bool":
-			return "boolean"
-		case "!!null":
-			return "null"
-		}
-		return "string"
-	}
-	return "document"
-}
-
+// describe names what was found, the route table's way: the kind, then a
+// scalar's value quoted in full (string "yes"), or "a list".
 func describe(n *yaml.Node) string {
 	if n.Kind == yaml.ScalarNode {
-		return fmt.Sprintf("%s %q", kindName(n), n.Value)
+		return fmt.Sprintf("%s %q", yamlx.Kind(n), n.Value)
 	}
-	return "a " + kindName(n)
+	return "a " + yamlx.Kind(n)
 }

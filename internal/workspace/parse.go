@@ -10,6 +10,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/corehq/core/internal/yamlx"
 )
 
 // The file is read by walking yaml.Nodes rather than decoding into structs:
@@ -63,11 +65,6 @@ type rawTarget struct {
 	deps []ref
 }
 
-type entry struct {
-	key, val *yaml.Node
-	name     string
-}
-
 func parse(filename string, data []byte) (*Workspace, []Problem) {
 	p := &parser{file: filename}
 	ws := &Workspace{Docs: DefaultDocs()}
@@ -107,19 +104,19 @@ func (p *parser) root(n *yaml.Node, ws *Workspace) []*rawProject {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		p.at(n, "", "the file must be a mapping with the keys %s, found %s", strings.Join(rootKeys, ", "), describe(n))
+		p.at(n, "", "the file must be a mapping with the keys %s, found %s", strings.Join(rootKeys, ", "), yamlx.Describe(n))
 		return nil
 	}
 	f := p.fields(n, "", rootKeys)
 	var raws []*rawProject
 	if e, ok := f["projects"]; ok {
-		raws = p.projects(e.val, "projects")
+		raws = p.projects(e.Value, "projects")
 	}
 	if e, ok := f["spells"]; ok {
-		ws.Spells = p.spells(e.val, "spells")
+		ws.Spells = p.spells(e.Value, "spells")
 	}
 	if e, ok := f["docs"]; ok {
-		if docs, ok := p.globs(e.val, "docs", "the workspace root"); ok {
+		if docs, ok := p.globs(e.Value, "docs", "the workspace root"); ok {
 			ws.Docs = docs
 		}
 	}
@@ -128,19 +125,19 @@ func (p *parser) root(n *yaml.Node, ws *Workspace) []*rawProject {
 
 // namedMapping checks that n is a mapping from names to settings and
 // returns its entries; a null value means an empty mapping.
-func (p *parser) namedMapping(n *yaml.Node, field, what string) []entry {
+func (p *parser) namedMapping(n *yaml.Node, field, what string) []yamlx.Pair {
 	n = p.deref(n)
 	if n == nil || isNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		p.at(n, field, "%s must be a mapping from %s name to its settings, found %s", field[strings.LastIndexByte(field, '.')+1:], what, describe(n))
+		p.at(n, field, "%s must be a mapping from %s name to its settings, found %s", field[strings.LastIndexByte(field, '.')+1:], what, yamlx.Describe(n))
 		return nil
 	}
 	es := p.entries(n, field)
 	for _, e := range es {
-		if !validName(e.name) {
-			p.at(e.key, join(field, e.name), "invalid %s name %q: use lowercase letters, digits, - and _, starting with a letter or digit (pattern %s)", what, e.name, namePatternText)
+		if name := e.Key.Value; !validName(name) {
+			p.at(e.Key, join(field, name), "invalid %s name %q: use lowercase letters, digits, - and _, starting with a letter or digit (pattern %s)", what, name, namePatternText)
 		}
 	}
 	return es
@@ -148,22 +145,22 @@ func (p *parser) namedMapping(n *yaml.Node, field, what string) []entry {
 
 // settings checks that the value of a named entry is a mapping. A null value
 // reads as an empty mapping so the missing required keys get reported.
-func (p *parser) settings(e entry, field, what string, allowed []string) (map[string]entry, bool) {
-	v := p.deref(e.val)
+func (p *parser) settings(e yamlx.Pair, field, what string, allowed []string) (map[string]yamlx.Pair, bool) {
+	v := p.deref(e.Value)
 	if v == nil {
 		return nil, false
 	}
 	if isNull(v) {
-		return map[string]entry{}, true
+		return map[string]yamlx.Pair{}, true
 	}
 	if v.Kind != yaml.MappingNode {
-		msg := fmt.Sprintf("%s %q must be a mapping with the keys %s, found %s", what, e.name, strings.Join(allowed, ", "), describe(v))
+		msg := fmt.Sprintf("%s %q must be a mapping with the keys %s, found %s", what, e.Key.Value, strings.Join(allowed, ", "), yamlx.Describe(v))
 		if v.Kind == yaml.SequenceNode && contains(allowed, "run") {
 			example := "[go, build, ./...]"
 			if args := scalars(v); len(args) > 0 {
 				example = flowList(args)
 			}
-			msg += fmt.Sprintf(": put the command under run, e.g. %s: {run: %s}", e.name, example)
+			msg += fmt.Sprintf(": put the command under run, e.g. %s: {run: %s}", e.Key.Value, example)
 		}
 		p.at(v, field, "%s", msg)
 		return nil, false
@@ -174,23 +171,24 @@ func (p *parser) settings(e entry, field, what string, allowed []string) (map[st
 func (p *parser) projects(n *yaml.Node, field string) []*rawProject {
 	var raws []*rawProject
 	for _, e := range p.namedMapping(n, field, "project") {
-		pf := join(field, e.name)
-		rp := &rawProject{p: &Project{Name: e.name, Line: e.key.Line}}
+		name := e.Key.Value
+		pf := join(field, name)
+		rp := &rawProject{p: &Project{Name: name, Line: e.Key.Line}}
 		raws = append(raws, rp)
 		f, ok := p.settings(e, pf, "project", projectKeys)
 		if !ok {
 			continue
 		}
 		if pe, ok := f["path"]; ok {
-			p.projectPath(rp.p, pe.val, join(pf, "path"))
+			p.projectPath(rp.p, pe.Value, join(pf, "path"))
 		} else {
-			p.at(e.key, pf, "missing path: give the project's directory relative to the workspace root, e.g. path: services/api (\".\" for the root itself)")
+			p.at(e.Key, pf, "missing path: give the project's directory relative to the workspace root, e.g. path: services/api (\".\" for the root itself)")
 		}
 		if de, ok := f["deps"]; ok {
-			rp.deps, _ = p.stringList(de.val, join(pf, "deps"), "deps", "project names, e.g. deps: [util]")
+			rp.deps, _ = p.stringList(de.Value, join(pf, "deps"), "deps", "project names, e.g. deps: [util]")
 		}
 		if te, ok := f["targets"]; ok {
-			rp.targets = p.targets(te.val, join(pf, "targets"), e.name)
+			rp.targets = p.targets(te.Value, join(pf, "targets"), name)
 		}
 	}
 	return raws
@@ -202,7 +200,7 @@ func (p *parser) projectPath(pr *Project, n *yaml.Node, field string) {
 		return
 	}
 	if n.Kind != yaml.ScalarNode || isNull(n) {
-		p.at(n, field, "path must be a directory relative to the workspace root, e.g. path: services/api (\".\" for the root itself), found %s", describe(n))
+		p.at(n, field, "path must be a directory relative to the workspace root, e.g. path: services/api (\".\" for the root itself), found %s", yamlx.Describe(n))
 		return
 	}
 	s := n.Value
@@ -235,7 +233,7 @@ func (p *parser) stringList(n *yaml.Node, field, what, example string) (refs []r
 		return nil, false
 	}
 	if n.Kind != yaml.SequenceNode {
-		msg := fmt.Sprintf("%s must be a list of %s, found %s", what, example, describe(n))
+		msg := fmt.Sprintf("%s must be a list of %s, found %s", what, example, yamlx.Describe(n))
 		if n.Kind == yaml.ScalarNode && n.Value != "" {
 			msg += fmt.Sprintf(": write %s: %s", what, flowList([]string{n.Value}))
 		}
@@ -250,7 +248,7 @@ func (p *parser) stringList(n *yaml.Node, field, what, example string) (refs []r
 			continue
 		}
 		if c.Kind != yaml.ScalarNode || isNull(c) {
-			p.at(c, cf, "%s entries must be strings, found %s", what, describe(c))
+			p.at(c, cf, "%s entries must be strings, found %s", what, yamlx.Describe(c))
 			continue
 		}
 		refs = append(refs, ref{value: c.Value, node: c, field: cf})
@@ -288,19 +286,19 @@ func (p *parser) globs(n *yaml.Node, field, base string) ([]string, bool) {
 // shellChars mark a run string that needed a shell, for the hint.
 const shellChars = "|&;<>$`*\"'(){}"
 
-func (p *parser) argv(e entry, field string) []string {
-	n := p.deref(e.val)
+func (p *parser) argv(e yamlx.Pair, field string) []string {
+	n := p.deref(e.Value)
 	if n == nil {
 		return nil
 	}
 	switch {
 	case isNull(n):
-		p.at(e.key, field, "run is empty: give the command as an argv list, e.g. run: [go, build, ./...]")
+		p.at(e.Key, field, "run is empty: give the command as an argv list, e.g. run: [go, build, ./...]")
 		return nil
 	case n.Kind == yaml.ScalarNode:
 		words := strings.Fields(n.Value)
 		if len(words) == 0 {
-			p.at(n, field, "run must be an argv list such as [go, build, ./...], found %s", describe(n))
+			p.at(n, field, "run must be an argv list such as [go, build, ./...], found %s", yamlx.Describe(n))
 			return nil
 		}
 		msg := fmt.Sprintf("run must be an argv list, not a string (commands run without a shell): write run: %s", flowList(words))
@@ -310,7 +308,7 @@ func (p *parser) argv(e entry, field string) []string {
 		p.at(n, field, "%s", msg)
 		return nil
 	case n.Kind != yaml.SequenceNode:
-		p.at(n, field, "run must be an argv list such as [go, build, ./...], found %s", describe(n))
+		p.at(n, field, "run must be an argv list such as [go, build, ./...], found %s", yamlx.Describe(n))
 		return nil
 	case len(n.Content) == 0:
 		p.at(n, field, "run is empty: give the command as an argv list, e.g. run: [go, build, ./...]")
@@ -326,7 +324,7 @@ func (p *parser) argv(e entry, field string) []string {
 			continue
 		}
 		if c.Kind != yaml.ScalarNode || isNull(c) {
-			p.at(c, cf, "run entries must be strings, found %s: quote it if it is one argument", describe(c))
+			p.at(c, cf, "run entries must be strings, found %s: quote it if it is one argument", yamlx.Describe(c))
 			ok = false
 			continue
 		}
@@ -346,8 +344,8 @@ func (p *parser) argv(e entry, field string) []string {
 func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 	var out []*rawTarget
 	for _, e := range p.namedMapping(n, field, "target") {
-		tf := join(field, e.name)
-		rt := &rawTarget{t: &Target{Project: project, Name: e.name, Line: e.key.Line, Inputs: DefaultInputs()}}
+		tf := join(field, e.Key.Value)
+		rt := &rawTarget{t: &Target{Project: project, Name: e.Key.Value, Line: e.Key.Line, Inputs: DefaultInputs()}}
 		out = append(out, rt)
 		f, ok := p.settings(e, tf, "target", targetKeys)
 		if !ok {
@@ -356,21 +354,21 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if re, ok := f["run"]; ok {
 			rt.t.Run = p.argv(re, join(tf, "run"))
 		} else {
-			p.at(e.key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
+			p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
 		}
 		if ie, ok := f["inputs"]; ok {
-			if in, ok := p.globs(ie.val, join(tf, "inputs"), "the project directory"); ok {
+			if in, ok := p.globs(ie.Value, join(tf, "inputs"), "the project directory"); ok {
 				rt.t.Inputs = in
 			}
 		}
 		if oe, ok := f["outputs"]; ok {
-			rt.t.Outputs, _ = p.globs(oe.val, join(tf, "outputs"), "the project directory")
+			rt.t.Outputs, _ = p.globs(oe.Value, join(tf, "outputs"), "the project directory")
 		}
 		if de, ok := f["deps"]; ok {
-			rt.deps, _ = p.stringList(de.val, join(tf, "deps"), "deps", `targets, e.g. deps: [build, "util:build", "^build"]`)
+			rt.deps, _ = p.stringList(de.Value, join(tf, "deps"), "deps", `targets, e.g. deps: [build, "util:build", "^build"]`)
 		}
 		if de, ok := f["drift"]; ok {
-			rt.t.Drift = p.boolean(de.val, join(tf, "drift"))
+			rt.t.Drift = p.boolean(de.Value, join(tf, "drift"))
 		}
 	}
 	return out
@@ -381,18 +379,18 @@ func (p *parser) boolean(n *yaml.Node, field string) bool {
 	if n == nil || isNull(n) {
 		return false
 	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+	if yamlx.Is(n, "!!bool") {
 		return strings.EqualFold(n.Value, "true")
 	}
-	p.at(n, field, "%s must be true or false, found %s", field[strings.LastIndexByte(field, '.')+1:], describe(n))
+	p.at(n, field, "%s must be true or false, found %s", field[strings.LastIndexByte(field, '.')+1:], yamlx.Describe(n))
 	return false
 }
 
 func (p *parser) spells(n *yaml.Node, field string) []*Spell {
 	var out []*Spell
 	for _, e := range p.namedMapping(n, field, "spell") {
-		sf := join(field, e.name)
-		s := &Spell{Name: e.name, Line: e.key.Line}
+		sf := join(field, e.Key.Value)
+		s := &Spell{Name: e.Key.Value, Line: e.Key.Line}
 		out = append(out, s)
 		f, ok := p.settings(e, sf, "spell", spellKeys)
 		if !ok {
@@ -401,14 +399,14 @@ func (p *parser) spells(n *yaml.Node, field string) []*Spell {
 		if re, ok := f["run"]; ok {
 			s.Run = p.argv(re, join(sf, "run"))
 		} else {
-			p.at(e.key, sf, "missing run: give the command as an argv list, e.g. run: [gofmt, -l, .]")
+			p.at(e.Key, sf, "missing run: give the command as an argv list, e.g. run: [gofmt, -l, .]")
 		}
 		if de, ok := f["description"]; ok {
-			if d := p.deref(de.val); d != nil && !isNull(d) {
+			if d := p.deref(de.Value); d != nil && !isNull(d) {
 				if d.Kind == yaml.ScalarNode {
 					s.Description = d.Value
 				} else {
-					p.at(d, join(sf, "description"), "description must be a string, found %s", describe(d))
+					p.at(d, join(sf, "description"), "description must be a string, found %s", yamlx.Describe(d))
 				}
 			}
 		}

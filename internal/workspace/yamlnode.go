@@ -2,12 +2,12 @@ package workspace
 
 // Reading the YAML itself: one document, syntax errors with a usable line,
 // aliases under a budget, mappings with duplicate and unknown keys caught.
-// Everything here is about YAML; what the keys mean is in parse.go.
+// yamlx finds what is wrong; this file words it for targets.yaml and places
+// it at a field path. What the keys mean is in parse.go.
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -15,15 +15,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/corehq/core/internal/suggest"
+	"github.com/corehq/core/internal/yamlx"
 )
 
 // document decodes the single YAML document and returns its root node, or
 // nil after recording why there is none.
 func (p *parser) document(data []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := decode(dec, &doc); err != nil {
+	dec := yamlx.NewDecoder(data)
+	doc, err := dec.Next()
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			p.at(nil, "", "the file is empty: declare your projects under a top-level projects: key")
 		} else {
@@ -31,33 +31,17 @@ func (p *parser) document(data []byte) *yaml.Node {
 		}
 		return nil
 	}
-	var extra yaml.Node
-	switch err := decode(dec, &extra); {
+	switch extra, err := dec.Next(); {
 	case err == nil:
-		p.at(&extra, "", "a second YAML document starts here: %s holds exactly one document, remove the --- separator", FileName)
+		p.at(extra, "", "a second YAML document starts here: %s holds exactly one document, remove the --- separator", FileName)
 	case !errors.Is(err, io.EOF):
 		p.syntax(err, data)
 	}
-	n := &doc
-	if n.Kind == yaml.DocumentNode {
-		if len(n.Content) == 0 {
-			p.at(n, "", "the file is empty: declare your projects under a top-level projects: key")
-			return nil
-		}
-		n = n.Content[0]
+	root := yamlx.Root(doc)
+	if root == nil {
+		p.at(doc, "", "the file is empty: declare your projects under a top-level projects: key")
 	}
-	return n
-}
-
-// decode shields callers from a panic inside the YAML library: a bad file
-// must never take down a running server.
-func decode(dec *yaml.Decoder, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return dec.Decode(n)
+	return root
 }
 
 var (
@@ -179,76 +163,38 @@ func scalars(n *yaml.Node) []string {
 	return out
 }
 
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
-
-// describe names what was found, for "must be X, found Y" messages.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return "nothing"
-		case "!!bool":
-			return n.Value
-		case "!!int", "!!float":
-			return "the number " + n.Value
-		}
-		return quote(n.Value)
-	}
-	return "something else"
-}
-
-// quote quotes a value for a message, cut short so a huge scalar does not
-// make a huge message.
-func quote(s string) string {
-	const max = 60
-	if r := []rune(s); len(r) > max {
-		return strconv.Quote(string(r[:max])) + "..."
-	}
-	return strconv.Quote(s)
-}
+func isNull(n *yaml.Node) bool { return yamlx.Is(n, "!!null") }
 
 // entries lists a mapping's pairs in file order, reporting keys that are not
 // plain scalars, merge keys and duplicates (the first occurrence wins).
-func (p *parser) entries(n *yaml.Node, field string) []entry {
-	var out []entry
-	seen := make(map[string]*yaml.Node)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := p.deref(n.Content[i])
-		if k == nil {
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			p.at(k, field, "keys must be plain names, found %s", describe(k))
-			continue
-		}
-		if k.Tag == "!!merge" {
+func (p *parser) entries(n *yaml.Node, field string) []yamlx.Pair {
+	var out []yamlx.Pair
+	for e := range (yamlx.Keys{Plain: true, Deref: p.deref}).Pairs(n) {
+		k := e.Key
+		switch e.Fault {
+		case yamlx.NotPlain:
+			p.at(k, field, "keys must be plain names, found %s", yamlx.Describe(k))
+		case yamlx.Merge:
 			p.at(k, field, "merge keys (<<) are not supported in %s: write the fields out in full", FileName)
-			continue
+		case yamlx.Duplicate:
+			p.at(k, join(field, k.Value), "duplicate key %q (first at line %d): keep one of them", k.Value, e.First.Line)
+		default:
+			out = append(out, e)
 		}
-		if first, dup := seen[k.Value]; dup {
-			p.at(k, join(field, k.Value), "duplicate key %q (first at line %d): keep one of them", k.Value, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		out = append(out, entry{key: k, val: n.Content[i+1], name: k.Value})
 	}
 	return out
 }
 
 // fields is entries for a mapping with a fixed set of keys.
-func (p *parser) fields(n *yaml.Node, field string, allowed []string) map[string]entry {
-	out := make(map[string]entry)
+func (p *parser) fields(n *yaml.Node, field string, allowed []string) map[string]yamlx.Pair {
+	out := make(map[string]yamlx.Pair)
 	for _, e := range p.entries(n, field) {
-		if !contains(allowed, e.name) {
-			p.at(e.key, join(field, e.name), "unknown key %q%s; allowed: %s", e.name, suggest.DidYouMean(e.name, allowed), strings.Join(allowed, ", "))
+		name := e.Key.Value
+		if hint, unknown := yamlx.Unknown(name, allowed); unknown {
+			p.at(e.Key, join(field, name), "unknown key %q%s; allowed: %s", name, hint, strings.Join(allowed, ", "))
 			continue
 		}
-		out[e.name] = e
+		out[name] = e
 	}
 	return out
 }
