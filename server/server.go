@@ -25,6 +25,7 @@ import (
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
@@ -61,7 +62,7 @@ func CacheDir(root string, cfg *config.Config) string {
 		}
 		return filepath.Join(root, cfg.CacheDir)
 	}
-	return filepath.Join(root, ".core")
+	return filepath.Join(root, ignore.DefaultCacheDir)
 }
 
 // RouteTable is the routes.yaml compiled into this binary, checked against

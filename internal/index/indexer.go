@@ -18,6 +18,7 @@ import (
 
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -42,7 +43,7 @@ type Indexer struct {
 	root     string
 	store    store
 	lockPath string
-	skip     func(rel string) bool
+	rule     *ignore.Rule
 	maxSize  int64
 
 	mu     sync.Mutex
@@ -81,9 +82,9 @@ type Indexer struct {
 
 // Options tune an Indexer.
 type Options struct {
-	// Skip names directories (relative, slash-separated) never to index,
-	// besides .git and node_modules: the cache directory.
-	Skip func(rel string) bool
+	// Rule says what is not the workspace's source (package ignore); nil
+	// is the rule of root with its cache directory at cacheDir.
+	Rule *ignore.Rule
 	// MaxFileSize skips larger files with a diagnostic.
 	MaxFileSize int64
 }
@@ -91,8 +92,14 @@ type Options struct {
 // New returns the indexer of the workspace at root, caching in cacheDir.
 func New(root, cacheDir string, o Options) *Indexer {
 	dir := filepath.Join(cacheDir, cacheSubdir)
-	return &Indexer{root: root, store: store{dir: dir}, lockPath: filepath.Join(cacheDir, "index.lock"), skip: o.Skip, maxSize: o.MaxFileSize}
+	if o.Rule == nil {
+		o.Rule = ignore.New(root, cacheDir)
+	}
+	return &Indexer{root: root, store: store{dir: dir}, lockPath: filepath.Join(cacheDir, "index.lock"), rule: o.Rule, maxSize: o.MaxFileSize}
 }
+
+// Rule is what the index skips as not the workspace's source.
+func (ix *Indexer) Rule() *ignore.Rule { return ix.rule }
 
 // ShardLoads counts how many @symbols shards were read to answer queries.
 func (ix *Indexer) ShardLoads() int64 { return ix.shardLoads.Load() }

@@ -363,7 +363,7 @@ func TestDiscoverSkipsWhatItCannotUse(t *testing.T) {
 	if err := os.Symlink("sub", filepath.Join(root, "dirlink")); err != nil {
 		t.Fatal(err)
 	}
-	found, diags := Discover(root, WalkOptions{Skip: func(rel string) bool { return rel == ".core" }, MaxFileSize: 200})
+	found, diags := Discover(root, WalkOptions{MaxFileSize: 200})
 	var paths []string
 	for _, f := range found {
 		paths = append(paths, f.Path)
@@ -385,7 +385,7 @@ func TestDiscoverSkipsWhatItCannotUse(t *testing.T) {
 func TestDemoGolden(t *testing.T) {
 	root := "../../testdata/demo"
 	abs, _ := filepath.Abs(root)
-	g := syncIndex(t, New(abs, t.TempDir(), Options{Skip: func(rel string) bool { return rel == ".core" }}), abs)
+	g := syncIndex(t, New(abs, t.TempDir(), Options{}), abs)
 	got := g.Encode()
 	golden := "../../testdata/golden/graph/demo.json"
 	if *update {

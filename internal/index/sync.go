@@ -45,7 +45,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 			ix.store.removeLegacy()
 		}
 	}
-	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
+	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize})
 	files := make(map[string]*parse.FileRecord, len(found))
 	var todo []Found
 	for _, f := range found {
@@ -167,7 +167,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 		}
 	}
 	for _, p := range paths {
-		if ix.skip != nil && ix.skip(p) {
+		if ix.rule.Never(p) {
 			continue
 		}
 		abs := filepath.Join(ix.root, filepath.FromSlash(p))
@@ -177,7 +177,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 			continue
 		}
 		if st.IsDir() {
-			found, diags := discoverUnder(ix.root, p, WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize})
+			found, diags := discoverUnder(ix.root, p, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize})
 			// The walk's findings replace what an earlier walk said of this
 			// subtree, so repeated events do not pile them up.
 			kept := ix.diags[:0:0]
@@ -312,12 +312,10 @@ func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Fou
 	if !st.Mode().IsRegular() {
 		return Found{}, false
 	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".git" || seg == "node_modules" {
-			return Found{}, false
-		}
+	if ix.rule.Never(p) {
+		return Found{}, false
 	}
-	found, _ := discoverUnder(ix.root, path.Dir(p), WalkOptions{DocGlobs: ws.Docs, Skip: ix.skip, MaxFileSize: ix.maxSize, only: path.Base(p)})
+	found, _ := discoverUnder(ix.root, path.Dir(p), WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, only: path.Base(p)})
 	for _, f := range found {
 		if f.Path == p {
 			return f, true

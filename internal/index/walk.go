@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/index/parse"
 )
 
@@ -33,9 +33,9 @@ type Diagnostic struct {
 type WalkOptions struct {
 	// DocGlobs select the markdown files that are docs.
 	DocGlobs []string
-	// Skip reports directories (relative, slash-separated) never to enter,
-	// beyond .git and node_modules: the cache directory.
-	Skip func(rel string) bool
+	// Rule says what is not the workspace's source (package ignore); nil
+	// is the rule of a workspace whose cache directory is .core.
+	Rule *ignore.Rule
 	// MaxFileSize skips larger files (likely generated) with a diagnostic.
 	MaxFileSize int64
 
@@ -48,28 +48,17 @@ const DefaultMaxFileSize = 2 << 20
 
 // discoverUnder walks the directory rel (slash-separated, "." or "" for the
 // root) as Discover would reach it: with the .gitignore patterns of every
-// directory above it, and nothing at all if one of them ignores rel.
+// directory above it, and nothing at all if the rule skips rel.
 func discoverUnder(root, rel string, opts WalkOptions) ([]Found, []Diagnostic) {
+	w := newWalker(root, opts)
+	p, skipped := w.rule.At(rel)
+	if skipped {
+		return nil, nil
+	}
 	if rel == "." {
 		rel = ""
 	}
-	if opts.MaxFileSize == 0 {
-		opts.MaxFileSize = DefaultMaxFileSize
-	}
-	var inherited []gitignore.Pattern
-	if rel != "" {
-		parts := strings.Split(rel, "/")
-		for i := range parts {
-			dirRel := strings.Join(parts[:i], "/")
-			inherited = append(inherited, readGitignore(filepath.Join(root, filepath.FromSlash(dirRel)), dirRel)...)
-			if parts[i] == ".git" || parts[i] == "node_modules" || (opts.Skip != nil && opts.Skip(strings.Join(parts[:i+1], "/"))) ||
-				gitignore.NewMatcher(inherited).Match(parts[:i+1], true) {
-				return nil, nil
-			}
-		}
-	}
-	w := &walker{root: root, opts: opts}
-	w.dir(rel, inherited)
+	w.dir(rel, p)
 	return w.found, w.diags
 }
 
@@ -97,42 +86,47 @@ func LangOf(name string) string {
 	return ""
 }
 
-// Discover walks root and lists the files to index, honouring .gitignore
-// files (each applies to its directory and below), never entering .git,
-// node_modules or what opts.Skip rejects, and never following directory
-// symlinks. Paths it cannot use become diagnostics.
+// Discover walks root and lists the files to index, skipping what the
+// ignore rule skips (.git, node_modules, the cache directory, what
+// .gitignore files ignore) and never following directory symlinks. Paths
+// it cannot use become diagnostics.
 func Discover(root string, opts WalkOptions) ([]Found, []Diagnostic) {
-	if opts.MaxFileSize == 0 {
-		opts.MaxFileSize = DefaultMaxFileSize
-	}
-	w := &walker{root: root, opts: opts}
-	w.dir("", nil)
+	w := newWalker(root, opts)
+	w.dir("", w.rule.Below(ignore.Patterns{}, ""))
 	return w.found, w.diags
 }
 
 type walker struct {
 	root  string
+	rule  *ignore.Rule
 	opts  WalkOptions
 	found []Found
 	diags []Diagnostic
+}
+
+func newWalker(root string, opts WalkOptions) *walker {
+	if opts.MaxFileSize == 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	rule := opts.Rule
+	if rule == nil {
+		rule = ignore.New(root, "")
+	}
+	return &walker{root: root, rule: rule, opts: opts}
 }
 
 func (w *walker) diag(rel, format string, args ...any) {
 	w.diags = append(w.diags, Diagnostic{Path: rel, Message: fmt.Sprintf(format, args...)})
 }
 
-func (w *walker) dir(rel string, inherited []gitignore.Pattern) {
-	abs := filepath.Join(w.root, filepath.FromSlash(rel))
-	entries, err := os.ReadDir(abs)
+// dir walks the directory rel, in which the patterns p are in force.
+func (w *walker) dir(rel string, p ignore.Patterns) {
+	entries, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(rel)))
 	if err != nil {
 		w.diag(rel, "directory skipped: %v", unwrapPath(err))
 		return
 	}
-	patterns := inherited
-	if own := readGitignore(abs, rel); len(own) > 0 {
-		patterns = append(append([]gitignore.Pattern(nil), inherited...), own...)
-	}
-	matcher := gitignore.NewMatcher(patterns)
+	matcher := p.Matcher()
 	for _, e := range entries {
 		name := e.Name()
 		if w.opts.only != "" && name != w.opts.only {
@@ -149,11 +143,11 @@ func (w *walker) dir(rel string, inherited []gitignore.Pattern) {
 			continue
 		}
 		if e.IsDir() {
-			if name == ".git" || name == "node_modules" || (w.opts.Skip != nil && w.opts.Skip(childRel)) || matcher.Match(parts, true) {
+			if w.rule.NeverChild(childRel, name) || matcher.Match(parts, true) {
 				continue
 			}
 			if w.opts.only == "" {
-				w.dir(childRel, patterns)
+				w.dir(childRel, w.rule.Below(p, childRel))
 			}
 			continue
 		}
@@ -212,29 +206,6 @@ func (w *walker) isDoc(rel string) bool {
 		}
 	}
 	return false
-}
-
-// readGitignore parses dir/.gitignore; its patterns apply below rel.
-func readGitignore(abs, rel string) []gitignore.Pattern {
-	f, err := os.Open(filepath.Join(abs, ".gitignore"))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var domain []string
-	if rel != "" {
-		domain = strings.Split(rel, "/")
-	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
-	return ps
 }
 
 func unwrapPath(err error) error {

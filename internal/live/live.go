@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/query"
@@ -88,7 +88,7 @@ type Workspace struct {
 	log      zerolog.Logger
 	pub      Publisher
 	ix       *index.Indexer
-	skip     func(rel string) bool
+	rule     *ignore.Rule
 
 	cur        atomic.Pointer[Snapshot]
 	mu         sync.Mutex // serialises rebuilds
@@ -113,19 +113,21 @@ type diagnostic struct{ err error }
 // ErrNoGraph is returned before the first good build.
 var ErrNoGraph = errors.New("the workspace has no graph yet")
 
-// NewIndexer returns the indexer a workspace uses, caching in cacheDir.
+// NewIndexer returns the indexer a workspace uses, caching in cacheDir
+// ("" is root/.core).
 func NewIndexer(root, cacheDir string) *index.Indexer {
 	if cacheDir == "" {
-		cacheDir = filepath.Join(root, ".core")
+		cacheDir = filepath.Join(root, ignore.DefaultCacheDir)
 	}
-	return index.New(root, cacheDir, index.Options{Skip: skipper(root, cacheDir)})
+	return index.New(root, cacheDir, index.Options{Rule: ignore.New(root, cacheDir)})
 }
 
 // New indexes the workspace at root (warm from cacheDir when it can). A
 // broken targets.yaml is not fatal: the view starts empty with the
 // diagnostic set.
 func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
-	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: NewIndexer(root, cacheDir), instance: instanceID(), skip: skipper(root, cacheDir)}
+	ix := NewIndexer(root, cacheDir)
+	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: ix, instance: instanceID(), rule: ix.Rule()}
 	_ = w.Rebuild()
 	return w
 }
@@ -421,35 +423,10 @@ func gzipBytes(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// skipper says which directories neither the index nor the watcher enter
-// (beyond .git and node_modules): the cache directory, wherever it is.
-func skipper(root, cacheDir string) func(rel string) bool {
-	cacheRel := ""
-	if r, err := filepath.Rel(root, cacheDir); err == nil && !strings.HasPrefix(r, "..") {
-		cacheRel = filepath.ToSlash(r)
-	}
-	return func(rel string) bool {
-		return rel == ".core" || strings.HasPrefix(rel, ".core/") || (cacheRel != "" && (rel == cacheRel || strings.HasPrefix(rel, cacheRel+"/")))
-	}
-}
-
-// Ignore says which paths the watcher skips: version control, dependency
-// trees and the cache directory (core's own writes must not trigger
-// rebuilds).
-func (w *Workspace) Ignore(rel string, _ bool) bool {
-	for _, seg := range strings.Split(rel, "/") {
-		switch seg {
-		case ".git", "node_modules":
-			return true
-		}
-	}
-	return w.skip(rel)
-}
-
 // Watch re-indexes on every debounced batch of changes until ctx ends. It
 // returns the watcher's set-up error, if any, at once.
 func (w *Workspace) Watch(ctx context.Context, debounce time.Duration) error {
-	wt, err := watch.New(w.root, w.Ignore, debounce)
+	wt, err := watch.New(w.rule, debounce)
 	if err != nil {
 		return err
 	}

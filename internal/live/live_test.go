@@ -137,18 +137,6 @@ func TestAWorkspaceThatNeverLoadedHasNoGraph(t *testing.T) {
 	}
 }
 
-func TestIgnoreSkipsCacheAndVCS(t *testing.T) {
-	w := &Workspace{root: "/ws", cacheDir: "/ws/build/cache", skip: skipper("/ws", "/ws/build/cache")}
-	for rel, want := range map[string]bool{
-		".git": true, ".git/HEAD": true, "a/node_modules/x": true, ".core/tokens.json": true,
-		"build/cache/x": true, "build/cache": true, "build/cachex": false, "docs/a.md": false, "targets.yaml": false,
-	} {
-		if got := w.Ignore(rel, false); got != want {
-			t.Errorf("Ignore(%q) = %v, want %v", rel, got, want)
-		}
-	}
-}
-
 // Reordering imports looks structural to the indexer but leaves the default
 // graph as it was: no new version, but the symbols may have changed, so the
 // event says so.

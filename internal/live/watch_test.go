@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/watch"
 	"github.com/corehq/core/internal/workspace"
@@ -23,7 +24,7 @@ func coldBytes(t *testing.T, root string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := index.New(root, t.TempDir(), index.Options{Skip: skipper(root, filepath.Join(root, ".core"))}).Sync(ws)
+	g, _, err := index.New(root, t.TempDir(), index.Options{Rule: ignore.New(root, filepath.Join(root, ".core"))}).Sync(ws)
 	if err != nil {
 		t.Fatal(err)
 	}

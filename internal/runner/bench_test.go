@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -139,7 +140,7 @@ func BenchmarkHashInputs(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				if _, err := hashInputs(context.Background(), root, cacheDir, p, t); err != nil {
+				if _, err := hashInputs(context.Background(), root, ignore.New(root, cacheDir), p, t); err != nil {
 					b.Error(err)
 				}
 			}()

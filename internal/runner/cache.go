@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/corehq/core/internal/ignore"
 )
 
 // The build cache: <cache>/build/<key>/ holds meta.json (the run's exit
@@ -190,7 +192,7 @@ func collectOutputs(projDir string, outputs []string) ([]outputEntry, error) {
 				return err
 			}
 			rel := filepath.ToSlash(p[len(projDir)+1:])
-			if d.IsDir() && skippedDirs[d.Name()] {
+			if d.IsDir() && ignore.NeverName(d.Name()) {
 				return filepath.SkipDir
 			}
 			fi, err := d.Info()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/corehq/core/internal/ignore"
 )
 
 const cacheYAML = `projects:
@@ -332,7 +334,7 @@ func TestInputGlobsSelectFiles(t *testing.T) {
 		"p/other/c.go":         "",
 	})
 	ws := f.ws()
-	got, err := listInputs(filepath.Join(f.root, "p"), newInputSet(ws.Target("p:t"), f.cacheDir()))
+	got, err := listInputs(filepath.Join(f.root, "p"), newInputSet(ws.Target("p:t"), "p", ignore.New(f.root, f.cacheDir())))
 	if err != nil {
 		t.Fatal(err)
 	}

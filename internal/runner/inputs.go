@@ -19,6 +19,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -26,17 +27,16 @@ import (
 // entries written by an older core are never mistaken for current ones.
 const keyVersion = "core build cache key v1"
 
-// skippedDirs are never inputs, whatever the globs say.
-var skippedDirs = map[string]bool{".git": true, "node_modules": true}
-
 // InputMatch reports whether the file rel (slash-separated, relative to the
 // target's project directory) is one of the target's inputs: it matches an
-// input glob, is not inside .git or node_modules, and is not one of the
-// target's own outputs. The affected computation uses the same rule as the
-// cache key, so "affected" and "would miss the cache" agree.
+// input glob, is not inside .git or node_modules (ignore.NeverName), and is
+// not one of the target's own outputs. The affected computation uses the
+// same rule as the cache key, so "affected" and "would miss the cache"
+// agree. A .gitignore does not make a file less of an input (see package
+// ignore for why).
 func InputMatch(t *workspace.Target, rel string) bool {
-	for _, part := range strings.Split(rel, "/") {
-		if skippedDirs[part] {
+	for part := range strings.SplitSeq(rel, "/") {
+		if ignore.NeverName(part) {
 			return false
 		}
 	}
@@ -120,11 +120,12 @@ func globBase(g string) string {
 
 // inputSet is a target's compiled input rule for one walk.
 type inputSet struct {
-	globs    []string
-	shapes   []globShape
-	all      bool // a glob matches every file ("**/*" or "**")
-	outputs  []string
-	cacheDir string // absolute; never walked
+	globs   []string
+	shapes  []globShape
+	all     bool // a glob matches every file ("**/*" or "**")
+	outputs []string
+	rule    *ignore.Rule // its Never part: never walked
+	project string       // the project's path, to ask the rule about root-relative paths
 }
 
 // globShape is what the walk needs to know of a glob to skip directories.
@@ -134,8 +135,8 @@ type globShape struct {
 	deep     bool   // holds "**": matches at any depth
 }
 
-func newInputSet(t *workspace.Target, cacheDir string) *inputSet {
-	s := &inputSet{globs: inputGlobs(t), outputs: t.Outputs, cacheDir: filepath.Clean(cacheDir)}
+func newInputSet(t *workspace.Target, projectPath string, rule *ignore.Rule) *inputSet {
+	s := &inputSet{globs: inputGlobs(t), outputs: t.Outputs, rule: rule, project: projectPath}
 	for _, g := range s.globs {
 		if g == "**/*" || g == "**" {
 			s.all = true
@@ -190,7 +191,7 @@ func listInputs(dir string, s *inputSet) ([]string, error) {
 		}
 		rel := filepath.ToSlash(p[len(dir)+1:])
 		if d.IsDir() {
-			if skippedDirs[d.Name()] || p == s.cacheDir || matchOutput(s.outputs, rel) || !s.dirWanted(rel) {
+			if s.rule.NeverChild(path.Join(s.project, rel), d.Name()) || matchOutput(s.outputs, rel) || !s.dirWanted(rel) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -320,9 +321,9 @@ type inputDigest struct {
 }
 
 // hashInputs lists and hashes a target's inputs.
-func hashInputs(ctx context.Context, root, cacheDir string, p *workspace.Project, t *workspace.Target) (inputDigest, error) {
+func hashInputs(ctx context.Context, root string, rule *ignore.Rule, p *workspace.Project, t *workspace.Target) (inputDigest, error) {
 	dir := projectDir(root, p)
-	files, err := listInputs(dir, newInputSet(t, cacheDir))
+	files, err := listInputs(dir, newInputSet(t, p.Path, rule))
 	if err != nil {
 		return inputDigest{}, fmt.Errorf("list inputs of %s: %w", t.ID(), err)
 	}

@@ -74,6 +74,7 @@ import (
 
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -370,6 +371,7 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 	if root == "" {
 		root = ws.Root
 	}
+	rule := ignore.New(root, r.opts.CacheDir)
 
 	now := time.Now()
 	hits := &hitBatch{cacheDir: r.opts.CacheDir}
@@ -386,7 +388,7 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 		go func() {
 			defer wg.Done()
 			defer close(n.done)
-			r.runNode(ctx, root, n)
+			r.runNode(ctx, root, rule, n)
 			r.dequeue(n)
 		}()
 	}
@@ -480,7 +482,7 @@ func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, 
 	r.emit(Event{Target: n.t.ID(), State: status, RunID: runID, Cached: status == StateCached, ExitCode: code, Err: errMsg, Time: time.Now()})
 }
 
-func (r *Runner) runNode(ctx context.Context, root string, n *node) {
+func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, n *node) {
 	id := n.t.ID()
 	for _, d := range n.deps {
 		<-d.done
@@ -510,7 +512,7 @@ func (r *Runner) runNode(ctx context.Context, root string, n *node) {
 	}
 	defer unlock()
 
-	in, err := r.hashInputs(ctx, root, n)
+	in, err := r.hashInputs(ctx, root, rule, n)
 	if err != nil {
 		if ctx.Err() != nil {
 			r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
@@ -534,14 +536,14 @@ func (r *Runner) runNode(ctx context.Context, root string, n *node) {
 	r.execute(ctx, n, dir)
 }
 
-func (r *Runner) hashInputs(ctx context.Context, root string, n *node) (inputDigest, error) {
+func (r *Runner) hashInputs(ctx context.Context, root string, rule *ignore.Rule, n *node) (inputDigest, error) {
 	select {
 	case r.hashing <- struct{}{}:
 	case <-ctx.Done():
 		return inputDigest{}, ctx.Err()
 	}
 	defer func() { <-r.hashing }()
-	return hashInputs(ctx, root, r.opts.CacheDir, n.p, n.t)
+	return hashInputs(ctx, root, rule, n.p, n.t)
 }
 
 // replay serves a cache hit; false when the entry could not be restored

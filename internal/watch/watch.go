@@ -1,15 +1,18 @@
 // Package watch reports changes under a workspace root as debounced batches
 // of relative paths. fsnotify watches directories, not trees, so the watcher
 // adds every directory it finds (and every one created later), skipping what
-// the ignore function rejects: .git, the cache directory, node_modules.
+// the workspace's ignore rule skips (package ignore): .git, node_modules,
+// the cache directory, and directories a .gitignore ignores. When a
+// .gitignore changes, the directory it governs is walked again, so that a
+// directory it no longer ignores is watched from then on.
 package watch
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,11 +21,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-)
 
-// Ignore reports whether a path relative to the root (slash-separated)
-// should be neither watched nor reported.
-type Ignore func(rel string, isDir bool) bool
+	"github.com/corehq/core/internal/ignore"
+)
 
 // Batch is one debounced set of changes.
 type Batch struct {
@@ -36,7 +37,7 @@ type Batch struct {
 // Watcher watches a tree.
 type Watcher struct {
 	root     string
-	ignore   Ignore
+	rule     *ignore.Rule
 	debounce time.Duration
 	fsw      *fsnotify.Watcher
 
@@ -50,13 +51,14 @@ type Watcher struct {
 // ErrWatchLimit explains how to raise the inotify watch limit.
 var ErrWatchLimit = errors.New("the inotify watch limit is reached, so some directories are not watched: raise it with `sudo sysctl fs.inotify.max_user_watches=524288` (and add it to /etc/sysctl.conf to keep it)")
 
-// New starts watching root.
-func New(root string, ignore Ignore, debounce time.Duration) (*Watcher, error) {
+// New starts watching the workspace of rule.
+func New(rule *ignore.Rule, debounce time.Duration) (*Watcher, error) {
+	root := rule.Root()
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", root, err)
 	}
-	w := &Watcher{root: root, ignore: ignore, debounce: debounce, fsw: fsw, watched: map[string]bool{}}
+	w := &Watcher{root: root, rule: rule, debounce: debounce, fsw: fsw, watched: map[string]bool{}}
 	if err := w.addTree(root); err != nil {
 		_ = fsw.Close()
 		return nil, err
@@ -79,37 +81,78 @@ func (w *Watcher) rel(abs string) string {
 	return filepath.ToSlash(r)
 }
 
-// addTree watches dir and every directory below it that is not ignored.
+// errLimit stops a walk at the watch limit.
+var errLimit = errors.New("watch limit")
+
+// addTree watches dir and every directory below it that the rule does not
+// skip.
 func (w *Watcher) addTree(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return fmt.Errorf("watch %s: %w", p, err)
-			}
-			return nil // unreadable or vanished: skip it, the rest still counts
-		}
-		if !d.IsDir() {
+	rel := w.rel(dir)
+	p, skipped := w.rule.At(rel)
+	if skipped {
+		return nil
+	}
+	err := w.walk(dir, rel, p, func(abs, _ string, isDir bool) error {
+		if !isDir {
 			return nil
-		}
-		rel := w.rel(p)
-		if rel != "." && w.ignore != nil && w.ignore(rel, true) {
-			return filepath.SkipDir
 		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if w.watched[p] {
+		if w.watched[abs] {
 			return nil
 		}
-		if err := w.fsw.Add(p); err != nil {
+		if err := w.fsw.Add(abs); err != nil {
 			if errors.Is(err, syscall.ENOSPC) {
 				w.limitErr = ErrWatchLimit
-				return filepath.SkipAll
+				return errLimit
 			}
 			return nil
 		}
-		w.watched[p] = true
+		w.watched[abs] = true
 		return nil
 	})
+	if errors.Is(err, errLimit) {
+		return nil
+	}
+	return err
+}
+
+// walk calls visit for the directory abs (rel from the root; the patterns
+// p in force in it) and everything below it the rule does not skip,
+// directories before what they hold. Symlinks are visited, never followed.
+// An unreadable directory other than the first is passed over.
+func (w *Watcher) walk(abs, rel string, p ignore.Patterns, visit func(abs, rel string, isDir bool) error) error {
+	if err := visit(abs, rel, true); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		if abs == w.root {
+			return fmt.Errorf("watch %s: %w", abs, err)
+		}
+		return nil // unreadable or vanished: skip it, the rest still counts
+	}
+	m := p.Matcher()
+	for _, e := range entries {
+		childRel := e.Name()
+		if rel != "" && rel != "." {
+			childRel = rel + "/" + e.Name()
+		}
+		childAbs := filepath.Join(abs, e.Name())
+		if !e.IsDir() {
+			if err := visit(childAbs, childRel, false); err != nil {
+				return err
+			}
+			continue
+		}
+		if w.rule.NeverChild(childRel, e.Name()) || m.Match(strings.Split(childRel, "/"), true) {
+			continue
+		}
+		if err := w.walk(childAbs, childRel, w.rule.Below(p, childRel), visit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Run delivers batches to fn until ctx ends. Changes are collected until
@@ -160,18 +203,19 @@ func (w *Watcher) Run(ctx context.Context, fn func(Batch)) error {
 // note records one event in pending and reports whether it counts.
 func (w *Watcher) note(ev fsnotify.Event, pending map[string]bool) bool {
 	rel := w.rel(ev.Name)
-	if rel == "." || strings.HasPrefix(rel, "../") {
-		return false
-	}
-	if w.ignore != nil && w.ignore(rel, false) {
+	if rel == "." || strings.HasPrefix(rel, "../") || w.rule.Never(rel) {
 		return false
 	}
 	if ev.Has(fsnotify.Create) {
-		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() && (w.ignore == nil || !w.ignore(rel, true)) {
+		if st, err := os.Lstat(ev.Name); err == nil && st.IsDir() {
 			_ = w.addTree(ev.Name)
 			// Files may have landed before the watch did.
 			w.collect(ev.Name, pending)
 		}
+	}
+	if path.Base(rel) == ".gitignore" {
+		// What it ignores may have changed: watch what it no longer does.
+		_ = w.addTree(filepath.Dir(ev.Name))
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		// The directory and everything below it is gone: if it comes back,
@@ -189,19 +233,14 @@ func (w *Watcher) note(ev fsnotify.Event, pending map[string]bool) bool {
 	return true
 }
 
-// collect adds the files already inside a new directory to pending.
+// collect adds what a new directory already holds to pending.
 func (w *Watcher) collect(dir string, pending map[string]bool) {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel := w.rel(p)
-		if w.ignore != nil && w.ignore(rel, d.IsDir()) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	rel := w.rel(dir)
+	p, skipped := w.rule.At(rel)
+	if skipped {
+		return
+	}
+	_ = w.walk(dir, rel, p, func(_, rel string, _ bool) error {
 		pending[rel] = true
 		return nil
 	})

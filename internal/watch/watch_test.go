@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func ignoreGit(rel string, _ bool) bool {
-	return rel == ".git" || strings.HasPrefix(rel, ".git/")
-}
+	"github.com/corehq/core/internal/ignore"
+)
 
 // start runs a watcher on a fresh tree and returns a channel of batches.
 func start(t *testing.T) (string, <-chan Batch) {
@@ -21,7 +19,7 @@ func start(t *testing.T) (string, <-chan Batch) {
 	if err := os.MkdirAll(filepath.Join(root, ".git", "objects"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := New(root, ignoreGit, 20*time.Millisecond)
+	w, err := New(ignore.New(root, ""), 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,4 +113,50 @@ func TestABurstIsOneBatch(t *testing.T) {
 	if len(b.Paths) < 2 {
 		t.Fatalf("the burst was not coalesced: %v", b.Paths)
 	}
+}
+
+func TestIgnoredDirectories(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"dist", "node_modules/pkg", "src"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("dist/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(ignore.New(root, ""), 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ch := make(chan Batch, 100)
+	go func() { _ = w.Run(ctx, func(b Batch) { ch <- b }) }()
+	write := func(rel string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("a directory a .gitignore ignores is not watched, nor node_modules", func(t *testing.T) {
+		write("dist/app.js")
+		write("node_modules/pkg/index.js")
+		write("src/marker.go")
+		b := waitFor(t, ch, "src/marker.go")
+		for _, p := range b.Paths {
+			if strings.HasPrefix(p, "dist/") || strings.HasPrefix(p, "node_modules/") {
+				t.Fatalf("reported %s", p)
+			}
+		}
+	})
+	t.Run("a directory the .gitignore stops ignoring is watched from then on", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("# nothing\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ch, ".gitignore")
+		write("dist/later.js")
+		waitFor(t, ch, "dist/later.js")
+	})
 }
