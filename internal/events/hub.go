@@ -18,9 +18,29 @@ import (
 
 // Kinds of events.
 const (
-	KindGraph      = "graph"      // the workspace graph changed
-	KindDiagnostic = "diagnostic" // the workspace has a problem (a broken targets.yaml)
+	KindGraph      = "graph"      // the workspace graph changed: data is a Graph
+	KindDiagnostic = "diagnostic" // a source's problem began or ended: data is a Diagnostic
 )
+
+// Graph is the data of `event: graph`. The explorer refetches on any graph
+// event; the fields let a client tell what changed: a new version of the
+// default graph, or (SymbolsVersion alone moving) only the symbols. Fields
+// are in the order of their JSON keys.
+type Graph struct {
+	Edges          int    `json:"edges"`
+	ETag           string `json:"etag"`
+	Nodes          int    `json:"nodes"`
+	SymbolsVersion uint64 `json:"symbols_version,omitempty"`
+	Version        uint64 `json:"version"`
+}
+
+// Diagnostic is the data of `event: diagnostic`: a problem of a source
+// (targets.yaml), or its end, with an empty message. The explorer asks for
+// the status again on it.
+type Diagnostic struct {
+	Message string `json:"message"`
+	Source  string `json:"source"`
+}
 
 // Hub is the event stream's publisher.
 type Hub struct {

@@ -507,3 +507,29 @@ func TestParallelGroupsCallsEveryIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestWarmSymbolTablesPreparesTheNextExactQuery(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	syncIndex(t, ix, root)
+	if err := ix.WarmSymbolTables(); err != nil {
+		t.Fatal(err)
+	}
+	loads := ix.ShardLoads()
+	if loads == 0 {
+		t.Fatal("the warm-up read no shard")
+	}
+	if part, ok, err := ix.SymbolsNear([]string{"Greet"}); !ok || err != nil || node(part, "symbol:lib/lib.go#Greet") == nil {
+		t.Fatalf("SymbolsNear after the warm-up: ok %v, err %v", ok, err)
+	}
+	if ix.ShardLoads() != loads {
+		t.Errorf("an exact query after the warm-up read %d more shards", ix.ShardLoads()-loads)
+	}
+	if _, err := ix.Symbols(); err != nil {
+		t.Fatal(err)
+	}
+	after := ix.ShardLoads()
+	if err := ix.WarmSymbolTables(); err != nil || ix.ShardLoads() != after {
+		t.Errorf("beside a whole symbol graph the warm-up read %d shards (err %v)", ix.ShardLoads()-after, err)
+	}
+}

@@ -63,6 +63,20 @@ func (ix *Indexer) SymbolsNear(names []string) (part *graph.Graph, ok bool, err 
 	return t.v.near(names), true, nil
 }
 
+// WarmSymbolTables reads the shards into the tables SymbolsNear answers
+// from, unless they or the whole symbol graph are current already: the
+// live view calls it after a change, in the background, so that the next
+// exact symbol query does not pay for it.
+func (ix *Indexer) WarmSymbolTables() error {
+	ix.symMu.Lock()
+	defer ix.symMu.Unlock()
+	if ix.SymbolsReady() {
+		return nil
+	}
+	_, err := ix.tablesLocked()
+	return err
+}
+
 // tablesLocked returns the symbol tables of the current index, reading
 // the shards when the last ones are stale. symMu must be held.
 func (ix *Indexer) tablesLocked() (*atGen[*symbolTables], error) {

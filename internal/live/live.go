@@ -41,7 +41,6 @@ type Snapshot struct {
 	ETag    string // strong, quoted: this server instance and the version
 	Nodes   int
 	Edges   int
-	BuiltAt time.Time
 
 	ver      *index.Version
 	jsonOnce sync.Once
@@ -249,7 +248,7 @@ func (w *Workspace) Changed(b watch.Batch) error {
 			if qi := snap.qIdx.Load(); qi != nil {
 				qi.ForgetSymbols()
 			}
-			w.publish(events.KindGraph, map[string]any{"version": snap.Version, "symbols_version": w.symVersion, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
+			w.publish(events.KindGraph, events.Graph{Version: snap.Version, SymbolsVersion: w.symVersion, Nodes: snap.Nodes, Edges: snap.Edges, ETag: snap.ETag})
 		}
 	}
 	w.scheduleFlush()
@@ -291,7 +290,7 @@ func (w *Workspace) reload() (*workspace.Workspace, error) {
 	}
 	if prev := w.diag.Swap(nil); prev != nil {
 		w.log.Info().Str(logx.File, workspace.FileName).Msg("workspace loads again")
-		w.publish(events.KindDiagnostic, map[string]any{"source": workspace.FileName, "message": ""})
+		w.publish(events.KindDiagnostic, events.Diagnostic{Source: workspace.FileName})
 	}
 	w.ws = ws
 	return ws, nil
@@ -301,7 +300,7 @@ func (w *Workspace) fail(err error) {
 	prev := w.diag.Swap(&diagnostic{err: err})
 	if prev == nil || prev.err.Error() != err.Error() {
 		w.log.Warn().Str(logx.File, workspace.FileName).Str(logx.Reason, err.Error()).Msg("workspace does not load; serving the last good graph")
-		w.publish(events.KindDiagnostic, map[string]any{"source": workspace.FileName, "message": err.Error()})
+		w.publish(events.KindDiagnostic, events.Diagnostic{Source: workspace.FileName, Message: err.Error()})
 	}
 }
 
@@ -319,11 +318,10 @@ func (w *Workspace) install(v *index.Version, compare bool) bool {
 		ETag:    fmt.Sprintf(`"%s-%d"`, w.instance, w.version),
 		Nodes:   v.Nodes,
 		Edges:   v.Edges,
-		BuiltAt: time.Now(),
 	}
 	w.cur.Store(snap)
 	w.log.Info().Uint64(logx.Version, snap.Version).Int(logx.Nodes, snap.Nodes).Int(logx.Edges, snap.Edges).Msg("graph built")
-	w.publish(events.KindGraph, map[string]any{"version": snap.Version, "nodes": snap.Nodes, "edges": snap.Edges, "etag": snap.ETag})
+	w.publish(events.KindGraph, events.Graph{Version: snap.Version, Nodes: snap.Nodes, Edges: snap.Edges, ETag: snap.ETag})
 	return true
 }
 
@@ -376,18 +374,24 @@ func (w *Workspace) warmSymbols() {
 		return
 	}
 	if w.warm == nil {
-		w.warm = time.AfterFunc(warmDelay, func() {
-			warm := "symbol:core-warm-up"
-			if w.wholeSymbolsUsed.Load() {
-				warm = "symbol:core-warm-up*"
-			}
-			if q, err := query.Parse(warm); err == nil {
-				_, _ = w.Query(q)
-			}
-		})
+		w.warm = time.AfterFunc(warmDelay, w.prepareSymbols)
 		return
 	}
 	w.warm.Reset(warmDelay)
+}
+
+func (w *Workspace) prepareSymbols() {
+	if !w.wholeSymbolsUsed.Load() {
+		_ = w.ix.WarmSymbolTables()
+		return
+	}
+	sg, err := w.ix.Symbols()
+	if err != nil {
+		return
+	}
+	if snap := w.cur.Load(); snap != nil {
+		snap.QueryIndex().WarmSymbols(sg)
+	}
 }
 
 // InferredDeps are the current graph's inferred project dependencies.
@@ -400,7 +404,7 @@ func (w *Workspace) InferredDeps() []graph.Edge {
 	return snap.inferred
 }
 
-func (w *Workspace) publish(kind string, payload map[string]any) {
+func (w *Workspace) publish(kind string, payload any) {
 	if w.pub == nil {
 		return
 	}

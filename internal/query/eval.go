@@ -60,6 +60,10 @@ func (ix *Index) withSymbols(sg *graph.Graph) *view {
 	return v
 }
 
+// WarmSymbols merges the symbol graph sg into a view ahead of the first
+// query that needs it.
+func (ix *Index) WarmSymbols(sg *graph.Graph) { ix.withSymbols(sg) }
+
 // ForgetSymbols drops the view merged with a symbol graph that is no
 // longer current, so the garbage collector can have it. A merge under way
 // is left alone: its result is replaced by the next query.
