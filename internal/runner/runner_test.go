@@ -458,3 +458,82 @@ func TestPlanRunsEachTargetOnce(t *testing.T) {
 		t.Errorf("plan = %v, want %v", ids, want)
 	}
 }
+
+// recordingObserver keeps what an Observer hears.
+type recordingObserver struct {
+	mu      sync.Mutex
+	events  []Event
+	started []Request
+	ended   []Request
+	results []*Result
+}
+
+func (o *recordingObserver) Event(e Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.events = append(o.events, e)
+}
+
+func (o *recordingObserver) RunStarted(r Request) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.started = append(o.started, r)
+}
+
+func (o *recordingObserver) RunEnded(r Request, res *Result) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ended, o.results = append(o.ended, r), append(o.results, res)
+}
+
+func TestObserver(t *testing.T) {
+	f := newFixture(t, `projects:
+  a:
+    path: a
+    targets:
+      lib:
+        run: [/bin/sh, -c, "echo lib"]
+      top:
+        run: [/bin/sh, -c, "echo top"]
+        deps: [lib]
+`, map[string]string{"a/x": "x"})
+	obs := &recordingObserver{}
+	r := f.runner(Options{Observer: obs})
+
+	t.Run("a Run is heard starting and ending with what was asked for and every outcome", func(t *testing.T) {
+		res, err := r.Run(context.Background(), f.ws(), []string{"a:top"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(obs.started) != 1 || !slices.Equal(obs.started[0].Targets, []string{"a:top"}) || obs.started[0].ID != "" {
+			t.Fatalf("started %+v", obs.started)
+		}
+		if len(obs.ended) != 1 || obs.results[0] != res || len(res.Targets) != 2 {
+			t.Fatalf("ended %+v with %+v", obs.ended, obs.results)
+		}
+		states := map[string]bool{}
+		for _, e := range obs.events {
+			states[e.Target+" "+e.State] = true
+		}
+		for _, want := range []string{"a:lib queued", "a:lib running", "a:lib succeeded", "a:top succeeded"} {
+			if !states[want] {
+				t.Errorf("no event %q among %v", want, states)
+			}
+		}
+	})
+	t.Run("a Start is heard with the run id it promised", func(t *testing.T) {
+		id, done, err := r.Start(context.Background(), f.ws(), "a:top")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := <-done
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		if len(obs.started) != 2 || obs.started[1].ID != id || !slices.Equal(obs.started[1].Targets, []string{"a:top"}) {
+			t.Fatalf("started %+v, want the second with id %s", obs.started, id)
+		}
+		if len(obs.ended) != 2 || obs.ended[1].ID != id || obs.results[1] != res {
+			t.Fatalf("ended %+v", obs.ended)
+		}
+	})
+}

@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/caller"
+	"github.com/corehq/core/internal/logx"
+)
+
+const callRoutes = `
+- name: files.page
+  path: /files/
+  prefix: true
+  method: GET
+  grant: none
+  handler: page
+- name: who.read
+  path: /api/v1/who
+  method: GET
+  grant: console=read
+  handler: who
+`
+
+// TestCallInContext checks what the pipeline hands a handler in the
+// request's context: the caller's principal, the listener, the row, its
+// path and a logger that carries the listener's and the route's fields.
+func TestCallInContext(t *testing.T) {
+	store, err := auth.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, rec, err := store.Create(auth.KindConsole, auth.ConsoleRead, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen *caller.Call
+	var logs bytes.Buffer
+	reg := NewRegistry()
+	record := func(w http.ResponseWriter, r *http.Request) error {
+		c, ok := caller.From(r.Context())
+		if !ok {
+			t.Error("no call in the request's context")
+			return nil
+		}
+		seen = c
+		c.Log.Info().Msg("from the handler")
+		return nil
+	}
+	reg.Handle("who", record)
+	reg.Handle("page", record)
+	table, err := Load("call.yaml", []byte(callRoutes), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewListener(table, reg, ListenerConfig{
+		Exposure: ExposureLoopback, Port: "7391", Tokens: store, Kinds: []auth.Kind{auth.KindConsole},
+		MaxBody: 1 << 20, Log: logx.New(&logs, "info", "json"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := func(path, token string) {
+		t.Helper()
+		seen = nil
+		r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:7391"+path, nil)
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		l.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || seen == nil {
+			t.Fatalf("GET %s: %d, call %v", path, w.Code, seen)
+		}
+	}
+
+	t.Run("an authenticated row sees its caller, its row and its listener", func(t *testing.T) {
+		logs.Reset()
+		serve("/api/v1/who", token)
+		p, ok := caller.Principal(callerContext(seen))
+		if !ok || p.ID != rec.ID || p.Kind != auth.KindConsole || p.Grants != auth.ConsoleRead {
+			t.Errorf("principal %+v (ok %v), want %s console=read", p, ok, rec.ID)
+		}
+		if seen.Route != "who.read" || seen.Listener != ExposureLoopback || seen.Path != "/api/v1/who" {
+			t.Errorf("call %+v", seen)
+		}
+	})
+	t.Run("the handler's log lines and the access line name the route and the listener", func(t *testing.T) {
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		if len(lines) != 2 {
+			t.Fatalf("log lines:\n%s", logs.String())
+		}
+		for _, line := range lines {
+			if !strings.Contains(line, `"route":"who.read"`) || !strings.Contains(line, `"listener":"loopback"`) {
+				t.Errorf("line without the route's fields: %s", line)
+			}
+		}
+		if strings.Contains(logs.String(), token) {
+			t.Error("the token reached the log")
+		}
+	})
+	t.Run("a public row has no principal and gets its prefix", func(t *testing.T) {
+		serve("/files/app.js", "")
+		if _, ok := caller.Principal(callerContext(seen)); ok {
+			t.Error("a public row has an authenticated caller")
+		}
+		if seen.Path != "/files/" || seen.Route != "files.page" {
+			t.Errorf("call %+v", seen)
+		}
+	})
+}
+
+// callerContext is a context carrying c, to ask the package's accessors.
+func callerContext(c *caller.Call) *caller.Context {
+	ctx := &caller.Context{}
+	ctx.Init(httptest.NewRequest(http.MethodGet, "/", nil).Context(), *c)
+	return ctx
+}
