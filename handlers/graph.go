@@ -171,7 +171,7 @@ func qValue(params string) float64 {
 			continue
 		}
 		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || q < 0 || q > 1 {
+		if err != nil || !(q >= 0 && q <= 1) { // NaN parses and fails both comparisons
 			return 0
 		}
 		return q
