@@ -81,19 +81,29 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) er
 	h.Set("Cache-Control", "no-cache")
 	h.Add("Vary", "Accept-Encoding") // beside the Vary: Origin of CORS
 	// Each representation has its own strong ETag; either one still names
-	// the current version when a client revalidates.
+	// the current version when a client revalidates, as long as the client
+	// can take that representation: a 304 naming the gzip ETag tells a
+	// cache to serve its gzip copy. When both match ("*", or a cache
+	// listing all it holds), the 304 names the one a 200 would carry.
 	gzipETag := snap.ETag[:len(snap.ETag)-1] + `-gzip"`
-	if inm := r.Header.Get("If-None-Match"); etagMatches(inm, snap.ETag) || etagMatches(inm, gzipETag) {
-		h.Set("ETag", snap.ETag)
-		if etagMatches(inm, gzipETag) {
-			h.Set("ETag", gzipETag)
+	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		match := ""
+		switch {
+		case gz && etagMatches(inm, gzipETag):
+			match = gzipETag
+		case etagMatches(inm, snap.ETag):
+			match = snap.ETag
 		}
-		w.WriteHeader(http.StatusNotModified)
-		return nil
+		if match != "" {
+			h.Set("ETag", match)
+			w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
 	}
 	h.Set("Content-Type", "application/json")
 	body, etag := snap.JSON(), snap.ETag
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	if gz {
 		h.Set("Content-Encoding", "gzip")
 		body, etag = snap.Gzip(), gzipETag
 	}
@@ -161,7 +171,7 @@ func qValue(params string) float64 {
 			continue
 		}
 		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || q < 0 || q > 1 {
+		if err != nil || !(q >= 0 && q <= 1) { // NaN parses and fails both comparisons
 			return 0
 		}
 		return q
