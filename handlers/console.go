@@ -32,7 +32,10 @@ func setConsoleHeaders(h http.Header) {
 // no data, so they need no token; everything with data is an API route.
 func consoleHandler(files fs.FS) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		call, _ := caller.From(r.Context())
+		call, ok := caller.From(r.Context())
+		if !ok {
+			return apierr.NotFound("no such file") // only the gateway calls this, with the row's path
+		}
 		return serveConsoleFile(w, r, files, strings.TrimPrefix(r.URL.Path, call.Path))
 	}
 }
