@@ -5,7 +5,8 @@
 package metrics
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -57,10 +58,5 @@ func (c *Counters) Snapshot() map[string]int64 {
 func (c *Counters) Names() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.m))
-	for k := range c.m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(c.m))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,7 +156,7 @@ func (p *parser) settings(e yamlx.Pair, field, what string, allowed []string) (m
 	}
 	if v.Kind != yaml.MappingNode {
 		msg := fmt.Sprintf("%s %q must be a mapping with the keys %s, found %s", what, e.Key.Value, strings.Join(allowed, ", "), yamlx.Describe(v))
-		if v.Kind == yaml.SequenceNode && contains(allowed, "run") {
+		if v.Kind == yaml.SequenceNode && slices.Contains(allowed, "run") {
 			example := "[go, build, ./...]"
 			if args := scalars(v); len(args) > 0 {
 				example = flowList(args)
@@ -274,7 +275,7 @@ func (p *parser) globs(n *yaml.Node, field, base string) ([]string, bool) {
 			p.at(r.node, r.field, "invalid glob %q: check that every [ and { is closed (doublestar syntax: *, **, ?, [abc], {a,b})", s)
 		case strings.HasPrefix(s, "/"):
 			p.at(r.node, r.field, "glob %q is absolute: globs are relative to %s", s, base)
-		case contains(strings.Split(s, "/"), ".."):
+		case slices.Contains(strings.Split(s, "/"), ".."):
 			p.at(r.node, r.field, "glob %q uses ..: globs are relative to %s and cannot leave it", s, base)
 		default:
 			out = append(out, s)

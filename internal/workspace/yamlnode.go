@@ -198,12 +198,3 @@ func (p *parser) fields(n *yaml.Node, field string, allowed []string) map[string
 	}
 	return out
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
