@@ -72,7 +72,7 @@ func Jobs(d Deps) []jobs.Job {
 			},
 		},
 		{
-			Name: "rotate-activities", Unit: "entries",
+			Name: "rotate-activities", Unit: "entries", Every: RotateEvery,
 			Description: fmt.Sprintf("Trim the activity trail to its cap (%d entries).", d.Activity.Cap()),
 			Run: func(context.Context) (string, error) {
 				removed, err := d.Activity.Trim()
