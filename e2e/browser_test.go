@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/corehq/core/internal/testbed"
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
 )
@@ -56,21 +57,7 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("enable-unsafe-swiftshader", true), // WebGL in software
-		chromedp.Flag("allow-file-access-from-files", false),
-		chromedp.WindowSize(1280, 800),
-	}
+	opts := testbed.ChromiumOptions(chromiumPath(t), t.TempDir())
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := &browser{}
 	ctx, cancelCtx := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {

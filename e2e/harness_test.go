@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 // Generous deadlines: the machine is shared and noisy. Nothing asserts that
@@ -89,33 +91,8 @@ func findModuleRoot() (string, error) {
 // .core cache a developer's run may have left there) and returns its path.
 func copyDemo(t testing.TB) string {
 	t.Helper()
-	src := filepath.Join(moduleRoot, "testdata", "demo")
 	dst := filepath.Join(t.TempDir(), "ws")
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".core" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
+	if err := testbed.CopyWorkspace(filepath.Join(moduleRoot, "testdata", "demo"), dst); err != nil {
 		t.Fatalf("copy the demo workspace: %v", err)
 	}
 	return dst
@@ -126,19 +103,7 @@ func copyDemo(t testing.TB) string {
 // fresh temporary directory (so no user config leaks in), plus extra.
 func isolatedEnv(t testing.TB, extra ...string) []string {
 	t.Helper()
-	home := t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		switch {
-		case strings.HasPrefix(kv, "CORE_"),
-			strings.HasPrefix(kv, "HOME="),
-			strings.HasPrefix(kv, "XDG_CONFIG_HOME="):
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
-	return append(env, extra...)
+	return testbed.IsolatedEnv(t.TempDir(), extra...)
 }
 
 // cliResult is what one CLI invocation did.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -28,6 +29,7 @@ import (
 	"github.com/corehq/core/bench/internal/stats"
 	"github.com/corehq/core/console"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/testbed"
 	"github.com/corehq/core/server"
 )
 
@@ -110,11 +112,12 @@ func measure(chromium string, data []byte, pan time.Duration) (measurement, erro
 	defer stopServing()
 	go func() { _ = srv.Serve(serveCtx) }()
 
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("no-first-run", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("enable-unsafe-swiftshader", true), chromedp.WindowSize(1280, 800))
+	userData, err := os.MkdirTemp("", "core-bench-explorer-")
+	if err != nil {
+		return measurement{}, err
+	}
+	defer os.RemoveAll(userData)
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), testbed.ChromiumOptions(chromium, userData)...)
 	defer cancel()
 	ctx, cancelCtx := chromedp.NewContext(alloc)
 	defer cancelCtx()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 const (
@@ -37,21 +39,7 @@ func findChromium() (string, error) {
 func capture(ctx context.Context, chromium, profileDir, link string) ([][]byte, error) {
 	// The flags of the e2e browser tests, so the pictures match what they
 	// see.
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(profileDir),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("enable-unsafe-swiftshader", true), // WebGL in software
-		chromedp.Flag("allow-file-access-from-files", false),
-		chromedp.WindowSize(1280, 800),
-	}
+	opts := testbed.ChromiumOptions(chromium, profileDir)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
 	b, cancel := chromedp.NewContext(alloc)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -29,52 +27,6 @@ func buildCore(ctx context.Context, root, dir string) (string, error) {
 		return "", fmt.Errorf("go build ./cmd/core: %v\n%s", err, out)
 	}
 	return bin, nil
-}
-
-// copyDemo copies the demo workspace src to dst, without any .core cache a
-// developer's run may have left there.
-func copyDemo(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".core" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-}
-
-// isolatedEnv is this process's environment without any CORE_ variable and
-// with HOME and XDG_CONFIG_HOME under home, so no user configuration changes
-// the pictures.
-func isolatedEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		switch {
-		case strings.HasPrefix(kv, "CORE_"),
-			strings.HasPrefix(kv, "HOME="),
-			strings.HasPrefix(kv, "XDG_CONFIG_HOME="):
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 }
 
 // core runs the built binary on one workspace.

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"syscall"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 func main() {
@@ -76,10 +78,10 @@ func run(ctx context.Context, out string) (err error) {
 		return err
 	}
 	ws := filepath.Join(tmp, "ws")
-	if err := copyDemo(filepath.Join(root, "testdata", "demo"), ws); err != nil {
+	if err := testbed.CopyWorkspace(filepath.Join(root, "testdata", "demo"), ws); err != nil {
 		return fmt.Errorf("copy the demo workspace: %w", err)
 	}
-	c := &core{bin: bin, ws: ws, dir: tmp, env: isolatedEnv(filepath.Join(tmp, "home"))}
+	c := &core{bin: bin, ws: ws, dir: tmp, env: testbed.IsolatedEnv(filepath.Join(tmp, "home"))}
 	srv, err := c.startServer(ctx)
 	if err != nil {
 		return err
