@@ -19,6 +19,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/proto/gen/core/token/v1alpha1/tokenv1alpha1connect"
 )
 
@@ -145,23 +146,9 @@ func eventually(t testing.TB, what string, check func() bool) {
 	}
 }
 
-// bearerTransport adds Authorization: Bearer <token> to every request.
-type bearerTransport struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	if b.token != "" {
-		req.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return b.base.RoundTrip(req)
-}
-
 // tokenClient is a TokenService client that sends token as its bearer.
 func tokenClient(s *Server, token string, opts ...connect.ClientOption) tokenv1alpha1connect.TokenServiceClient {
-	hc := &http.Client{Timeout: 30 * time.Second, Transport: bearerTransport{token: token, base: httpClient.Transport}}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: auth.Transport{Token: token, Next: httpClient.Transport}}
 	return tokenv1alpha1connect.NewTokenServiceClient(hc, s.URL, opts...)
 }
 

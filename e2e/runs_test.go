@@ -23,6 +23,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/proto/gen/core/activity/v1alpha1/activityv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/metrics/v1alpha1/metricsv1alpha1connect"
@@ -42,7 +43,7 @@ import (
 // bearerHTTP is an HTTP client for the generated Connect clients that sends
 // token as its bearer.
 func bearerHTTP(token string) *http.Client {
-	return &http.Client{Timeout: 30 * time.Second, Transport: bearerTransport{token: token, base: httpClient.Transport}}
+	return &http.Client{Timeout: 30 * time.Second, Transport: auth.Transport{Token: token, Next: httpClient.Transport}}
 }
 
 func svcViewer(s *Server, token string) viewerv1alpha1connect.ViewerServiceClient {

@@ -34,6 +34,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/corehq/core/bench/internal/stats"
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/state"
@@ -44,17 +45,6 @@ import (
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
 )
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
 
 type result struct {
 	Name      string    `json:"name"`
@@ -103,7 +93,7 @@ func main() {
 	cleanup = stop
 	defer func() { stop() }()
 	fmt.Fprintf(os.Stderr, "services bench: server pid %d at %s (workspace %s)\n", st.PID, st.BaseURL, ws)
-	hc := &http.Client{Timeout: 30 * time.Second, Transport: bearer{token: st.AdminToken, next: &http.Transport{MaxIdleConnsPerHost: 2}}}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: auth.Transport{Token: st.AdminToken, Next: &http.Transport{MaxIdleConnsPerHost: 2}}}
 	var opts []connect.ClientOption
 	if *noGzip {
 		opts = append(opts, connect.WithAcceptCompression("gzip", nil, nil))

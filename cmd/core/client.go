@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/state"
 	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
@@ -30,7 +31,7 @@ func (e *env) server() (*serverConn, error) {
 	}
 	return &serverConn{st: st, client: &http.Client{
 		Timeout:   30 * time.Second,
-		Transport: bearer{token: st.AdminToken, next: http.DefaultTransport},
+		Transport: auth.Transport{Token: st.AdminToken},
 	}}, nil
 }
 
@@ -40,16 +41,4 @@ func (c *serverConn) jobs() jobv1alpha1connect.JobServiceClient {
 
 func (c *serverConn) status() statusv1alpha1connect.StatusServiceClient {
 	return statusv1alpha1connect.NewStatusServiceClient(c.client, c.st.BaseURL)
-}
-
-// bearer adds the Authorization header to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
