@@ -5,17 +5,19 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	core "github.com/corehq/core"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/testbed"
 )
 
 const hostedOrigin = "https://console.example.com"
@@ -62,25 +64,7 @@ func startServer(t *testing.T, mutate func(*config.Config)) *running {
 func copyDemo(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	src := filepath.Join("..", "testdata", "demo")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == ".core" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := testbed.CopyWorkspace(filepath.Join("..", "testdata", "demo"), dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -358,4 +342,58 @@ func TestANonLoopbackBindServesLoopbackPeersOnly(t *testing.T) {
 	// The same call from loopback works.
 	resp := s.do(t, gateway.Row{Path: "/core.token.v1alpha1.TokenService/ListTokens", Procedure: "core.token.v1alpha1.TokenService/ListTokens"}, probe{method: http.MethodPost, token: tok})
 	want(t, resp, http.StatusOK)
+}
+
+// TestSnapshotRouteMatrix drives every row of snapshot.routes.yaml, the
+// table of `core open --serve`, through its listener: served with no token,
+// other methods 405, a foreign Host or Origin 403.
+func TestSnapshotRouteMatrix(t *testing.T) {
+	graph := []byte(`{"nodes":[],"edges":[]}`)
+	srv, err := NewSnapshotServer(graph, fstest.MapFS{"index.html": {Data: []byte("<!doctype html>")}}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("snapshot server: %v", err)
+		}
+	})
+	s := &running{Ready: Ready{BaseURL: srv.URL}, port: srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]}
+	table, err := gateway.Load(core.SnapshotRoutesFile, core.SnapshotRoutes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range table.Rows {
+		t.Run(row.Name, func(t *testing.T) {
+			if !row.Public() || row.Exposed(gateway.ExposureShare) {
+				t.Fatalf("the snapshot server serves only public loopback rows; %s is not one", row.Name)
+			}
+			t.Run("it is served without a token", func(t *testing.T) {
+				want(t, s.do(t, row, probe{method: row.Method}), http.StatusOK)
+			})
+			t.Run("other methods are 405 with Allow", func(t *testing.T) {
+				for _, m := range []string{http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete} {
+					resp := s.do(t, row, probe{method: m})
+					want(t, resp, http.StatusMethodNotAllowed)
+					if allow := resp.Header.Get("Allow"); allow != row.Method {
+						t.Errorf("%s: Allow = %q", m, allow)
+					}
+				}
+			})
+			t.Run("a foreign Host is 403", func(t *testing.T) {
+				for _, h := range []string{"evil.example", "127.0.0.1.evil.example", "192.168.1.10:" + s.port} {
+					want(t, s.do(t, row, probe{method: row.Method, host: h}), http.StatusForbidden)
+				}
+			})
+			t.Run("a foreign Origin is 403", func(t *testing.T) {
+				for _, o := range []string{"http://evil.example", "null", hostedOrigin} {
+					want(t, s.do(t, row, probe{method: row.Method, origin: o}), http.StatusForbidden)
+				}
+			})
+		})
+	}
 }
