@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/rs/cors"
 	"github.com/rs/zerolog"
 
@@ -152,7 +153,9 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 			ep.maxBody = cfg.MaxBody
 		}
 		if row.Procedure != "" {
-			ep.h = reg.services[row.Handler].handler
+			if svc, ok := reg.services[row.Handler]; ok {
+				_, ep.h = svc.build(connect.WithReadMaxBytes(int(ep.maxBody)))
+			}
 		} else {
 			ep.fn = reg.plain[row.Handler]
 		}

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"fmt"
+
+	"connectrpc.com/connect"
 	"maps"
 	"net/http"
 	"slices"
@@ -28,9 +30,16 @@ type Registry struct {
 }
 
 type service struct {
-	desc    protoreflect.ServiceDescriptor
-	handler http.Handler
+	desc  protoreflect.ServiceDescriptor
+	build ServiceBuilder
 }
+
+// ServiceBuilder makes a generated Connect service's handler with more
+// handler options: a generated New...ServiceHandler bound to its
+// implementation. The gateway builds one handler per row, limited to the
+// row's max_body after decompression, so that a compressed body cannot
+// expand past the limit its compressed size passed.
+type ServiceBuilder func(opts ...connect.HandlerOption) (path string, h http.Handler)
 
 // NewRegistry returns an empty registry for a table that routes every
 // generated core.* Connect service: the server's.
@@ -52,14 +61,15 @@ func (g *Registry) Handle(name string, fn HandlerFunc) {
 	g.plain[name] = fn
 }
 
-// Service registers a generated Connect service's handler under name. Every
-// method of desc must then have exactly one row, naming this handler.
-func (g *Registry) Service(name string, desc protoreflect.ServiceDescriptor, h http.Handler) {
+// Service registers a generated Connect service under name, by the builder
+// of its handler. Every method of desc must then have exactly one row,
+// naming this handler.
+func (g *Registry) Service(name string, desc protoreflect.ServiceDescriptor, build ServiceBuilder) {
 	if g.plainOnly {
 		panic(fmt.Sprintf("gateway: service %q registered in a registry of plain routes", name))
 	}
 	g.claim(name)
-	g.services[name] = service{desc: desc, handler: h}
+	g.services[name] = service{desc: desc, build: build}
 }
 
 func (g *Registry) claim(name string) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -54,7 +55,7 @@ func corpusRegistry(t testing.TB) *Registry {
 	reg.Handle("graph", ok)
 	reg.Handle("events", ok)
 	reg.Handle("static", ok)
-	reg.Service("DemoService", demoService(t), http.NotFoundHandler())
+	reg.Service("DemoService", demoService(t), func(...connect.HandlerOption) (string, http.Handler) { return "/demo/", http.NotFoundHandler() })
 	return reg
 }
 

@@ -10,9 +10,12 @@ import (
 	"github.com/corehq/core/internal/activity"
 
 	activityv1alpha1 "github.com/corehq/core/proto/gen/core/activity/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/activity/v1alpha1/activityv1alpha1connect"
 )
 
 // activityService implements core.activity.v1alpha1.ActivityService.
+var _ activityv1alpha1connect.ActivityServiceHandler = (*activityService)(nil)
+
 type activityService struct{ activity *activity.Store }
 
 func (s *activityService) ListActivities(_ context.Context, req *activityv1alpha1.ListActivitiesRequest) (*activityv1alpha1.ListActivitiesResponse, error) {

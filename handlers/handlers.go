@@ -86,30 +86,39 @@ func Register(reg *gateway.Registry, d Deps) {
 	// Small answers are not worth compressing; big ones (a run's output)
 	// are.
 	opts := connect.WithCompressMinBytes(1024)
-	service := connectService(reg)
-	service("TokenService")(tokenv1alpha1connect.NewTokenServiceHandler(&tokenService{tokens: d.Tokens, now: time.Now}, opts))
-	service("ToolService")(toolv1alpha1connect.NewToolServiceHandler(&toolService{ws: d.Workspace, metrics: d.Metrics}, opts))
-	service("MetricsService")(metricsv1alpha1connect.NewMetricsServiceHandler(&metricsService{metrics: d.Metrics}, opts))
-	service("StatusService")(statusv1alpha1connect.NewStatusServiceHandler(&statusService{ws: d.Workspace, runner: d.Runner, affected: d.Affected, facts: d.Facts}, opts))
-	service("JobService")(jobv1alpha1connect.NewJobServiceHandler(&jobService{jobs: d.Jobs, metrics: d.Metrics}, opts))
-	service("ActivityService")(activityv1alpha1connect.NewActivityServiceHandler(&activityService{activity: d.Activity}, opts))
-	service("ViewerService")(viewerv1alpha1connect.NewViewerServiceHandler(&viewerService{cacheDir: d.CacheDir}, opts))
-	service("NotesService")(notesv1alpha1connect.NewNotesServiceHandler(&notesService{notes: d.Notes}, opts))
+	service := connectService(reg, opts)
+	service("TokenService", bind(tokenv1alpha1connect.NewTokenServiceHandler, &tokenService{tokens: d.Tokens, now: time.Now}))
+	service("ToolService", bind(toolv1alpha1connect.NewToolServiceHandler, &toolService{ws: d.Workspace, metrics: d.Metrics}))
+	service("MetricsService", bind(metricsv1alpha1connect.NewMetricsServiceHandler, &metricsService{metrics: d.Metrics}))
+	service("StatusService", bind(statusv1alpha1connect.NewStatusServiceHandler, &statusService{ws: d.Workspace, runner: d.Runner, affected: d.Affected, facts: d.Facts}))
+	service("JobService", bind(jobv1alpha1connect.NewJobServiceHandler, &jobService{jobs: d.Jobs, metrics: d.Metrics}))
+	service("ActivityService", bind(activityv1alpha1connect.NewActivityServiceHandler, &activityService{activity: d.Activity}))
+	service("ViewerService", bind(viewerv1alpha1connect.NewViewerServiceHandler, &viewerService{cacheDir: d.CacheDir}))
+	service("NotesService", bind(notesv1alpha1connect.NewNotesServiceHandler, &notesService{notes: d.Notes}))
 }
 
-// connectService returns a registrar of generated Connect handlers: called
-// with a handler name, it takes what a generated New...ServiceHandler
-// returns (the service's path and handler) and registers the handler with
-// the service's descriptor, found by the name in its path.
-func connectService(reg *gateway.Registry) func(name string) func(path string, h http.Handler) {
-	return func(name string) func(string, http.Handler) {
-		return func(path string, h http.Handler) {
-			d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(strings.Trim(path, "/")))
-			sd, ok := d.(protoreflect.ServiceDescriptor)
-			if err != nil || !ok {
-				panic("handlers: no service descriptor for " + path) // generated code always has one
-			}
-			reg.Service(name, sd, h)
+// bind ties a generated New...ServiceHandler to its implementation, which
+// must implement the generated interface S (each service's file asserts it
+// at compile time too).
+func bind[S any, I any](ctor func(S, ...connect.HandlerOption) (string, http.Handler), impl I) gateway.ServiceBuilder {
+	svc := any(impl).(S)
+	return func(opts ...connect.HandlerOption) (string, http.Handler) { return ctor(svc, opts...) }
+}
+
+// connectService returns a registrar of generated Connect services, each
+// with the options every service shares: called with a handler name and
+// its builder, it registers the builder with the service's descriptor,
+// found by the name in the path the generated code serves.
+func connectService(reg *gateway.Registry, shared ...connect.HandlerOption) func(name string, build gateway.ServiceBuilder) {
+	return func(name string, build gateway.ServiceBuilder) {
+		path, _ := build()
+		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(strings.Trim(path, "/")))
+		sd, ok := d.(protoreflect.ServiceDescriptor)
+		if err != nil || !ok {
+			panic("handlers: no service descriptor for " + path) // generated code always has one
 		}
+		reg.Service(name, sd, func(opts ...connect.HandlerOption) (string, http.Handler) {
+			return build(append(append([]connect.HandlerOption(nil), shared...), opts...)...)
+		})
 	}
 }

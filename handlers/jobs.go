@@ -11,11 +11,14 @@ import (
 	"github.com/corehq/core/internal/metrics"
 
 	jobv1alpha1 "github.com/corehq/core/proto/gen/core/job/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
 )
 
 // jobService implements core.job.v1alpha1.JobService over the job manager:
 // RunJob submits fire-and-forget (coalesced) and answers with the job's
 // snapshot at once.
+var _ jobv1alpha1connect.JobServiceHandler = (*jobService)(nil)
+
 type jobService struct {
 	jobs    *jobs.Manager
 	metrics *metrics.Counters

@@ -10,9 +10,12 @@ import (
 	"github.com/corehq/core/internal/notes"
 
 	notesv1alpha1 "github.com/corehq/core/proto/gen/core/notes/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/notes/v1alpha1/notesv1alpha1connect"
 )
 
 // notesService implements core.notes.v1alpha1.NotesService.
+var _ notesv1alpha1connect.NotesServiceHandler = (*notesService)(nil)
+
 type notesService struct{ notes *notes.Store }
 
 func (s *notesService) ListNotes(_ context.Context, req *notesv1alpha1.ListNotesRequest) (*notesv1alpha1.ListNotesResponse, error) {

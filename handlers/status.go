@@ -10,9 +10,12 @@ import (
 	"github.com/corehq/core/internal/runner"
 
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
 )
 
 // statusService implements core.status.v1alpha1.StatusService.
+var _ statusv1alpha1connect.StatusServiceHandler = (*statusService)(nil)
+
 type statusService struct {
 	ws       *live.Workspace
 	runner   *runner.Runner

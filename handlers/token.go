@@ -14,11 +14,14 @@ import (
 	"github.com/corehq/core/internal/logx"
 
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/token/v1alpha1/tokenv1alpha1connect"
 )
 
 // tokenService implements core.token.v1alpha1.TokenService. The gateway has
 // already checked the grant of each procedure (admin for management, pair
 // for the exchange), so a console token never reaches these methods.
+var _ tokenv1alpha1connect.TokenServiceHandler = (*tokenService)(nil)
+
 type tokenService struct {
 	tokens *auth.Store
 	now    func() time.Time

@@ -15,6 +15,7 @@ import (
 	"github.com/corehq/core/internal/suggest"
 
 	toolv1alpha1 "github.com/corehq/core/proto/gen/core/tool/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/tool/v1alpha1/toolv1alpha1connect"
 )
 
 // Limits of RunTool.
@@ -26,6 +27,8 @@ const (
 // toolService implements core.tool.v1alpha1.ToolService over the spells of
 // targets.yaml. It runs only argv the workspace declares, in the workspace
 // root; a request can name a spell, never a command.
+var _ toolv1alpha1connect.ToolServiceHandler = (*toolService)(nil)
+
 type toolService struct {
 	ws      *live.Workspace
 	metrics *metrics.Counters

@@ -11,10 +11,13 @@ import (
 	"github.com/corehq/core/internal/runner"
 
 	viewerv1alpha1 "github.com/corehq/core/proto/gen/core/viewer/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/viewer/v1alpha1/viewerv1alpha1connect"
 )
 
 // viewerService implements core.viewer.v1alpha1.ViewerService over the run
 // journals in the cache directory.
+var _ viewerv1alpha1connect.ViewerServiceHandler = (*viewerService)(nil)
+
 type viewerService struct{ cacheDir string }
 
 func (s *viewerService) ListRuns(_ context.Context, req *viewerv1alpha1.ListRunsRequest) (*viewerv1alpha1.ListRunsResponse, error) {
