@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/corehq/core/internal/activity"
+	"github.com/corehq/core/internal/quote"
 
 	activityv1alpha1 "github.com/corehq/core/proto/gen/core/activity/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/activity/v1alpha1/activityv1alpha1connect"
@@ -29,7 +30,7 @@ func (s *activityService) ListActivities(_ context.Context, req *activityv1alpha
 	switch req.GetKind() {
 	case "", activity.KindRun, activity.KindJob, activity.KindGraph, activity.KindError:
 	default:
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("kind %q is not a kind; allowed: run, job, graph, error (empty for all)", req.GetKind()))
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("kind %s is not a kind; allowed: run, job, graph, error (empty for all)", quote.Short(req.GetKind())))
 	}
 	out := &activityv1alpha1.ListActivitiesResponse{}
 	for _, e := range s.activity.List(limit, req.GetKind()) {

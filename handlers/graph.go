@@ -11,6 +11,7 @@ import (
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -33,10 +34,10 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 			switch k {
 			case "flavor", "level", "select":
 				if len(v) > 1 {
-					return apierr.BadRequest("query parameter %q is given %d times; give it once", k, len(v))
+					return apierr.BadRequest("query parameter %s is given %d times; give it once", quote.Short(k), len(v))
 				}
 			default:
-				return apierr.BadRequest("unknown query parameter %q; /api/v1/graph takes %s", k, graphParams)
+				return apierr.BadRequest("unknown query parameter %s; /api/v1/graph takes %s", quote.Short(k), graphParams)
 			}
 		}
 		_, hasFlavor := q["flavor"]
@@ -47,12 +48,12 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 			return apierr.BadRequest("flavor, level and select are alternatives; give one of them")
 		case hasFlavor:
 			if f := q.Get("flavor"); f != "targets" {
-				return apierr.BadRequest("flavor %q is not allowed; allowed: targets", f)
+				return apierr.BadRequest("flavor %s is not allowed; allowed: targets", quote.Short(f))
 			}
 			return serveReparsed(w, ws.Root(), graph.Targets)
 		case hasLevel:
 			if l := q.Get("level"); l != "projects" {
-				return apierr.BadRequest("level %q is not allowed; allowed: projects", l)
+				return apierr.BadRequest("level %s is not allowed; allowed: projects", quote.Short(l))
 			}
 			inferred := ws.InferredDeps()
 			return serveReparsed(w, ws.Root(), func(wsp *workspace.Workspace) *graph.Graph {

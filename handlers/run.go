@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
@@ -14,6 +16,7 @@ import (
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
@@ -71,7 +74,7 @@ func diffRunHandler(ws *live.Workspace, rn *runner.Runner, runCtx context.Contex
 			return apierr.Unavailable("%v", err)
 		}
 		if declared.Target(req.Target) == nil {
-			return apierr.BadRequest("%q is not a target targets.yaml declares%s; write project:target", req.Target, suggest.DidYouMean(req.Target, declared.TargetIDs()))
+			return apierr.BadRequest("%s is not a target targets.yaml declares%s; write project:target", quote.Short(req.Target), suggest.DidYouMean(req.Target, declared.TargetIDs()))
 		}
 		id, _, err := rn.Start(runCtx, declared, req.Target)
 		if err != nil {
@@ -108,9 +111,14 @@ func decodeStrict[T any](body io.Reader) (T, error) {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return v, apierr.BadRequest("the body is not valid JSON: it ends before the object does")
 		case errors.As(err, &te):
-			return v, apierr.BadRequest("field %q must be a %s", te.Field, te.Type)
+			return v, apierr.BadRequest("field %s must be a %s", quote.Short(te.Field), te.Type)
 		default:
-			return v, apierr.BadRequest("%v", err) // unknown field "x"
+			// json: unknown field "x", whose name the client chose.
+			if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+				name, _ := strconv.Unquote(field)
+				return v, apierr.BadRequest("unknown field %s", quote.Short(name))
+			}
+			return v, apierr.BadRequest("the body is not a JSON object of the expected shape")
 		}
 	}
 	if dec.More() {

@@ -12,6 +12,7 @@ import (
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/logx"
+	"github.com/corehq/core/internal/quote"
 
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/token/v1alpha1/tokenv1alpha1connect"
@@ -47,7 +48,7 @@ func (s *tokenService) CreateToken(ctx context.Context, req *tokenv1alpha1.Creat
 		kind = auth.KindConsole
 	case auth.KindConsole, auth.KindMCP:
 	default:
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("kind %q cannot be created here; allowed: console, mcp", req.GetKind()))
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("kind %s cannot be created here; allowed: console, mcp", quote.Short(req.GetKind())))
 	}
 	grants := req.GetGrants()
 	if len(grants) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/metrics"
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/suggest"
 
 	toolv1alpha1 "github.com/corehq/core/proto/gen/core/tool/v1alpha1"
@@ -70,5 +71,5 @@ func (s *toolService) RunTool(ctx context.Context, req *toolv1alpha1.RunToolRequ
 		return &toolv1alpha1.RunToolResponse{ExitCode: int32(res.ExitCode), Output: text, OutputTruncated: truncated, DurationMs: time.Since(start).Milliseconds()}, nil
 	}
 	sort.Strings(names)
-	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no spell %q%s; targets.yaml declares: %v", req.GetName(), suggest.DidYouMean(req.GetName(), names), names))
+	return nil, connect.NewError(connect.CodeNotFound, fmt.Errorf("no spell %s%s; targets.yaml declares: %v", quote.Short(req.GetName()), suggest.DidYouMean(req.GetName(), names), names))
 }

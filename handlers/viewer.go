@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/runner"
 
 	viewerv1alpha1 "github.com/corehq/core/proto/gen/core/viewer/v1alpha1"
@@ -41,7 +42,7 @@ func (s *viewerService) ListRuns(_ context.Context, req *viewerv1alpha1.ListRuns
 
 func (s *viewerService) GetRun(_ context.Context, req *viewerv1alpha1.GetRunRequest) (*viewerv1alpha1.GetRunResponse, error) {
 	if !runner.ValidID(req.GetId()) {
-		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%q is not a run id; see ListRuns", req.GetId()))
+		return nil, connect.NewError(connect.CodeInvalidArgument, fmt.Errorf("%s is not a run id; see ListRuns", quote.Short(req.GetId())))
 	}
 	j, err := runner.ReadJournal(s.cacheDir, req.GetId())
 	if errors.Is(err, runner.ErrNotFound) {

@@ -32,6 +32,7 @@ import (
 
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -185,7 +186,7 @@ func Changed(ctx context.Context, root, base string) ([]string, error) {
 		base = b
 	}
 	if _, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("base %q is not a commit in this repository: pass --base with a branch, tag or commit that exists (git fetch it first if it is remote)", base)
+		return nil, fmt.Errorf("base %s is not a commit in this repository: pass --base with a branch, tag or commit that exists (git fetch it first if it is remote)", quote.Short(base))
 	}
 	if _, err := git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
 		return nil, fmt.Errorf("HEAD has no commit yet: commit once, then compare against %s", base)

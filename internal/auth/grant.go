@@ -3,6 +3,8 @@ package auth
 import (
 	"fmt"
 	"strings"
+
+	"github.com/corehq/core/internal/quote"
 )
 
 // Grant is a set of permissions carried by a token. Routes in routes.yaml
@@ -34,7 +36,7 @@ func ParseGrant(s string) (Grant, error) {
 			return Grant(1) << i, nil
 		}
 	}
-	return None, fmt.Errorf("unknown grant %q: allowed values are %s", s, strings.Join(grantNames[:], ", "))
+	return None, fmt.Errorf("unknown grant %s: allowed values are %s", quote.Short(s), strings.Join(grantNames[:], ", "))
 }
 
 // ParseGrants parses a list of grants (for example repeated --grant flags)

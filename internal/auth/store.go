@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/quote"
 )
 
 const (
@@ -189,7 +190,7 @@ func (s *Store) Revoke(id string) error {
 				return append(recs[:i:i], recs[i+1:]...), nil
 			}
 		}
-		return nil, fmt.Errorf("%w: no token has id %q; find ids with %s", ErrNotFound, id, listHint)
+		return nil, fmt.Errorf("%w: no token has id %s; find ids with %s", ErrNotFound, quote.Short(id), listHint)
 	})
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("revoke token %s: %w", id, err)

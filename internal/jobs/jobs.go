@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/corehq/core/internal/quote"
 )
 
 // Holders, states, results and triggers: the vocabulary of the Job resource.
@@ -182,7 +184,7 @@ func (m *Manager) Submit(name string, trigger string) (snap Snapshot, started bo
 		trigger = TriggerRequest
 	case TriggerRequest, TriggerSchedule:
 	default:
-		return Snapshot{}, false, fmt.Errorf("%w: trigger %q is neither %q nor %q", ErrInvalidName, trigger, TriggerRequest, TriggerSchedule)
+		return Snapshot{}, false, fmt.Errorf("%w: trigger %s is neither %q nor %q", ErrInvalidName, quote.Short(trigger), TriggerRequest, TriggerSchedule)
 	}
 	m.mu.Lock()
 	e, err := m.lookupLocked(name)
@@ -407,9 +409,9 @@ func (m *Manager) lookupLocked(name string) (*entry, error) {
 	bare, ok := strings.CutPrefix(name, Prefix)
 	if !ok {
 		if _, known := m.jobs[name]; known {
-			return nil, fmt.Errorf("%w: %q is not a job resource name: write %q", ErrInvalidName, name, Prefix+name)
+			return nil, fmt.Errorf("%w: %s is not a job resource name: write %s", ErrInvalidName, quote.Short(name), quote.Short(Prefix+name))
 		}
-		return nil, fmt.Errorf("%w: %q is not a job resource name %q (registered: %s)", ErrInvalidName, name, Prefix+"<job>", m.registeredLocked())
+		return nil, fmt.Errorf("%w: %s is not a job resource name %q (registered: %s)", ErrInvalidName, quote.Short(name), Prefix+"<job>", m.registeredLocked())
 	}
 	e, ok := m.jobs[bare]
 	if !ok {
@@ -433,7 +435,7 @@ func (m *Manager) registeredLocked() string {
 type notFoundError struct{ name, registered string }
 
 func (e *notFoundError) Error() string {
-	return fmt.Sprintf("no job %q: registered jobs are %s", e.name, e.registered)
+	return fmt.Sprintf("no job %s: registered jobs are %s", quote.Short(e.name), e.registered)
 }
 
 func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }

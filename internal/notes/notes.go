@@ -32,6 +32,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/quote"
 )
 
 // Limits.
@@ -167,13 +168,13 @@ func (s *Store) Put(id, nodeID, text string) (Note, error) {
 				continue
 			}
 			if n.NodeID != nodeID {
-				return fmt.Errorf("%w: note %s is on node %q, not %q (to move it, delete it and create a new one)", ErrInvalid, id, n.NodeID, nodeID)
+				return fmt.Errorf("%w: note %s is on node %s, not %s (to move it, delete it and create a new one)", ErrInvalid, quote.Short(id), quote.Short(n.NodeID), quote.Short(nodeID))
 			}
 			n.Text, n.Updated = text, now
 			out = *n
 			return nil
 		}
-		return fmt.Errorf("%w: no note %q", ErrNotFound, id)
+		return fmt.Errorf("%w: no note %s", ErrNotFound, quote.Short(id))
 	})
 	if err != nil {
 		return Note{}, err
@@ -190,7 +191,7 @@ func (s *Store) Delete(id string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%w: no note %q", ErrNotFound, id)
+		return fmt.Errorf("%w: no note %s", ErrNotFound, quote.Short(id))
 	})
 }
 

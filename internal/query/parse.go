@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/corehq/core/internal/quote"
 )
 
 const (
@@ -36,16 +38,16 @@ func Parse(s string) (*Query, error) {
 		switch prefix {
 		case "depth":
 			if depthTerm != "" {
-				return nil, errorf(raw, "depth: given twice (%q and %q); give it at most once", depthTerm, raw)
+				return nil, errorf(raw, "depth: given twice (%s and %s); give it at most once", quote.Short(depthTerm), quote.Short(raw))
 			}
 			d, ok := parseDepth(value)
 			if !ok {
-				return nil, errorf(raw, "depth:%q must be a number from 0 to %d", value, MaxDepth)
+				return nil, errorf(raw, "depth:%s must be a number from 0 to %d", quote.Short(value), MaxDepth)
 			}
 			q.depth, depthTerm = d, raw
 		case "kind":
 			if !slices.Contains(Kinds, value) {
-				return nil, errorf(raw, "kind:%q is not a kind; allowed: %s", value, strings.Join(Kinds, ", "))
+				return nil, errorf(raw, "kind:%s is not a kind; allowed: %s", quote.Short(value), strings.Join(Kinds, ", "))
 			}
 			q.terms = append(q.terms, term{op: opKind, value: value})
 		case "project", "spell", "symbol":
@@ -62,20 +64,20 @@ func Parse(s string) (*Query, error) {
 			q.terms = append(q.terms, term{op: o, value: value})
 		case "target":
 			if p, t, ok := strings.Cut(value, ":"); !ok || p == "" || t == "" {
-				return nil, errorf(raw, "target:%q must name a project and a target, as in target:PROJECT:TARGET", value)
+				return nil, errorf(raw, "target:%s must name a project and a target, as in target:PROJECT:TARGET", quote.Short(value))
 			}
 			q.terms = append(q.terms, term{op: opTarget, value: value})
 		case "path":
 			if value == "" || !doublestar.ValidatePattern(value) {
-				return nil, errorf(raw, "path:%q is not a valid glob (%s)", value, globHelp)
+				return nil, errorf(raw, "path:%s is not a valid glob (%s)", quote.Short(value), globHelp)
 			}
 			q.terms = append(q.terms, term{op: opPath, value: value, dir: literalDir(value)})
 		default:
-			return nil, errorf(raw, "unknown term %q: allowed prefixes are %s", raw, allowedPrefixes)
+			return nil, errorf(raw, "unknown term %s: allowed prefixes are %s", quote.Short(raw), allowedPrefixes)
 		}
 	}
 	if len(q.terms) == 0 {
-		return nil, errorf(depthTerm, "%q selects nothing to expand from: add a term: %s", depthTerm, selectingTerms)
+		return nil, errorf(depthTerm, "%s selects nothing to expand from: add a term: %s", quote.Short(depthTerm), selectingTerms)
 	}
 	slices.SortFunc(q.terms, func(a, b term) int { return cmp.Compare(a.String(), b.String()) })
 	q.terms = slices.CompactFunc(q.terms, func(a, b term) bool { return a.op == b.op && a.value == b.value })

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/quote"
 )
 
 // DefaultJournalCap is how many journals rotate-logs keeps.
@@ -252,7 +253,7 @@ func CountJournals(cacheDir string) int {
 // id, or names no journal, is ErrNotFound.
 func ReadJournal(cacheDir, id string) (Journal, error) {
 	if !ValidID(id) {
-		return Journal{}, fmt.Errorf("run %q: %w (run ids look like r20060102T150405.000000000Z-0a1b2c3d)", id, ErrNotFound)
+		return Journal{}, fmt.Errorf("run %s: %w (run ids look like r20060102T150405.000000000Z-0a1b2c3d)", quote.Short(id), ErrNotFound)
 	}
 	j, err := readJournalFile(cacheDir, id, true)
 	if !errors.Is(err, ErrNotFound) {

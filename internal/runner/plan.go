@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -25,7 +26,7 @@ func plan(ws *workspace.Workspace, targets []string) ([]*node, error) {
 		}
 		t := ws.Target(id)
 		if t == nil {
-			return nil, fmt.Errorf("run: %s depends on unknown target %q", stack[len(stack)-1], id)
+			return nil, fmt.Errorf("run: %s depends on unknown target %s", stack[len(stack)-1], quote.Short(id))
 		}
 		nodes[id] = nil // on the stack
 		n := &node{t: t, p: ws.Project(t.Project), done: make(chan struct{})}
@@ -103,17 +104,17 @@ func unknownTarget(ws *workspace.Workspace, id string) string {
 				names = append(names, id+":"+t.Name)
 			}
 			if len(names) == 0 {
-				return fmt.Sprintf("%q is a project with no targets: name a target as PROJECT:TARGET", id)
+				return fmt.Sprintf("%s is a project with no targets: name a target as PROJECT:TARGET", quote.Short(id))
 			}
-			return fmt.Sprintf("%q is a project, not a target: name one of its targets (%s)", id, strings.Join(names, ", "))
+			return fmt.Sprintf("%s is a project, not a target: name one of its targets (%s)", quote.Short(id), strings.Join(names, ", "))
 		}
-		return fmt.Sprintf("unknown target %q: name targets as PROJECT:TARGET%s", id, closeMatches(id, all))
+		return fmt.Sprintf("unknown target %s: name targets as PROJECT:TARGET%s", quote.Short(id), closeMatches(id, all))
 	}
 	if p := ws.Project(project); p == nil {
-		return fmt.Sprintf("unknown target %q: there is no project %q%s", id, project, closeMatches(id, all))
+		return fmt.Sprintf("unknown target %s: there is no project %s%s", quote.Short(id), quote.Short(project), closeMatches(id, all))
 	}
 	_ = name
-	return fmt.Sprintf("unknown target %q%s", id, closeMatches(id, all))
+	return fmt.Sprintf("unknown target %s%s", quote.Short(id), closeMatches(id, all))
 }
 
 // closeMatches lists the target ids nearest to id: the edit-distance

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/corehq/core/internal/quote"
 )
 
 // Problem is one thing wrong with targets.yaml, with its position and the
@@ -47,11 +49,19 @@ type Error struct {
 	Problems []Problem
 }
 
-// Error returns one line per problem.
+// maxLines bounds the problems Error lists: a file with thousands of
+// mistakes makes a diagnostic of a screenful, not of megabytes.
+const maxLines = 50
+
+// Error returns one line per problem, the first maxLines of them.
 func (e *Error) Error() string {
-	lines := make([]string, len(e.Problems))
+	lines := make([]string, 0, min(len(e.Problems), maxLines)+1)
 	for i, p := range e.Problems {
-		lines[i] = p.String()
+		if i == maxLines {
+			lines = append(lines, fmt.Sprintf("... and %d more problems", len(e.Problems)-maxLines))
+			break
+		}
+		lines = append(lines, p.String())
 	}
 	return strings.Join(lines, "\n")
 }
@@ -73,21 +83,34 @@ func newError(problems []Problem) *Error {
 // workspace does not produce a wall of text.
 func listNames(names []string) string {
 	const max = 20
-	if len(names) > max {
-		return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d more)", len(names)-max)
+	parts := make([]string, 0, min(len(names), max))
+	for _, n := range names[:min(len(names), max)] {
+		parts = append(parts, quote.Prefix(n))
 	}
-	return strings.Join(names, ", ")
+	if len(names) > max {
+		return strings.Join(parts, ", ") + fmt.Sprintf(", ... (%d more)", len(names)-max)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // flowList writes argv as a YAML flow sequence, quoting only what needs it,
-// for messages that show the fix: run: [go, build].
+// for messages that show the fix: run: [go, build]. Like every quote of the
+// file's values, it is bounded: the first 10 items, each cut short.
 func flowList(items []string) string {
-	parts := make([]string, len(items))
+	const max = 10
+	parts := make([]string, 0, min(len(items), max)+1)
 	for i, s := range items {
-		if plainSafe(s) {
-			parts[i] = s
-		} else {
-			parts[i] = strconv.Quote(s)
+		if i == max {
+			parts = append(parts, "...")
+			break
+		}
+		switch {
+		case quote.Prefix(s) != s: // long: quoted and cut
+			parts = append(parts, quote.Short(s))
+		case plainSafe(s):
+			parts = append(parts, s)
+		default:
+			parts = append(parts, strconv.Quote(s))
 		}
 	}
 	return "[" + strings.Join(parts, ", ") + "]"

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/yamlx"
 )
 
@@ -87,6 +88,7 @@ func (p *parser) at(n *yaml.Node, field, format string, args ...any) {
 }
 
 func join(field, key string) string {
+	key = quote.Prefix(key)
 	if field == "" {
 		return key
 	}
@@ -138,7 +140,7 @@ func (p *parser) namedMapping(n *yaml.Node, field, what string) []yamlx.Pair {
 	es := p.entries(n, field)
 	for _, e := range es {
 		if name := e.Key.Value; !validName(name) {
-			p.at(e.Key, join(field, name), "invalid %s name %q: use lowercase letters, digits, - and _, starting with a letter or digit (pattern %s)", what, name, namePatternText)
+			p.at(e.Key, join(field, name), "invalid %s name %s: use lowercase letters, digits, - and _, starting with a letter or digit (pattern %s)", what, quote.Short(name), namePatternText)
 		}
 	}
 	return es
@@ -155,7 +157,7 @@ func (p *parser) settings(e yamlx.Pair, field, what string, allowed []string) (m
 		return map[string]yamlx.Pair{}, true
 	}
 	if v.Kind != yaml.MappingNode {
-		msg := fmt.Sprintf("%s %q must be a mapping with the keys %s, found %s", what, e.Key.Value, strings.Join(allowed, ", "), yamlx.Describe(v))
+		msg := fmt.Sprintf("%s %s must be a mapping with the keys %s, found %s", what, quote.Short(e.Key.Value), strings.Join(allowed, ", "), yamlx.Describe(v))
 		if v.Kind == yaml.SequenceNode && slices.Contains(allowed, "run") {
 			example := "[go, build, ./...]"
 			if args := scalars(v); len(args) > 0 {
@@ -209,11 +211,11 @@ func (p *parser) projectPath(pr *Project, n *yaml.Node, field string) {
 	case s == "":
 		p.at(n, field, "path is empty: write the project's directory relative to the workspace root, or \".\" for the root itself")
 	case strings.Contains(s, "\\"):
-		p.at(n, field, "path %q contains a backslash: separate directories with /, e.g. services/api", s)
+		p.at(n, field, "path %s contains a backslash: separate directories with /, e.g. services/api", quote.Short(s))
 	case path.IsAbs(s) || (len(s) >= 2 && s[1] == ':'):
-		p.at(n, field, "path %q is absolute: write it relative to the workspace root, e.g. services/api", s)
+		p.at(n, field, "path %s is absolute: write it relative to the workspace root, e.g. services/api", quote.Short(s))
 	case escapes(s):
-		p.at(n, field, "path %q leaves the workspace root: projects must live under the directory holding %s", s, FileName)
+		p.at(n, field, "path %s leaves the workspace root: projects must live under the directory holding %s", quote.Short(s), FileName)
 	default:
 		pr.Path = path.Clean(s)
 		pr.pathLine, pr.pathColumn = n.Line, n.Column
@@ -272,11 +274,11 @@ func (p *parser) globs(n *yaml.Node, field, base string) ([]string, bool) {
 		case s == "":
 			p.at(r.node, r.field, "empty glob: remove it, or write \"**/*\" for every file")
 		case !doublestar.ValidatePattern(s):
-			p.at(r.node, r.field, "invalid glob %q: check that every [ and { is closed (doublestar syntax: *, **, ?, [abc], {a,b})", s)
+			p.at(r.node, r.field, "invalid glob %s: check that every [ and { is closed (doublestar syntax: *, **, ?, [abc], {a,b})", quote.Short(s))
 		case strings.HasPrefix(s, "/"):
-			p.at(r.node, r.field, "glob %q is absolute: globs are relative to %s", s, base)
+			p.at(r.node, r.field, "glob %s is absolute: globs are relative to %s", quote.Short(s), base)
 		case slices.Contains(strings.Split(s, "/"), ".."):
-			p.at(r.node, r.field, "glob %q uses ..: globs are relative to %s and cannot leave it", s, base)
+			p.at(r.node, r.field, "glob %s uses ..: globs are relative to %s and cannot leave it", quote.Short(s), base)
 		default:
 			out = append(out, s)
 		}
@@ -304,7 +306,7 @@ func (p *parser) argv(e yamlx.Pair, field string) []string {
 		}
 		msg := fmt.Sprintf("run must be an argv list, not a string (commands run without a shell): write run: %s", flowList(words))
 		if strings.ContainsAny(n.Value, shellChars) {
-			msg = fmt.Sprintf("run must be an argv list, not a string (commands run without a shell): for pipes, redirects or globs write run: [sh, -c, %s]", strconv.Quote(n.Value))
+			msg = fmt.Sprintf("run must be an argv list, not a string (commands run without a shell): for pipes, redirects or globs write run: [sh, -c, %s]", quote.Short(n.Value))
 		}
 		p.at(n, field, "%s", msg)
 		return nil

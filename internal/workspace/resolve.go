@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/corehq/core/internal/quote"
 )
 
 // The resolve pass runs once the whole file has been read, because a
@@ -35,11 +37,11 @@ func (p *parser) resolve(ws *Workspace, raws []*rawProject) {
 		for _, d := range rp.deps {
 			switch {
 			case seen[d.value] != "":
-				p.at(d.node, d.field, "%q is listed twice (also at %s): remove one", d.value, seen[d.value])
+				p.at(d.node, d.field, "%s is listed twice (also at %s): remove one", quote.Short(d.value), seen[d.value])
 			case d.value == rp.p.Name:
-				p.at(d.node, d.field, "project %q cannot depend on itself: remove it from deps", d.value)
+				p.at(d.node, d.field, "project %s cannot depend on itself: remove it from deps", quote.Short(d.value))
 			case byName[d.value] == nil:
-				p.at(d.node, d.field, "unknown project %q (projects: %s)", d.value, listNames(names))
+				p.at(d.node, d.field, "unknown project %s (projects: %s)", quote.Short(d.value), listNames(names))
 			default:
 				rp.p.Deps = append(rp.p.Deps, d.value)
 				projectEdges[rp.p.Name] = append(projectEdges[rp.p.Name], edge{to: d.value, ref: d})
@@ -62,7 +64,7 @@ func (p *parser) resolve(ws *Workspace, raws []*rawProject) {
 			added := make(map[string]bool)
 			for _, d := range rt.deps {
 				if seen[d.value] != "" {
-					p.at(d.node, d.field, "%q is listed twice (also at %s): remove one", d.value, seen[d.value])
+					p.at(d.node, d.field, "%s is listed twice (also at %s): remove one", quote.Short(d.value), seen[d.value])
 					continue
 				}
 				seen[d.value] = d.field
@@ -101,7 +103,7 @@ func (p *parser) uniquePaths(raws []*rawProject) {
 			p.problems = append(p.problems, Problem{
 				File: p.file, Line: rp.p.pathLine, Column: rp.p.pathColumn,
 				Field:   "projects." + rp.p.Name + ".path",
-				Message: fmt.Sprintf("path %q is already the directory of project %q: each project needs its own directory", rp.p.Path, other),
+				Message: fmt.Sprintf("path %s is already the directory of project %q: each project needs its own directory", quote.Short(rp.p.Path), other),
 			})
 			continue
 		}
@@ -154,28 +156,28 @@ func (p *parser) targetDep(rp *rawProject, rt *rawTarget, d ref, byName map[stri
 	}
 	dp := byName[project]
 	if dp == nil {
-		p.at(d.node, d.field, "unknown project %q in %q (projects: %s)", project, s, listNames(names))
+		p.at(d.node, d.field, "unknown project %s in %s (projects: %s)", quote.Short(project), quote.Short(s), listNames(names))
 		return nil
 	}
 	if !dp.hasTarget(name) {
 		declared := dp.targetNames()
 		if len(declared) == 0 {
-			p.at(d.node, d.field, "unknown target %q (%s declares no targets)", s, project)
+			p.at(d.node, d.field, "unknown target %s (%s declares no targets)", quote.Short(s), quote.Prefix(project))
 		} else {
-			p.at(d.node, d.field, "unknown target %q (%s declares: %s)", s, project, listNames(declared))
+			p.at(d.node, d.field, "unknown target %s (%s declares: %s)", quote.Short(s), quote.Prefix(project), listNames(declared))
 		}
 		return nil
 	}
 	id := project + ":" + name
 	if id == rt.t.ID() {
-		p.at(d.node, d.field, "target %q cannot depend on itself: remove it from deps", id)
+		p.at(d.node, d.field, "target %s cannot depend on itself: remove it from deps", quote.Short(id))
 		return nil
 	}
 	return []string{id}
 }
 
 func (p *parser) malformed(d ref) {
-	p.at(d.node, d.field, "malformed dependency %q: write \"target\" (same project), \"project:target\" or \"^target\" (that target in every project listed in deps)", d.value)
+	p.at(d.node, d.field, "malformed dependency %s: write \"target\" (same project), \"project:target\" or \"^target\" (that target in every project listed in deps)", quote.Short(d.value))
 }
 
 // cycles reports one cycle per strongly connected component of the graph:

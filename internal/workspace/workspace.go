@@ -33,6 +33,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/corehq/core/internal/quote"
 )
 
 // FileName is the name of the target file at the workspace root.
@@ -202,11 +204,11 @@ func checkDir(root string, p *Project) []Problem {
 	var msg string
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		msg = fmt.Sprintf("project directory %q does not exist under the workspace root %s: create it or fix path", p.Path, root)
+		msg = fmt.Sprintf("project directory %s does not exist under the workspace root %s: create it or fix path", quote.Short(p.Path), root)
 	case err != nil:
-		msg = fmt.Sprintf("project directory %q cannot be read: %v", p.Path, err)
+		msg = fmt.Sprintf("project directory %s cannot be read: %v", quote.Short(p.Path), err)
 	case !fi.IsDir():
-		msg = fmt.Sprintf("project path %q is a file, not a directory: point path at the project's directory", p.Path)
+		msg = fmt.Sprintf("project path %s is a file, not a directory: point path at the project's directory", quote.Short(p.Path))
 	default:
 		return nil
 	}

@@ -410,3 +410,33 @@ func TestLoad(t *testing.T) {
 		}
 	})
 }
+
+// TestProblemsQuoteTheFileShort: a value of 100 KB in targets.yaml is
+// quoted short in every problem, and thousands of problems make a
+// screenful, so that no diagnostic (logged, in GetStatus, in every
+// event: diagnostic) grows with the file.
+func TestProblemsQuoteTheFileShort(t *testing.T) {
+	huge := strings.Repeat("x", 100<<10)
+	t.Run("huge values, keys and names", func(t *testing.T) {
+		key := strings.Repeat("k", 1000) // YAML's longest plain key
+		yml := "projects:\n  app:\n    path: /" + huge + "\n    deps: [" + huge + "]\n    " + key + ": 1\n    targets:\n      build:\n        run: \"" + huge + " | cat\"\n        deps: [\"" + key + ":x\", " + huge + "]\n      " + key + ":\n        run: [x, " + huge + "]\n  " + key + ":\n    path: b\n"
+		_, err := Parse(FileName, []byte(yml))
+		if err == nil {
+			t.Fatal("accepted")
+		}
+		if n := len(err.Error()); n > 4<<10 {
+			t.Errorf("the error is %d bytes:\n%.600s", n, err.Error())
+		}
+	})
+	t.Run("thousands of problems", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString("projects:\n")
+		for i := range 5000 {
+			fmt.Fprintf(&b, "  p%d:\n    path: /abs%d\n", i, i)
+		}
+		_, err := Parse(FileName, []byte(b.String()))
+		if err == nil || !strings.Contains(err.Error(), "more problems") || len(err.Error()) > 16<<10 {
+			t.Errorf("error of %d bytes: %.300s", len(err.Error()), err)
+		}
+	})
+}

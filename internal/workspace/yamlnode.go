@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/yamlx"
 )
 
@@ -177,7 +178,7 @@ func (p *parser) entries(n *yaml.Node, field string) []yamlx.Pair {
 		case yamlx.Merge:
 			p.at(k, field, "merge keys (<<) are not supported in %s: write the fields out in full", FileName)
 		case yamlx.Duplicate:
-			p.at(k, join(field, k.Value), "duplicate key %q (first at line %d): keep one of them", k.Value, e.First.Line)
+			p.at(k, join(field, k.Value), "duplicate key %s (first at line %d): keep one of them", quote.Short(k.Value), e.First.Line)
 		default:
 			out = append(out, e)
 		}
@@ -191,7 +192,7 @@ func (p *parser) fields(n *yaml.Node, field string, allowed []string) map[string
 	for _, e := range p.entries(n, field) {
 		name := e.Key.Value
 		if hint, unknown := yamlx.Unknown(name, allowed); unknown {
-			p.at(e.Key, join(field, name), "unknown key %q%s; allowed: %s", name, hint, strings.Join(allowed, ", "))
+			p.at(e.Key, join(field, name), "unknown key %s%s; allowed: %s", quote.Short(name), hint, strings.Join(allowed, ", "))
 			continue
 		}
 		out[name] = e

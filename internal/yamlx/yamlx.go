@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/suggest"
 )
 
@@ -104,19 +104,9 @@ func Describe(n *yaml.Node) string {
 	case "number":
 		return "the number " + n.Value
 	case "string":
-		return quote(n.Value)
+		return quote.Short(n.Value)
 	}
 	return "something else"
-}
-
-// quote quotes a value for a message, cut short so a huge scalar does not
-// make a huge message.
-func quote(s string) string {
-	const max = 60
-	if r := []rune(s); len(r) > max {
-		return strconv.Quote(string(r[:max])) + "..."
-	}
-	return strconv.Quote(s)
 }
 
 // Fault is what is wrong with a key of a mapping.
