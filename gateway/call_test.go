@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -120,4 +121,43 @@ func callerContext(c *caller.Call) *caller.Context {
 	ctx := &caller.Context{}
 	ctx.Init(httptest.NewRequest(http.MethodGet, "/", nil).Context(), *c)
 	return ctx
+}
+
+// TestOriginHeaders: one allowed Origin is served, two are refused (CORS
+// would answer for both), an empty one is no Origin.
+func TestOriginHeaders(t *testing.T) {
+	reg := NewRegistry()
+	reg.Handle("who", func(http.ResponseWriter, *http.Request) error { return nil })
+	reg.Handle("page", func(http.ResponseWriter, *http.Request) error { return nil })
+	table, err := Load("call.yaml", []byte(callRoutes), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewListener(table, reg, ListenerConfig{Exposure: ExposureLoopback, Port: "7391", MaxBody: 1 << 20, Log: logx.New(io.Discard, "error", "json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		origins []string
+		want    int
+	}{
+		{"one allowed Origin is served", []string{"http://127.0.0.1:7391"}, http.StatusOK},
+		{"two allowed Origins are refused", []string{"http://127.0.0.1:7391", "http://localhost:7391"}, http.StatusForbidden},
+		{"an allowed and a foreign Origin are refused", []string{"http://127.0.0.1:7391", "http://evil.example"}, http.StatusForbidden},
+		{"an empty Origin is no Origin", []string{""}, http.StatusOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:7391/files/x", nil)
+			r.Header["Origin"] = c.origins
+			w := httptest.NewRecorder()
+			l.ServeHTTP(w, r)
+			if w.Code != c.want {
+				t.Errorf("status %d, want %d", w.Code, c.want)
+			}
+			if c.want == http.StatusForbidden && w.Header().Get("Access-Control-Allow-Origin") != "" {
+				t.Error("CORS headers on a refusal")
+			}
+		})
+	}
 }

@@ -246,7 +246,8 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, r, rt, errForbiddenHost)
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" && !l.origins.allowed(o, hosted) {
+	// One Origin at most: with two, CORS would answer for both.
+	if o := r.Header.Values("Origin"); len(o) > 1 || len(o) == 1 && o[0] != "" && !l.origins.allowed(o[0], hosted) {
 		writeError(rec, r, rt, errForbiddenOrigin)
 		return
 	}

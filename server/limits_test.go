@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -122,5 +125,41 @@ func TestACompressedBodyAllocatesLittle(t *testing.T) {
 	}
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Errorf("the server allocated %d MiB for a %d KB body", grew>>20, len(body)>>10)
+	}
+}
+
+// rawPost sends a POST whose body stops short of its Content-Length, then
+// closes its side, and returns the status line.
+func rawPost(t *testing.T, s *running, row gateway.Row, token string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.BaseURL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"name\":", row.Path, token)
+	_ = conn.(*net.TCPConn).CloseWrite()
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// TestATruncatedBodyIsTheClientsFault: a body that ends before its
+// Content-Length is a 4xx on every POST row, never a 500.
+func TestATruncatedBodyIsTheClientsFault(t *testing.T) {
+	s := startServer(t, nil)
+	for _, row := range realTable(t).Select(gateway.ExposureLoopback, nil) {
+		if row.Method != http.MethodPost {
+			continue
+		}
+		t.Run(row.Name, func(t *testing.T) {
+			line := rawPost(t, s, row, s.Tokens.Mint(auth.KindAdmin, row.Grant, time.Hour))
+			if !strings.HasPrefix(line, "HTTP/1.1 4") {
+				t.Errorf("answer %q, want a 4xx", line)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 )
@@ -70,6 +71,11 @@ func As(err error) *Error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return New(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is larger than the %d bytes this route accepts", mbe.Limit)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		// The client sent less than its Content-Length, or broke off a
+		// chunked body: its fault, not the route's.
+		return BadRequest("the request body ended before its declared length: send it whole")
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}
 }
