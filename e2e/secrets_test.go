@@ -37,7 +37,7 @@ func marker(t testing.TB, what string) string {
 func TestLogsHoldNoSecrets(t *testing.T) {
 	t.Parallel()
 	ws := copyDemo(t)
-	s := startServer(t, ws, "CORE_LOG_LEVEL=debug", "CORE_EVENTS_KEEPALIVE=200ms")
+	s := startServer(t, ws, "CORE_LOG_LEVEL=debug", "CORE_LOG_ACCESS=true", "CORE_EVENTS_KEEPALIVE=200ms")
 	secrets := map[string]string{"admin token": s.AdminToken}
 	markers := map[string]string{}
 	for _, what := range []string{"header", "useragent", "cookie", "body", "connectbody", "query", "path", "bearer", "method"} {

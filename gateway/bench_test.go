@@ -137,6 +137,8 @@ func newBenchFixture(b testing.TB) *benchFixture {
 		Log: logx.New(io.Discard, "info", "json"),
 		// The request counters, as the server sets them.
 		Metrics: metrics.New(),
+		// Every request's access line, the most work a request does.
+		AccessLog: true,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -61,7 +62,7 @@ func TestCallInContext(t *testing.T) {
 	}
 	l, err := NewListener(table, reg, ListenerConfig{
 		Exposure: ExposureLoopback, Port: "7391", Tokens: store, Kinds: []auth.Kind{auth.KindConsole},
-		MaxBody: 1 << 20, Log: logx.New(&logs, "info", "json"),
+		MaxBody: 1 << 20, Log: logx.New(&logs, "info", "json"), AccessLog: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -159,5 +160,43 @@ func TestOriginHeaders(t *testing.T) {
 				t.Error("CORS headers on a refusal")
 			}
 		})
+	}
+}
+
+// TestAccessLogIsOptIn: without AccessLog only a 5xx writes an access
+// line, so that no client can grow the log at will; with it, every
+// request does.
+func TestAccessLogIsOptIn(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		var logs bytes.Buffer
+		reg := NewRegistry()
+		reg.Handle("who", func(http.ResponseWriter, *http.Request) error { return errors.New("boom") })
+		reg.Handle("page", func(http.ResponseWriter, *http.Request) error { return nil })
+		table, err := Load("call.yaml", []byte(callRoutes), reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store, err := auth.OpenStore(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, _, _ := store.Create(auth.KindConsole, auth.ConsoleRead, time.Hour)
+		l, err := NewListener(table, reg, ListenerConfig{Exposure: ExposureLoopback, Port: "7391", Tokens: store, Kinds: []auth.Kind{auth.KindConsole},
+			MaxBody: 1 << 20, Log: logx.New(&logs, "info", "json"), AccessLog: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/files/x", "/nowhere", "/api/v1/who"} {
+			r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:7391"+path, nil)
+			r.Header.Set("Authorization", "Bearer "+token)
+			l.ServeHTTP(httptest.NewRecorder(), r)
+		}
+		lines := strings.Count(logs.String(), `"message":"request"`)
+		switch {
+		case all && lines != 3:
+			t.Errorf("AccessLog: %d access lines for 3 requests:\n%s", lines, logs.String())
+		case !all && (lines != 1 || !strings.Contains(logs.String(), `"status":500`)):
+			t.Errorf("without AccessLog: %d access lines, want the 500's alone:\n%s", lines, logs.String())
+		}
 	}
 }

@@ -54,6 +54,10 @@ type ListenerConfig struct {
 	Log  zerolog.Logger
 	// Metrics, when set, counts requests by status class.
 	Metrics *metrics.Counters
+	// AccessLog writes an access line for every request; without it only
+	// requests answered with a 5xx (or a panic) are logged, so that no
+	// client can grow the log at will.
+	AccessLog bool
 	// LoopbackPeersOnly refuses every request whose TCP peer is not a
 	// loopback address: for a listener bound to a non-loopback address,
 	// where a LAN peer could otherwise claim `Host: 127.0.0.1`.
@@ -75,6 +79,7 @@ type Listener struct {
 	cors       *cors.Cors
 	corsHosted *cors.Cors
 	noRoute    zerolog.Logger   // the access log of paths no row serves
+	accessAll  bool             // log every request, not only the 5xx
 	counts     [6]*atomic.Int64 // requests_total, then 1xx..5xx by status/100
 }
 
@@ -123,6 +128,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		kinds:      cfg.Kinds,
 		peersOnly:  cfg.LoopbackPeersOnly,
 		noRoute:    routeLog(cfg.Log, cfg.Exposure, "-"),
+		accessAll:  cfg.AccessLog,
 	}
 	if cfg.HostedOrigin != "" {
 		u, err := config.ParseOrigin(cfg.HostedOrigin)
@@ -314,9 +320,10 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// finish recovers a panic into a 500 and writes the access line. The line
-// holds the method, the route's name, the status and the latency: never a
-// header, a token, a query value or a body.
+// finish recovers a panic into a 500, counts the request and writes its
+// access line (every request's with AccessLog, else a 5xx's only). The
+// line holds the method, the route's name, the status and the latency:
+// never a header, a token, a query value or a body.
 func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.Time) {
 	if v := recover(); v != nil {
 		if v == http.ErrAbortHandler {
@@ -336,11 +343,16 @@ func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.
 			l.counts[c].Add(1)
 		}
 	}
-	rec.log.Info().
-		Str(logx.Method, logx.SafeMethod(r.Method)).
-		Int(logx.Status, status).
-		Dur(logx.Latency, time.Since(start)).
-		Msg("request")
+	if l.accessAll || status >= 500 {
+		ev := rec.log.Info()
+		if status >= 500 {
+			ev = rec.log.Warn()
+		}
+		ev.Str(logx.Method, logx.SafeMethod(r.Method)).
+			Int(logx.Status, status).
+			Dur(logx.Latency, time.Since(start)).
+			Msg("request")
+	}
 	putRecorder(rec)
 }
 

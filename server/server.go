@@ -178,6 +178,7 @@ func Run(ctx context.Context, o Options) error {
 		Keep:              func(r *gateway.Row) bool { return consoleMount || !r.IsConsole() },
 		Log:               log,
 		Metrics:           counters,
+		AccessLog:         cfg.Log.Access,
 	})
 	if err != nil {
 		_ = ln.Close()

@@ -35,6 +35,7 @@ type Config struct {
 	Log struct {
 		Level  string `koanf:"level" validate:"oneof=debug info warn error" help:"log level"`
 		Format string `koanf:"format" validate:"oneof=auto json console" help:"log format; auto = console on a terminal, else json"`
+		Access bool   `koanf:"access" help:"one access line per request; false logs only requests that fail with a 5xx"`
 	} `koanf:"log"`
 
 	Server struct {
