@@ -13,6 +13,10 @@ import (
 	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
 )
 
+// maxIndexProblems bounds the index problems a status lists; the count is
+// whole.
+const maxIndexProblems = 100
+
 // statusService implements core.status.v1alpha1.StatusService.
 var _ statusv1alpha1connect.StatusServiceHandler = (*statusService)(nil)
 
@@ -46,6 +50,12 @@ func (s *statusService) GetStatus(context.Context, *statusv1alpha1.GetStatusRequ
 		out.Graph.Diagnostic = err.Error()
 	}
 	out.Graph.IndexDiagnostics = int32(s.ws.Indexer().DiagnosticCount())
+	if out.Graph.IndexDiagnostics > 0 {
+		list := s.ws.Indexer().Diagnostics()
+		for _, d := range list[:min(len(list), maxIndexProblems)] {
+			out.Graph.IndexProblems = append(out.Graph.IndexProblems, &statusv1alpha1.IndexProblem{Path: d.Path, Message: d.Message})
+		}
+	}
 	return out, nil
 }
 

@@ -60,6 +60,9 @@ type Indexer struct {
 	dirty   bool // files.bin is behind the records in memory
 	// fileDiags is how many records carry a diagnostic.
 	fileDiags int
+	// diagGen moves whenever the diagnostics may have changed, so that a
+	// watcher of them need not build the list after every edit.
+	diagGen atomic.Uint64
 
 	// The symbol graph is assembled on demand and stays valid until the
 	// index changes: every change bumps symGen, and an assembly is
@@ -114,6 +117,9 @@ func (ix *Indexer) DiagnosticCount() int {
 	defer ix.mu.Unlock()
 	return len(ix.diags) + ix.fileDiags
 }
+
+// DiagnosticsVersion moves whenever Diagnostics may have changed.
+func (ix *Indexer) DiagnosticsVersion() uint64 { return ix.diagGen.Load() }
 
 // diagCount is 1 for a record with a diagnostic, else 0 (nil included).
 func diagCount(r *parse.FileRecord) int {

@@ -533,3 +533,53 @@ func TestWarmSymbolTablesPreparesTheNextExactQuery(t *testing.T) {
 		t.Errorf("beside a whole symbol graph the warm-up read %d shards (err %v)", ix.ShardLoads()-after, err)
 	}
 }
+
+// TestAFileThatGrowsPastTheLimitLeavesWithADiagnostic: while the server
+// runs, a file that grows past the size limit leaves the graph with a
+// diagnostic (it used to leave silently), and the diagnostic goes when the
+// file shrinks back or is deleted.
+func TestAFileThatGrowsPastTheLimitLeavesWithADiagnostic(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{MaxFileSize: 4 << 10})
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Sync(ws); err != nil {
+		t.Fatal(err)
+	}
+	has := func(path string) bool {
+		for _, d := range ix.Diagnostics() {
+			if d.Path == path && strings.Contains(d.Message, "indexing limit") {
+				return true
+			}
+		}
+		return false
+	}
+	update := func() {
+		t.Helper()
+		if _, _, err := ix.Update(ws, []string{"lib/lib.go"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := ix.DiagnosticsVersion()
+	writeTree(t, root, map[string]string{"lib/lib.go": "package lib\n\n// " + strings.Repeat("x", 8<<10) + "\n"})
+	update()
+	if !has("lib/lib.go") || ix.DiagnosticsVersion() == before {
+		t.Fatalf("no diagnostic for a file over the limit: %+v", ix.Diagnostics())
+	}
+	writeTree(t, root, map[string]string{"lib/lib.go": "package lib\n"})
+	update()
+	if has("lib/lib.go") {
+		t.Fatal("the diagnostic stayed after the file shrank")
+	}
+	writeTree(t, root, map[string]string{"lib/lib.go": "package lib\n\n// " + strings.Repeat("x", 8<<10) + "\n"})
+	update()
+	if err := os.Remove(filepath.Join(root, "lib", "lib.go")); err != nil {
+		t.Fatal(err)
+	}
+	update()
+	if has("lib/lib.go") {
+		t.Fatal("the diagnostic stayed after the file was deleted")
+	}
+}

@@ -100,6 +100,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		return nil, Stats{}, err
 	}
 	ix.ws, ix.files, ix.diags, ix.layout = ws, files, diags, layout
+	ix.diagGen.Add(1)
 	ix.fileDiags = 0
 	for _, r := range files {
 		ix.fileDiags += diagCount(r)
@@ -173,6 +174,8 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 		abs := filepath.Join(ix.root, filepath.FromSlash(p))
 		st, err := os.Lstat(abs)
 		if err != nil {
+			// Gone, and with it what the walk said of it or below it.
+			ix.replaceDiags(func(d Diagnostic) bool { return d.Path == p || strings.HasPrefix(d.Path, p+"/") }, nil)
 			drop(p)
 			continue
 		}
@@ -187,6 +190,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 				}
 			}
 			ix.diags = append(kept, diags...)
+			ix.diagGen.Add(1)
 			seen := map[string]bool{}
 			for _, f := range found {
 				seen[f.Path] = true
@@ -201,7 +205,11 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 			}
 			continue
 		}
-		f, ok := ix.admit(ws, p, st)
+		f, ok, diags := ix.admit(ws, p, st)
+		// What the walk says of the file now replaces what it said before:
+		// a file that grew past the size limit leaves the graph with a
+		// diagnostic, not silently.
+		ix.replaceDiags(func(d Diagnostic) bool { return d.Path == p }, diags)
 		if !ok {
 			drop(p)
 			continue
@@ -227,12 +235,18 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 	// The records change in place: every reader holds ix.mu.
 	next := ix.files
 	for _, p := range removed {
-		ix.fileDiags -= diagCount(next[p])
+		if diagCount(next[p]) > 0 {
+			ix.fileDiags--
+			ix.diagGen.Add(1)
+		}
 		delete(next, p)
 	}
 	for _, r := range parsed {
 		r.Symbols, r.Refs = nil, nil
-		ix.fileDiags += diagCount(r) - diagCount(next[r.Path])
+		if was, is := diagCount(next[r.Path]), diagCount(r); was+is > 0 {
+			ix.fileDiags += is - was
+			ix.diagGen.Add(1) // a parse diagnostic came, went or changed
+		}
 		next[r.Path] = r
 	}
 	ix.ws = ws
@@ -298,30 +312,32 @@ func sameDocs(a, b *workspace.Workspace) bool {
 	return strings.Join(a.Docs, "\x00") == strings.Join(b.Docs, "\x00")
 }
 
+// replaceDiags drops the walk's diagnostics that stale matches and adds
+// fresh ones, moving the diagnostics' version only when something changed.
+func (ix *Indexer) replaceDiags(stale func(Diagnostic) bool, fresh []Diagnostic) {
+	n := len(ix.diags)
+	ix.diags = slices.DeleteFunc(ix.diags, stale)
+	if len(fresh) > 0 || len(ix.diags) != n {
+		ix.diags = append(ix.diags, fresh...)
+		ix.diagGen.Add(1)
+	}
+}
+
 // admit decides whether one changed file belongs in the index, the way
 // Discover would: not ignored by a .gitignore above it, a language core
-// indexes, a doc if markdown, not too big.
-func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Found, bool) {
-	if st.Mode()&fs.ModeSymlink != 0 {
-		t, err := os.Stat(filepath.Join(ix.root, filepath.FromSlash(p)))
-		if err != nil || !t.Mode().IsRegular() {
-			return Found{}, false
-		}
-		st = t
+// indexes, a doc if markdown, not too big; and says what Discover would
+// say of it (too big, a symlink loop).
+func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Found, bool, []Diagnostic) {
+	if ix.rule.Never(p) || !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+		return Found{}, false, nil
 	}
-	if !st.Mode().IsRegular() {
-		return Found{}, false
-	}
-	if ix.rule.Never(p) {
-		return Found{}, false
-	}
-	found, _ := discoverUnder(ix.root, path.Dir(p), WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, only: path.Base(p)})
+	found, diags := discoverUnder(ix.root, path.Dir(p), WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, only: path.Base(p)})
 	for _, f := range found {
 		if f.Path == p {
-			return f, true
+			return f, true, diags
 		}
 	}
-	return Found{}, false
+	return Found{}, false, diags
 }
 
 // parse reads and parses files on every core.

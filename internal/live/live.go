@@ -29,6 +29,7 @@ import (
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/query"
+	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/watch"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -105,6 +106,10 @@ type Workspace struct {
 	// whole symbol graph (a glob, kind:symbol, a depth over 1): from then
 	// on the warm-up assembles all of it.
 	wholeSymbolsUsed atomic.Bool
+	// The index's diagnostics as last announced (w.mu): each problem is
+	// logged once, and a change to the set is an event.
+	diagVersion uint64
+	diagSeen    map[index.Diagnostic]bool
 }
 
 type diagnostic struct{ err error }
@@ -206,6 +211,7 @@ func (w *Workspace) Rebuild() error {
 	}
 	w.log.Debug().Int("files", st.Files).Int("parsed", st.Parsed).Dur(logx.Latency, st.Duration).Msg("index synced")
 	w.install(v, true)
+	w.noteIndexDiagnostics()
 	w.warmSymbols()
 	return nil
 }
@@ -234,6 +240,7 @@ func (w *Workspace) Changed(b watch.Batch) error {
 		w.fail(err)
 		return err
 	}
+	w.noteIndexDiagnostics()
 	if st.Unchanged {
 		return nil
 	}
@@ -254,6 +261,51 @@ func (w *Workspace) Changed(b watch.Batch) error {
 	w.scheduleFlush()
 	w.warmSymbols()
 	return nil
+}
+
+// IndexSource names the index in `event: diagnostic`.
+const IndexSource = "index"
+
+// maxLogged bounds the index problems logged one by one after a pass.
+const maxLogged = 20
+
+// noteIndexDiagnostics logs each new problem of the index once (a file
+// over the size limit, an unreadable directory, a symlink loop, a file
+// that does not parse) and announces a change to the set as
+// `event: diagnostic` from the index, whose clients read the list in the
+// status. w.mu is held.
+func (w *Workspace) noteIndexDiagnostics() {
+	v := w.ix.DiagnosticsVersion()
+	if v == w.diagVersion && w.diagSeen != nil {
+		return
+	}
+	w.diagVersion = v
+	list := w.ix.Diagnostics()
+	now := make(map[index.Diagnostic]bool, len(list))
+	var fresh []index.Diagnostic
+	for _, d := range list {
+		now[d] = true
+		if !w.diagSeen[d] {
+			fresh = append(fresh, d)
+		}
+	}
+	gone := len(w.diagSeen)+len(fresh) != len(now)
+	w.diagSeen = now
+	for i, d := range fresh {
+		if i == maxLogged {
+			w.log.Warn().Int("more", len(fresh)-maxLogged).Msg("more paths not indexed; the status lists them")
+			break
+		}
+		w.log.Warn().Str(logx.File, quote.Prefix(d.Path)).Str(logx.Reason, d.Message).Msg("not indexed")
+	}
+	if len(fresh) == 0 && !gone {
+		return
+	}
+	msg := ""
+	if len(list) > 0 {
+		msg = fmt.Sprintf("%d paths not indexed, %s first: %s", len(list), quote.Short(list[0].Path), list[0].Message)
+	}
+	w.publish(events.KindDiagnostic, events.Diagnostic{Source: IndexSource, Message: msg})
 }
 
 // flushDelay is how long the index cache may lag behind memory after a

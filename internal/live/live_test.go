@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/watch"
 )
@@ -197,5 +199,46 @@ func TestAnExactSymbolQueryLeavesTheWholeSymbolGraphUnbuilt(t *testing.T) {
 	}
 	if again := ask("symbol:Helper"); again != exact {
 		t.Fatalf("over the whole graph symbol:Helper = %s, over its part %s", again, exact)
+	}
+}
+
+// TestIndexProblemsAreLoggedOnceAndAnnounced: a file that grows past the
+// indexing limit while the server runs is logged once and announced as an
+// index diagnostic; its end is announced too.
+func TestIndexProblemsAreLoggedOnceAndAnnounced(t *testing.T) {
+	root := newRoot(t)
+	rec := &recorder{}
+	var logs bytes.Buffer
+	w := New(root, "", rec, zerolog.New(&logs))
+	rec.take()
+	big := "# big\n\n" + strings.Repeat("x", index.DefaultMaxFileSize+1)
+	write(t, root, "README.md", big)
+	for range 2 { // the same problem twice: logged and announced once
+		if err := w.Changed(watch.Batch{Paths: []string{"README.md"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var announced []string
+	for _, e := range rec.take() {
+		if strings.HasPrefix(e, events.KindDiagnostic+" ") {
+			announced = append(announced, e)
+		}
+	}
+	if len(announced) != 1 || !strings.Contains(announced[0], `"source":"index"`) || !strings.Contains(announced[0], "README.md") {
+		t.Fatalf("announced %v", announced)
+	}
+	if n := strings.Count(logs.String(), `"message":"not indexed"`); n != 1 || !strings.Contains(logs.String(), "indexing limit") {
+		t.Fatalf("logged %d times:\n%s", n, logs.String())
+	}
+	write(t, root, "README.md", "# small\n")
+	if err := w.Changed(watch.Batch{Paths: []string{"README.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range rec.take() {
+		found = found || e == events.KindDiagnostic+` {"message":"","source":"index"}`
+	}
+	if !found {
+		t.Fatal("the end of the problem was not announced")
 	}
 }

@@ -330,8 +330,12 @@ type GraphSummary struct {
 	Diagnostic string `protobuf:"bytes,4,opt,name=diagnostic,proto3" json:"diagnostic,omitempty"`
 	// Paths the index skipped or could not parse.
 	IndexDiagnostics int32 `protobuf:"varint,5,opt,name=index_diagnostics,json=indexDiagnostics,proto3" json:"index_diagnostics,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The first of them (at most 100), sorted by path: a file over the
+	// indexing limit, an unreadable directory, a symlink loop, a file that
+	// does not parse.
+	IndexProblems []*IndexProblem `protobuf:"bytes,6,rep,name=index_problems,json=indexProblems,proto3" json:"index_problems,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GraphSummary) Reset() {
@@ -399,6 +403,66 @@ func (x *GraphSummary) GetIndexDiagnostics() int32 {
 	return 0
 }
 
+func (x *GraphSummary) GetIndexProblems() []*IndexProblem {
+	if x != nil {
+		return x.IndexProblems
+	}
+	return nil
+}
+
+// One path the index skipped or could not parse, and why.
+type IndexProblem struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexProblem) Reset() {
+	*x = IndexProblem{}
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexProblem) ProtoMessage() {}
+
+func (x *IndexProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexProblem.ProtoReflect.Descriptor instead.
+func (*IndexProblem) Descriptor() ([]byte, []int) {
+	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *IndexProblem) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *IndexProblem) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 var File_core_status_v1alpha1_status_proto protoreflect.FileDescriptor
 
 const file_core_status_v1alpha1_status_proto_rawDesc = "" +
@@ -424,7 +488,7 @@ const file_core_status_v1alpha1_status_proto_rawDesc = "" +
 	"\arunning\x18\x02 \x01(\x05R\arunning\x12\x16\n" +
 	"\x06queued\x18\x03 \x01(\x05R\x06queued\x12\x1a\n" +
 	"\baffected\x18\x04 \x03(\tR\baffected\x12#\n" +
-	"\raffected_base\x18\x05 \x01(\tR\faffectedBase\"\xa1\x01\n" +
+	"\raffected_base\x18\x05 \x01(\tR\faffectedBase\"\xec\x01\n" +
 	"\fGraphSummary\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
 	"\x05nodes\x18\x02 \x01(\x05R\x05nodes\x12\x14\n" +
@@ -432,7 +496,11 @@ const file_core_status_v1alpha1_status_proto_rawDesc = "" +
 	"\n" +
 	"diagnostic\x18\x04 \x01(\tR\n" +
 	"diagnostic\x12+\n" +
-	"\x11index_diagnostics\x18\x05 \x01(\x05R\x10indexDiagnostics2\xdd\x01\n" +
+	"\x11index_diagnostics\x18\x05 \x01(\x05R\x10indexDiagnostics\x12I\n" +
+	"\x0eindex_problems\x18\x06 \x03(\v2\".core.status.v1alpha1.IndexProblemR\rindexProblems\"<\n" +
+	"\fIndexProblem\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage2\xdd\x01\n" +
 	"\rStatusService\x12\\\n" +
 	"\tGetStatus\x12&.core.status.v1alpha1.GetStatusRequest\x1a'.core.status.v1alpha1.GetStatusResponse\x12n\n" +
 	"\x0fPublishAffected\x12,.core.status.v1alpha1.PublishAffectedRequest\x1a-.core.status.v1alpha1.PublishAffectedResponseBFZDgithub.com/corehq/core/proto/gen/core/status/v1alpha1;statusv1alpha1b\x06proto3"
@@ -449,7 +517,7 @@ func file_core_status_v1alpha1_status_proto_rawDescGZIP() []byte {
 	return file_core_status_v1alpha1_status_proto_rawDescData
 }
 
-var file_core_status_v1alpha1_status_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_core_status_v1alpha1_status_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_core_status_v1alpha1_status_proto_goTypes = []any{
 	(*PublishAffectedRequest)(nil),  // 0: core.status.v1alpha1.PublishAffectedRequest
 	(*PublishAffectedResponse)(nil), // 1: core.status.v1alpha1.PublishAffectedResponse
@@ -457,23 +525,25 @@ var file_core_status_v1alpha1_status_proto_goTypes = []any{
 	(*GetStatusResponse)(nil),       // 3: core.status.v1alpha1.GetStatusResponse
 	(*Pool)(nil),                    // 4: core.status.v1alpha1.Pool
 	(*GraphSummary)(nil),            // 5: core.status.v1alpha1.GraphSummary
-	nil,                             // 6: core.status.v1alpha1.GetStatusResponse.ConfigEntry
-	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
+	(*IndexProblem)(nil),            // 6: core.status.v1alpha1.IndexProblem
+	nil,                             // 7: core.status.v1alpha1.GetStatusResponse.ConfigEntry
+	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
 }
 var file_core_status_v1alpha1_status_proto_depIdxs = []int32{
 	4, // 0: core.status.v1alpha1.GetStatusResponse.pool:type_name -> core.status.v1alpha1.Pool
 	5, // 1: core.status.v1alpha1.GetStatusResponse.graph:type_name -> core.status.v1alpha1.GraphSummary
-	7, // 2: core.status.v1alpha1.GetStatusResponse.observing_since:type_name -> google.protobuf.Timestamp
-	6, // 3: core.status.v1alpha1.GetStatusResponse.config:type_name -> core.status.v1alpha1.GetStatusResponse.ConfigEntry
-	2, // 4: core.status.v1alpha1.StatusService.GetStatus:input_type -> core.status.v1alpha1.GetStatusRequest
-	0, // 5: core.status.v1alpha1.StatusService.PublishAffected:input_type -> core.status.v1alpha1.PublishAffectedRequest
-	3, // 6: core.status.v1alpha1.StatusService.GetStatus:output_type -> core.status.v1alpha1.GetStatusResponse
-	1, // 7: core.status.v1alpha1.StatusService.PublishAffected:output_type -> core.status.v1alpha1.PublishAffectedResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	8, // 2: core.status.v1alpha1.GetStatusResponse.observing_since:type_name -> google.protobuf.Timestamp
+	7, // 3: core.status.v1alpha1.GetStatusResponse.config:type_name -> core.status.v1alpha1.GetStatusResponse.ConfigEntry
+	6, // 4: core.status.v1alpha1.GraphSummary.index_problems:type_name -> core.status.v1alpha1.IndexProblem
+	2, // 5: core.status.v1alpha1.StatusService.GetStatus:input_type -> core.status.v1alpha1.GetStatusRequest
+	0, // 6: core.status.v1alpha1.StatusService.PublishAffected:input_type -> core.status.v1alpha1.PublishAffectedRequest
+	3, // 7: core.status.v1alpha1.StatusService.GetStatus:output_type -> core.status.v1alpha1.GetStatusResponse
+	1, // 8: core.status.v1alpha1.StatusService.PublishAffected:output_type -> core.status.v1alpha1.PublishAffectedResponse
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_core_status_v1alpha1_status_proto_init() }
@@ -487,7 +557,7 @@ func file_core_status_v1alpha1_status_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_status_v1alpha1_status_proto_rawDesc), len(file_core_status_v1alpha1_status_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
