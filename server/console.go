@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	core "github.com/corehq/core"
@@ -30,20 +31,39 @@ var ConsolePath = sync.OnceValue(func() string {
 	return r.Path
 })
 
-// consoleFiles is the built console to serve: console.dir
-// (CORE_CONSOLE_DIR) when set, else the one embedded in the binary. The
+// workspaceConsole is where a workspace keeps a built console of its own,
+// the spec's fallback when CORE_CONSOLE_DIR is not set.
+const workspaceConsole = "console/gen"
+
+// consoleFiles is the built console to serve, as the spec resolves it:
+// console.dir (CORE_CONSOLE_DIR) when set; else <workspace root>/console/gen
+// when it holds an index.html; else the build embedded in the binary. A
 // directory is opened as an os.Root, so a symlink inside it cannot lead a
 // request (on a route that needs no token) out of it.
-func consoleFiles(cfg *config.Config) (fs.FS, error) {
-	if cfg.Console.Dir == "" {
-		return console.Built(), nil
+func consoleFiles(root string, cfg *config.Config) (fs.FS, string, error) {
+	if cfg.Console.Dir != "" {
+		files, err := openConsole(cfg.Console.Dir)
+		if err != nil {
+			return nil, "", fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s: %w", cfg.Console.Dir, err)
+		}
+		return files, cfg.Console.Dir, nil
 	}
-	root, err := os.OpenRoot(cfg.Console.Dir)
+	dir := filepath.Join(root, filepath.FromSlash(workspaceConsole))
+	if files, err := openConsole(dir); err == nil {
+		return files, dir, nil
+	}
+	return console.Built(), "embedded", nil
+}
+
+// openConsole opens a built console directory.
+func openConsole(dir string) (fs.FS, error) {
+	r, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s: %w", cfg.Console.Dir, err)
+		return nil, err
 	}
-	if _, err := fs.Stat(root.FS(), "index.html"); err != nil {
-		return nil, fmt.Errorf("console.dir (CORE_CONSOLE_DIR) %s holds no index.html: point it at a built console (console/gen)", cfg.Console.Dir)
+	if _, err := fs.Stat(r.FS(), "index.html"); err != nil {
+		_ = r.Close()
+		return nil, fmt.Errorf("it holds no index.html: point it at a built console (console/gen)")
 	}
-	return root.FS(), nil
+	return r.FS(), nil
 }

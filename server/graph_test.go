@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -109,4 +110,58 @@ func TestConsoleDirServesItsFilesAndNothingOutside(t *testing.T) {
 			t.Errorf("%s: not the custom console with its policy: %q", path, body)
 		}
 	}
+}
+
+// TestConsoleFilesResolveAsTheSpecSays: CORE_CONSOLE_DIR, else the
+// workspace's console/gen, else the embedded build.
+func TestConsoleFilesResolveAsTheSpecSays(t *testing.T) {
+	page := func(dir, title string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<title>"+title+"</title>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index := func(files fs.FS) string {
+		t.Helper()
+		b, err := fs.ReadFile(files, "index.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ws, own := t.TempDir(), t.TempDir()
+	page(own, "own")
+	cfg := config.Defaults()
+
+	t.Run("without either, the embedded build", func(t *testing.T) {
+		_, from, err := consoleFiles(ws, &cfg)
+		if err != nil || from != "embedded" {
+			t.Fatalf("from %q, %v", from, err)
+		}
+	})
+	t.Run("the workspace's console/gen before the embedded build", func(t *testing.T) {
+		page(filepath.Join(ws, "console", "gen"), "workspace")
+		files, _, err := consoleFiles(ws, &cfg)
+		if err != nil || !strings.Contains(index(files), "workspace") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("CORE_CONSOLE_DIR before the workspace's", func(t *testing.T) {
+		c := cfg
+		c.Console.Dir = own
+		files, _, err := consoleFiles(ws, &c)
+		if err != nil || !strings.Contains(index(files), "own") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("a CORE_CONSOLE_DIR without index.html is an error, not a fallback", func(t *testing.T) {
+		c := cfg
+		c.Console.Dir = t.TempDir()
+		if _, _, err := consoleFiles(ws, &c); err == nil || !strings.Contains(err.Error(), "index.html") {
+			t.Fatalf("err = %v", err)
+		}
+	})
 }

@@ -128,10 +128,11 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}()
 	started := time.Now().UTC()
-	consoleFS, err := consoleFiles(cfg)
+	consoleFS, consoleFrom, err := consoleFiles(o.Root, cfg)
 	if err != nil {
 		return err
 	}
+	log.Debug().Str("console", consoleFrom).Msg("built console")
 	reg := gateway.NewRegistry()
 	handlers.Register(reg, handlers.Deps{
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
