@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -581,5 +582,29 @@ func TestAFileThatGrowsPastTheLimitLeavesWithADiagnostic(t *testing.T) {
 	update()
 	if has("lib/lib.go") {
 		t.Fatal("the diagnostic stayed after the file was deleted")
+	}
+}
+
+// TestNamesThatAreNotUTF8StayOutVisibly: two files whose names differ only
+// in bytes that are not UTF-8 would collide as node ids (JSON shows both
+// as U+FFFD); they are skipped with a diagnostic instead.
+func TestNamesThatAreNotUTF8StayOutVisibly(t *testing.T) {
+	root := newFixture(t)
+	writeTree(t, root, map[string]string{"lib/a\xff.go": "package lib\n", "lib/a\xfe.go": "package lib\n"})
+	ix := New(root, t.TempDir(), Options{})
+	g := syncIndex(t, ix, root)
+	for _, n := range g.Nodes {
+		if !utf8.ValidString(n.ID) {
+			t.Errorf("node id %q is not UTF-8", n.ID)
+		}
+	}
+	var skipped int
+	for _, d := range ix.Diagnostics() {
+		if strings.Contains(d.Message, "not valid UTF-8") {
+			skipped++
+		}
+	}
+	if skipped != 2 {
+		t.Errorf("%d diagnostics for 2 names that are not UTF-8: %+v", skipped, ix.Diagnostics())
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -138,6 +140,14 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 		}
 		parts := strings.Split(childRel, "/")
 		typ := e.Type()
+		if !utf8.ValidString(name) && !matcher.Match(parts, e.IsDir()) {
+			// Node ids are JSON strings: two such names would both read
+			// as U+FFFD there and collide, so they stay out, visibly.
+			// The diagnostic's path is shown (and sent as a protobuf
+			// string), so it is made valid; the message quotes the bytes.
+			w.diag(strings.ToValidUTF8(childRel, "\uFFFD"), "skipped: the name %s is not valid UTF-8; rename it to index it", strconv.Quote(name))
+			continue
+		}
 		if typ&fs.ModeSymlink != 0 {
 			w.symlink(childRel, parts, matcher)
 			continue
