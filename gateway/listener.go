@@ -228,7 +228,7 @@ func (l *Listener) match(path string) *route {
 	return nil
 }
 
-// ServeHTTP is the whole pipeline, in DESIGN.md's order: recover, access
+// ServeHTTP is the whole pipeline, in its fixed order: recover, access
 // log, Host guard, Origin check, CORS and Private Network Access (preflights
 // end there), then the route: authenticate, method, grant, loopback peer,
 // body limit, and the handler, with the caller's identity and a logger in

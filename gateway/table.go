@@ -1,7 +1,7 @@
 // Package gateway turns routes.yaml into listeners. It loads and checks the
 // route table (every problem reported at once, deny by default), builds one
 // mux per listener from only the rows exposed on it, and wraps each mux in
-// the request pipeline whose order DESIGN.md fixes. Handlers are looked up by
+// the request pipeline, in the order ServeHTTP fixes. Handlers are looked up by
 // the names the table gives them; code only registers them.
 package gateway
 
