@@ -358,6 +358,33 @@ func TestBrowserSnapshotFromADataLink(t *testing.T) {
 	}
 }
 
+// TestBrowserFileCopyRefusesAForeignSrc: the file:// copy that `core open`
+// writes has no header to carry the page policy, so it carries it in a
+// <meta> tag: a #src= on a foreign host is refused there too, before any
+// request leaves the browser.
+func TestBrowserFileCopyRefusesAForeignSrc(t *testing.T) {
+	ws := copyDemo(t)
+	link := mustCore(t, ws, nil, "open", "--print").lastLine()
+	page, _, ok := strings.Cut(link, "#data=")
+	if !ok || !strings.HasPrefix(page, "file://") {
+		t.Fatalf("core open without a server printed %q", link)
+	}
+	b := newBrowser(t)
+	b.open(t, page+"#src="+url.QueryEscape("http://evil.example/graph.json"))
+	b.waitFor(t, `window.__core && window.__core.ready && window.__core.state === 'error'`)
+	if msg := eval[string](t, b, `window.__core.lastError`); !strings.Contains(msg, "blocked or unreachable") {
+		t.Errorf("lastError %q", msg)
+	}
+	if msg := eval[string](t, b, `document.querySelector('#message').textContent`); !strings.Contains(msg, "evil.example") {
+		t.Errorf("the page's message %q does not name what it refused", msg)
+	}
+	for _, r := range b.requests() {
+		if strings.Contains(r.URL, "evil.example") {
+			t.Errorf("the file:// page sent a request to a foreign host: %s %s", r.Method, r.URL)
+		}
+	}
+}
+
 func TestBrowserPaintsWhatTheDiffTouches(t *testing.T) {
 	ws := copyDemo(t)
 	s := startServer(t, ws)

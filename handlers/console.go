@@ -9,19 +9,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corehq/core/console"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
 )
 
-// ConsoleCSP is the page policy of the spec: scripts, styles and frames
-// from the page's own origin only, API calls to its origin and loopback,
-// images from itself and data: URLs, never framed.
-const ConsoleCSP = "default-src 'self'; connect-src 'self' http://127.0.0.1:* http://[::1]:*; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-
-// setConsoleHeaders puts the page policy on a console response.
+// setConsoleHeaders puts the page policy (console.CSP, its one home) on a
+// console response.
 func setConsoleHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", ConsoleCSP)
+	h.Set("Content-Security-Policy", console.CSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")

@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/corehq/core/console"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
 )
@@ -79,7 +80,7 @@ func TestConsoleServesFilesBelowItsRowsPath(t *testing.T) {
 			want := map[string]string{
 				"Content-Type":               c.ctype,
 				"Cache-Control":              c.cache,
-				"Content-Security-Policy":    ConsoleCSP,
+				"Content-Security-Policy":    console.CSP,
 				"X-Content-Type-Options":     "nosniff",
 				"Referrer-Policy":            "no-referrer",
 				"Cross-Origin-Opener-Policy": "same-origin",
@@ -152,7 +153,7 @@ func TestARangeRequestGets206WithThoseBytes(t *testing.T) {
 			if a.Code != http.StatusPartialContent || a.Body.String() != c.body || a.Header().Get("Content-Range") != c.contentRange {
 				t.Fatalf("Range %s: %d %q Content-Range %q, want 206 %q %q", c.rng, a.Code, a.Body, a.Header().Get("Content-Range"), c.body, c.contentRange)
 			}
-			if a.Header().Get("Content-Security-Policy") != ConsoleCSP {
+			if a.Header().Get("Content-Security-Policy") != console.CSP {
 				t.Error("a partial response lacks the page policy")
 			}
 		})
@@ -185,7 +186,7 @@ func TestAFileThatCannotSeekIsServedWhole(t *testing.T) {
 	if a.Code != http.StatusOK || a.Body.String() != "0123456789" || a.Header().Get("Content-Length") != "10" {
 		t.Fatalf("%d %q Content-Length %q, want 200 with the whole file", a.Code, a.Body, a.Header().Get("Content-Length"))
 	}
-	if a.Header().Get("Content-Type") != "text/plain; charset=utf-8" || a.Header().Get("Content-Security-Policy") != ConsoleCSP {
+	if a.Header().Get("Content-Type") != "text/plain; charset=utf-8" || a.Header().Get("Content-Security-Policy") != console.CSP {
 		t.Errorf("headers %v", a.Header())
 	}
 }

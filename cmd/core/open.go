@@ -152,6 +152,11 @@ func dataLink(cacheDir string, data []byte, targets bool) (string, error) {
 	return link, nil
 }
 
+// copyConsole writes the built console into dir for a file:// snapshot.
+// No header comes with a file:// page, so its index.html gets the page
+// policy in a <meta> tag (console.WithMetaCSP; a meta policy cannot say
+// frame-ancestors, which browsers ignore there): a #src= to a foreign
+// host is refused there as on the served page.
 func copyConsole(files fs.FS, dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
@@ -167,6 +172,11 @@ func copyConsole(files fs.FS, dir string) error {
 		b, err := fs.ReadFile(files, p)
 		if err != nil {
 			return err
+		}
+		if p == "index.html" {
+			if b, err = console.WithMetaCSP(b); err != nil {
+				return err
+			}
 		}
 		return fsx.WriteFileAtomic(dst, b, 0o644)
 	})
