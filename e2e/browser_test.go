@@ -233,6 +233,63 @@ func TestBrowserPairing(t *testing.T) {
 	})
 }
 
+// TestBrowserPairingWithAConsoleToken: a link that carries a console token
+// (from `core config console token create`) instead of a pairing code is
+// used as it is; it used to be sent to ExchangePairingCode and refused
+// with a 403.
+func TestBrowserPairingWithAConsoleToken(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	_, token := createToken(t, ws)
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(token))
+	b.waitFor(t, liveReady)
+
+	t.Run("the token left the address bar", func(t *testing.T) {
+		if h := eval[string](t, b, `location.hash`); h != "" {
+			t.Fatalf("location.hash = %q", h)
+		}
+		if href := eval[string](t, b, `location.href`); strings.Contains(href, token) || strings.Contains(href, "token=") {
+			t.Fatalf("location.href = %q", href)
+		}
+	})
+	t.Run("it is kept in session storage, as a traded one is", func(t *testing.T) {
+		if got := eval[string](t, b, `sessionStorage.getItem('core-live-token') || ''`); got != token {
+			t.Fatalf("session storage holds %q, want the link's token", got)
+		}
+		if n := eval[int](t, b, `localStorage.length`); n != 0 {
+			t.Fatalf("local storage holds %d keys", n)
+		}
+	})
+	t.Run("nothing was traded and every call carries the token", func(t *testing.T) {
+		api := 0
+		for _, r := range b.requests() {
+			if strings.Contains(r.URL, "ExchangePairingCode") {
+				t.Errorf("the page tried to trade a console token: %s", r.URL)
+			}
+			if strings.Contains(r.URL, "/api/") || strings.Contains(r.URL, "/core.") {
+				api++
+				if auth, _ := r.Headers["Authorization"].(string); auth != "Bearer "+token {
+					t.Errorf("%s %s without the link's token", r.Method, r.URL)
+				}
+			}
+		}
+		if api == 0 {
+			t.Fatal("the page made no API call")
+		}
+	})
+	t.Run("another kind of token is refused, and leaves the address bar too", func(t *testing.T) {
+		b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(s.AdminToken))
+		b.waitFor(t, `window.__core && window.__core.ready && window.__core.state === 'error'`)
+		if msg := eval[string](t, b, `window.__core.lastError`); !strings.Contains(msg, "core_admin_") || strings.Contains(msg, s.AdminToken) {
+			t.Fatalf("lastError %q", msg)
+		}
+		if h := eval[string](t, b, `location.hash`); h != "" {
+			t.Fatalf("location.hash = %q", h)
+		}
+	})
+}
+
 func TestBrowserRefusesForeignOrigins(t *testing.T) {
 	ws := copyDemo(t)
 	s := startServer(t, ws)

@@ -1,7 +1,8 @@
 // Parsing of the page's fragment (location.hash). Pure: no DOM, no globals.
 //
 // Accepted forms (see console/README.md):
-//   #token=<one-time pairing code>[&flavor=targets]
+//   #token=<console token or one-time pairing code>[&flavor=targets]
+//          (boot.ts tells the two apart and refuses anything else)
 //   #data=<base64url(raw DEFLATE(graph JSON))>[&flavor=targets]
 //   #src=<url of a graph JSON>[&flavor=targets]
 // Anything else (no fragment, an unknown key) is "none"; a recognised key

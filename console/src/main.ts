@@ -4,7 +4,8 @@
 import { core, exposeCore, type CoreStateName } from './core';
 import { byId, show } from './dom';
 import { Explorer, type View } from './explorer';
-import { isLoopbackHostname, parseFragment, srcProvenance, type Flavor, type Fragment } from './fragment';
+import { parseFragment, srcProvenance, type Flavor } from './fragment';
+import { MSG_NO_SESSION, planBoot, type Credential } from './boot';
 import { decodeDataPayload } from './payload';
 import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GraphData } from './model';
 import { Api, ApiError, exchangePairingCode, type StatusSnapshot } from './api';
@@ -14,9 +15,6 @@ import { TokenStore, browserStorage } from './storage';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
-export const MSG_NO_SESSION = 'No workspace to show in this tab — run `core open` in your workspace to open the explorer.';
-export const originMessage = (port: string) =>
-  `Open this page through http://127.0.0.1:${port}/console/graph/ — the console refuses other origins.`;
 
 const els = {
   badge: byId('badge'),
@@ -370,13 +368,18 @@ async function liveSearch(q: string, quiet: boolean): Promise<void> {
   }
 }
 
-async function startLive(code: string | null, flavor: Flavor): Promise<void> {
+/**
+ * startLive runs live mode with the link's credential (a console token is
+ * used as it is, a pairing code is traded for one), or with the stored
+ * token when the link had none.
+ */
+async function startLive(credential: Credential | null, flavor: Flavor): Promise<void> {
   setState('live');
   setBadge('live: …');
   let token: string;
-  if (code !== null) {
+  if (credential !== null) {
     try {
-      token = (await exchangePairingCode(location.origin, code)).token;
+      token = credential.kind === 'console' ? credential.token : (await exchangePairingCode(location.origin, credential.code)).token;
     } catch (e) {
       if (e instanceof ApiError && e.kind === 'unauthorized') {
         expire();
@@ -463,40 +466,22 @@ async function startLive(code: string | null, flavor: Flavor): Promise<void> {
 
 function boot(): void {
   exposeCore();
-  const frag: Fragment = parseFragment(location.hash);
-  switch (frag.kind) {
-    case 'token': {
-      // The code leaves the address bar (and history) before anything else.
-      history.replaceState(null, '', location.pathname + location.search);
-      if (!isLoopbackHostname(location.hostname)) {
-        fail(originMessage(location.port || '7391'));
-        return;
-      }
-      void startLive(frag.code, frag.flavor);
+  const { scrub, plan } = planBoot(parseFragment(location.hash), location);
+  // A credential leaves the address bar (and history) before anything else.
+  if (scrub) history.replaceState(null, '', location.pathname + location.search);
+  switch (plan.action) {
+    case 'live':
+      void startLive(plan.credential, plan.flavor);
       return;
-    }
     case 'data':
-      void loadData(frag.payload, frag.flavor);
+      void loadData(plan.payload, plan.flavor);
       return;
     case 'src':
-      void loadSrc(frag.url, frag.flavor);
+      void loadSrc(plan.url, plan.flavor);
       return;
-    case 'invalid':
-      fail(frag.reason, true);
+    case 'fail':
+      fail(plan.message, plan.withFileOpen);
       return;
-    case 'none': {
-      if (isLoopbackHostname(location.hostname)) {
-        void startLive(null, 'knowledge');
-        return;
-      }
-      const h = location.hostname;
-      if ((location.protocol === 'http:' || location.protocol === 'https:') && (h === 'localhost' || h.endsWith('.localhost') || h.startsWith('127.'))) {
-        fail(originMessage(location.port || '7391'));
-        return;
-      }
-      fail(MSG_NO_SESSION, true);
-      return;
-    }
   }
 }
 
