@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -440,6 +441,53 @@ func TestBrowserFileCopyRefusesAForeignSrc(t *testing.T) {
 			t.Errorf("the file:// page sent a request to a foreign host: %s %s", r.Method, r.URL)
 		}
 	}
+}
+
+// TestBrowserShowsIndexProblems: a file that grows past the 2 MiB indexing
+// limit while the page is live shows in the status line ("1 path not
+// indexed"), which opens to the path and the reason; with no problems the
+// line says nothing.
+func TestBrowserShowsIndexProblems(t *testing.T) {
+	ws := copyDemo(t)
+	s := startServer(t, ws)
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(pairingCode(t, s)))
+	b.waitFor(t, liveReady)
+	// The page opens its event stream after the first load: the edit must
+	// come after it, or the page would not hear of it.
+	eventually(t, "the page opens its event stream", func() bool {
+		for _, r := range b.requests() {
+			if strings.Contains(r.URL, "/api/v1/events") {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(200 * time.Millisecond) // the request is on its way to the server
+	if !eval[bool](t, b, `!!document.querySelector('#index-problems') && document.querySelector('#index-problems').hidden`) {
+		t.Fatal("the index problems show with none to show (or the page has no #index-problems)")
+	}
+
+	writeFileAtomic(t, ws, filepath.Join(ws, "README.md"), []byte("# big\n\n"+strings.Repeat("x", 3<<20)+"\n"))
+	b.waitFor(t, `!document.querySelector('#index-problems').hidden && document.querySelector('#index-problems summary').textContent.includes('not indexed')`)
+	if summary := eval[string](t, b, `document.querySelector('#index-problems summary').textContent`); strings.TrimSpace(summary) != "1 path not indexed" {
+		t.Errorf("summary %q", summary)
+	}
+	if eval[bool](t, b, `document.querySelector('#index-problems li').checkVisibility()`) {
+		t.Error("the list shows before it is opened")
+	}
+	b.run(t, chromedp.Click("#index-problems summary"))
+	b.waitFor(t, `document.querySelector('#index-problems').open && document.querySelector('#index-problems li').checkVisibility()`)
+	item := eval[string](t, b, `document.querySelector('#index-problems li').textContent`)
+	if !strings.Contains(item, "README.md") || !strings.Contains(item, "indexing limit") {
+		t.Errorf("the list shows %q, want README.md and why", item)
+	}
+	if n := eval[int](t, b, `window.__core.nodes`); n == 0 {
+		t.Error("the graph went away")
+	}
+
+	writeFileAtomic(t, ws, filepath.Join(ws, "README.md"), []byte("# small again\n"))
+	b.waitFor(t, `document.querySelector('#index-problems').hidden`)
 }
 
 func TestBrowserPaintsWhatTheDiffTouches(t *testing.T) {

@@ -46,24 +46,45 @@ export function errorMessageFromBody(text: string, status: number, statusText = 
   return `HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
 }
 
+/** One path the index skipped or could not parse, and why. */
+export interface IndexProblem {
+  path: string;
+  message: string;
+}
+
 export interface StatusSnapshot {
   workspace: string;
   affected: string[] | null;
+  /** Why targets.yaml does not load; '' when it does. */
   diagnostic: string;
+  /** How many paths the index skipped or could not parse. */
+  indexDiagnostics: number;
+  /** The first of them (the server sends at most 100). */
+  indexProblems: IndexProblem[];
 }
 
-/** parseStatus reads the protojson GetStatus answer. */
+/** parseStatus reads the protojson GetStatus answer (protojson leaves out zero values). */
 export function parseStatus(v: unknown): StatusSnapshot {
   const o = (typeof v === 'object' && v !== null ? v : {}) as {
     workspace?: unknown;
     pool?: { affected?: unknown };
-    graph?: { diagnostic?: unknown };
+    graph?: { diagnostic?: unknown; indexDiagnostics?: unknown; indexProblems?: unknown };
   };
   const aff = o.pool && Array.isArray(o.pool.affected) ? o.pool.affected.filter((x): x is string => typeof x === 'string') : null;
+  const problems: IndexProblem[] = [];
+  if (o.graph && Array.isArray(o.graph.indexProblems)) {
+    for (const p of o.graph.indexProblems as unknown[]) {
+      const q = (typeof p === 'object' && p !== null ? p : {}) as { path?: unknown; message?: unknown };
+      if (typeof q.path === 'string' && q.path !== '') problems.push({ path: q.path, message: typeof q.message === 'string' ? q.message : '' });
+    }
+  }
+  const count = Number(o.graph?.indexDiagnostics ?? 0);
   return {
     workspace: typeof o.workspace === 'string' ? o.workspace : '',
     affected: aff && aff.length > 0 ? aff : null,
     diagnostic: o.graph && typeof o.graph.diagnostic === 'string' ? o.graph.diagnostic : '',
+    indexDiagnostics: Math.max(Number.isFinite(count) && count > 0 ? Math.floor(count) : 0, problems.length),
+    indexProblems: problems,
   };
 }
 

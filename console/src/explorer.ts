@@ -35,6 +35,7 @@ export interface ExplorerElements {
   legend: HTMLElement;
   details: HTMLElement;
   results: HTMLElement;
+  /** The explorer's text in the status line (counts, layout, targets.yaml's problem). */
   statusLine: HTMLElement;
 }
 

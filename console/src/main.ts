@@ -12,6 +12,7 @@ import { Api, ApiError, exchangePairingCode, type StatusSnapshot } from './api';
 import { EventStream } from './events';
 import { disconnectedBanner } from './backoff';
 import { TokenStore, browserStorage } from './storage';
+import { indexProblemsView, renderIndexProblems } from './problems';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
@@ -33,7 +34,8 @@ const els = {
   messageActions: byId('message-actions'),
   openFile: byId<HTMLInputElement>('open-file'),
   graph: byId('graph'),
-  statusLine: byId('status-line'),
+  statusText: byId('status-text'),
+  indexProblems: byId<HTMLDetailsElement>('index-problems'),
   viewKnowledge: byId<HTMLButtonElement>('view-knowledge'),
   viewTargets: byId<HTMLButtonElement>('view-targets'),
 };
@@ -43,7 +45,7 @@ const explorer = new Explorer({
   legend: els.legend,
   details: els.details,
   results: els.results,
-  statusLine: els.statusLine,
+  statusLine: els.statusText,
 });
 
 // ---- page state ---------------------------------------------------------
@@ -299,6 +301,7 @@ function applyStatus(st: StatusSnapshot): void {
   setBadge(`live: ${st.workspace ? basename(st.workspace) : location.host}`);
   setAffected(st.affected);
   explorer.setDiagnostic(st.diagnostic);
+  renderIndexProblems(els.indexProblems, indexProblemsView(st.indexDiagnostics, st.indexProblems));
 }
 
 async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {

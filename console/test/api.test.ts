@@ -20,11 +20,46 @@ describe('parseStatus', () => {
   it('reads workspace, affected and diagnostic', () => {
     expect(
       parseStatus({ workspace: '/w/shop', pool: { capacity: 4, affected: ['project:api', 'target:api:build'] }, graph: { nodes: 3, diagnostic: 'bad' } }),
-    ).toEqual({ workspace: '/w/shop', affected: ['project:api', 'target:api:build'], diagnostic: 'bad' });
+    ).toEqual({ workspace: '/w/shop', affected: ['project:api', 'target:api:build'], diagnostic: 'bad', indexDiagnostics: 0, indexProblems: [] });
   });
   it('treats a missing or empty affected set as none', () => {
     expect(parseStatus({ workspace: '/w', pool: { capacity: 4 } }).affected).toBeNull();
     expect(parseStatus({ workspace: '/w', pool: { affected: [] } }).affected).toBeNull();
     expect(parseStatus({}).workspace).toBe('');
+  });
+});
+
+describe('parseStatus: index problems', () => {
+  it('reads the count and the listed problems', () => {
+    const st = parseStatus({
+      graph: {
+        nodes: 3,
+        indexDiagnostics: 2,
+        indexProblems: [
+          { path: 'README.md', message: 'over the 2 MiB indexing limit' },
+          { path: 'loop', message: 'symlink loop' },
+        ],
+      },
+    });
+    expect(st.indexDiagnostics).toBe(2);
+    expect(st.indexProblems).toEqual([
+      { path: 'README.md', message: 'over the 2 MiB indexing limit' },
+      { path: 'loop', message: 'symlink loop' },
+    ]);
+  });
+  it('reads none when protojson leaves the fields out', () => {
+    const st = parseStatus({ workspace: '/w', graph: { nodes: 3 } });
+    expect(st.indexDiagnostics).toBe(0);
+    expect(st.indexProblems).toEqual([]);
+    expect(parseStatus({}).indexProblems).toEqual([]);
+  });
+  it('skips entries without a path and never counts fewer than it lists', () => {
+    const st = parseStatus({ graph: { indexDiagnostics: '1', indexProblems: [{ path: 'a' }, { message: 'no path' }, 'junk', { path: 'b', message: 'x' }] } });
+    expect(st.indexProblems).toEqual([
+      { path: 'a', message: '' },
+      { path: 'b', message: 'x' },
+    ]);
+    expect(st.indexDiagnostics).toBe(2);
+    expect(parseStatus({ graph: { indexDiagnostics: 'many' } }).indexDiagnostics).toBe(0);
   });
 });
