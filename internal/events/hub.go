@@ -1,13 +1,23 @@
-// Package events fans server events out to SSE subscribers through go-sse.
-// Every connected client gets every event (the console refreshes its graph on
-// `event: graph`), plus a keep-alive comment at a fixed interval so proxies
-// and browsers keep idle streams open and dead ones are noticed.
+// Package events fans server events out to SSE subscribers. Every connected
+// client gets every event (the console refreshes its graph on `event: graph`),
+// plus a keep-alive comment at a fixed interval so proxies and browsers keep
+// idle streams open and dead ones are noticed.
+//
+// The fan-out rule: a slow client is dropped, never the others. Each
+// subscriber has its own bounded queue, written by its own request goroutine
+// with a deadline on every write. Publish only offers an event to each
+// queue; when a subscriber's queue is full, that subscriber is dropped (its
+// stream ends at once; an EventSource reconnects and refetches), and the
+// others are not held up. go-sse does the SSE framing (sse.Upgrade, Session,
+// Message); the fan-out is ours, because go-sse's Joe writes to every
+// subscriber from one goroutine, so one client that stops reading stalls all.
 package events
 
 import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,130 +52,266 @@ type Diagnostic struct {
 	Source  string `json:"source"`
 }
 
-// Hub is the event stream's publisher.
-type Hub struct {
-	joe         *sse.Joe
-	subscribers atomic.Int64
-	closed      atomic.Bool
-	stop        chan struct{}
-	queue       chan *sse.Message
-}
-
-// queueSize is how many events wait for delivery before new ones are
-// dropped: an event says "refetch", so a burst loses nothing by coalescing.
-const queueSize = 256
+// queueSize is how many events may wait for one subscriber. Events are
+// few (one or two per rebuild of the graph, after the debounce) and small,
+// and a queue only grows while its Serve loop is stuck in a write, that is
+// once the client's socket buffers are full: a client that reads never gets
+// near 64. So 64 lets a client that is merely slow for a moment ride out a
+// long burst of rebuilds, and a queue that still overflows belongs to a
+// client that has stopped reading. The cost is 64 pointers per subscriber:
+// queued messages are shared, not copied.
+const queueSize = 64
 
 // writeTimeout is how long one write to a subscriber may take: a client
-// that stops reading is cut off instead of holding up the others.
+// that stops reading is cut off instead of holding its goroutine forever.
 const writeTimeout = 10 * time.Second
 
-// NewHub starts a hub that sends a keep-alive comment every keepAlive.
+// Hub is the event stream's publisher.
+type Hub struct {
+	keepAlive time.Duration
+
+	mu     sync.Mutex
+	subs   map[*subscriber]struct{}
+	closed bool
+	serves sync.WaitGroup // the Serve loops of subs, for Shutdown
+
+	subscribers atomic.Int64
+	dropped     atomic.Int64
+}
+
+// subscriber is one stream: its queue and the way to end it. cancel ends
+// the stream (the Serve loop selects on its context) and cuts a write in
+// progress short; it is safe to call from Publish, any number of times.
+type subscriber struct {
+	queue  chan *sse.Message
+	cancel context.CancelFunc
+}
+
+// NewHub returns a hub whose streams get a keep-alive comment every
+// keepAlive.
 func NewHub(keepAlive time.Duration) *Hub {
-	h := &Hub{joe: &sse.Joe{}, stop: make(chan struct{}), queue: make(chan *sse.Message, queueSize)}
-	go h.keepAlive(keepAlive)
-	go h.deliver()
-	return h
+	return &Hub{keepAlive: keepAlive, subs: map[*subscriber]struct{}{}}
 }
 
-// deliver hands queued events to go-sse, away from the publishers (which
-// may hold locks of their own).
-func (h *Hub) deliver() {
-	for {
-		select {
-		case <-h.stop:
-			return
-		case m := <-h.queue:
-			_ = h.joe.Publish(m, []string{sse.DefaultTopic})
-		}
-	}
-}
+// Messages every stream gets; they are only read once built, so streams
+// share them.
+var (
+	helloMessage     = comment("connected")
+	keepAliveMessage = comment("keep-alive")
+)
 
-func (h *Hub) keepAlive(every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-t.C:
-			m := &sse.Message{}
-			m.AppendComment("keep-alive")
-			_ = h.joe.Publish(m, []string{sse.DefaultTopic})
-		}
-	}
+func comment(text string) *sse.Message {
+	m := &sse.Message{}
+	m.AppendComment(text)
+	return m
 }
 
 // Publish sends an event of kind with a JSON data payload to every
-// subscriber.
+// subscriber. It never blocks (callers hold locks of their own): a
+// subscriber whose queue is full is dropped instead.
 func (h *Hub) Publish(kind string, data []byte) {
-	if h.closed.Load() {
-		return
-	}
 	m := &sse.Message{Type: sse.Type(kind)}
 	m.AppendData(string(data))
-	select {
-	case h.queue <- m:
-	default: // a full queue: the events already queued say the same thing
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	for s := range h.subs {
+		select {
+		case s.queue <- m:
+		default:
+			// The client has stopped reading. Dropping it loses it nothing
+			// a reconnect does not give back: the console refetches on
+			// (re)connect.
+			delete(h.subs, s)
+			s.cancel()
+			h.dropped.Add(1)
+		}
 	}
 }
 
 // Subscribers is the number of open streams.
 func (h *Hub) Subscribers() int64 { return h.subscribers.Load() }
 
+// Dropped is the number of streams ended because their client did not keep
+// up with the events.
+func (h *Hub) Dropped() int64 { return h.dropped.Load() }
+
 // ErrClosed is returned to a subscriber that arrives after Shutdown.
 var ErrClosed = errors.New("the server is shutting down")
 
-// Serve streams events to one client until it leaves or the hub shuts down.
-// The headers and a first comment go out at once, so the client knows the
-// stream is open before the first event.
+// Serve streams events to one client until it leaves, falls behind, a write
+// fails or the hub shuts down. The headers and a first comment go out at
+// once, so the client knows the stream is open before the first event; a
+// client that has read that comment gets every event published after it.
 func (h *Hub) Serve(w http.ResponseWriter, r *http.Request) error {
-	if h.closed.Load() {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+	s := &subscriber{queue: make(chan *sse.Message, queueSize), cancel: cancel}
+	if !h.subscribe(s) {
 		return apierr.Unavailable("%v", ErrClosed)
 	}
-	sess, err := sse.Upgrade(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}, r)
+	defer h.unsubscribe(s)
+	sess, err := sse.Upgrade(dw, r)
 	if err != nil {
 		return err
 	}
+	// A stream ended from outside (dropped, shut down, client gone) is cut
+	// off at once, a write in progress included, rather than after
+	// writeTimeout; its connection closes. The cut on the way out covers an
+	// end that the AfterFunc has not got to yet.
+	stop := context.AfterFunc(ctx, dw.cut)
+	defer func() {
+		stop()
+		if ctx.Err() != nil {
+			dw.cut()
+		}
+	}()
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
-	hello := &sse.Message{}
-	hello.AppendComment("connected")
-	if err := sess.Send(hello); err != nil {
+	if err := sess.Send(helloMessage); err != nil {
 		return nil // the client left already
 	}
 	if err := sess.Flush(); err != nil {
 		return nil
 	}
-	h.subscribers.Add(1)
-	defer h.subscribers.Add(-1)
-	// Subscribe returns when the client leaves, a write fails or the hub
-	// shuts down; the stream is already open, so there is nothing to answer.
-	_ = h.joe.Subscribe(r.Context(), sse.Subscription{Client: sess, Topics: []string{sse.DefaultTopic}})
-	return nil
+	// The keep-alive is a per-stream ticker rather than an event through
+	// the queues: it never takes a queue slot from an event (so it cannot
+	// get a slow client dropped), and needs no goroutine of the hub's.
+	var tick <-chan time.Time
+	if h.keepAlive > 0 {
+		t := time.NewTicker(h.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	// From here on the stream is open, so errors end it without an answer.
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick:
+			if sess.Send(keepAliveMessage) != nil || sess.Flush() != nil {
+				return nil
+			}
+		case m := <-s.queue:
+			if send(sess, m, s.queue) != nil {
+				return nil
+			}
+		}
+	}
 }
 
-// Shutdown ends every stream; later Serve calls fail with ErrClosed.
+// send writes m and whatever else is queued already, then flushes once.
+func send(sess *sse.Session, m *sse.Message, queue <-chan *sse.Message) error {
+	if err := sess.Send(m); err != nil {
+		return err
+	}
+	for range len(queue) {
+		if err := sess.Send(<-queue); err != nil {
+			return err
+		}
+	}
+	return sess.Flush()
+}
+
+// subscribe adds s, unless the hub is shut down.
+func (h *Hub) subscribe(s *subscriber) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.subs[s] = struct{}{}
+	h.serves.Add(1)
+	h.subscribers.Add(1)
+	return true
+}
+
+func (h *Hub) unsubscribe(s *subscriber) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+	h.subscribers.Add(-1)
+	h.serves.Done()
+}
+
+// Shutdown ends every stream and waits, until ctx is done, for their Serve
+// calls to return; later Serve calls fail with ErrClosed, later Publish
+// calls do nothing.
 func (h *Hub) Shutdown(ctx context.Context) error {
-	if h.closed.Swap(true) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
 		return nil
 	}
-	close(h.stop)
-	return h.joe.Shutdown(ctx)
+	h.closed = true
+	for s := range h.subs {
+		s.cancel()
+	}
+	clear(h.subs)
+	h.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		h.serves.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // deadlineWriter gives every write to a subscriber a deadline, so that a
-// client that stops reading fails its write instead of blocking the hub.
+// client that stops reading fails its write instead of blocking its stream
+// forever, and lets another goroutine cut the stream off.
 type deadlineWriter struct {
 	http.ResponseWriter
 	rc *http.ResponseController
+
+	// mu orders the deadlines set by writes and by cut, so a cut is never
+	// undone by a write that began before it.
+	mu  sync.Mutex
+	off bool // writes fail at once
 }
 
+// errCut is the error of a write to a stream that was cut off.
+var errCut = errors.New("the event stream was cut off")
+
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	_ = d.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if err := d.arm(); err != nil {
+		return 0, err
+	}
 	return d.ResponseWriter.Write(p)
 }
 
 func (d *deadlineWriter) FlushError() error {
-	_ = d.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if err := d.arm(); err != nil {
+		return err
+	}
 	return d.rc.Flush()
+}
+
+// arm sets the deadline of the next write, unless the stream was cut.
+func (d *deadlineWriter) arm() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.off {
+		return errCut
+	}
+	_ = d.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return nil
+}
+
+// cut fails a write in progress now (a deadline in the past) and every
+// later one, net/http's end of the response included, so the connection
+// closes.
+func (d *deadlineWriter) cut() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.off = true
+	_ = d.rc.SetWriteDeadline(time.Now())
 }
