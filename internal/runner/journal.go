@@ -32,22 +32,26 @@ var ErrNotFound = errors.New("run not found")
 
 // Journal is the record of one run of one target: <cache>/runs/<id>.json.
 type Journal struct {
-	ID        string    `json:"id"`
-	Target    string    `json:"target"`
-	Argv      []string  `json:"argv"`
-	Dir       string    `json:"dir"` // the working directory, relative to the workspace root
-	Status    string    `json:"status"`
-	ExitCode  int       `json:"exit_code"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end,omitzero"`
-	CacheHit  bool      `json:"cache_hit"`
-	CacheKey  string    `json:"cache_key,omitempty"`
-	Trigger   string    `json:"trigger,omitempty"`
-	Err       string    `json:"error,omitempty"` // why it failed without an exit code, or was interrupted
-	PID       int       `json:"pid,omitempty"`   // the core process that ran it
-	PIDStart  uint64    `json:"pid_start,omitempty"`
-	Truncated bool      `json:"truncated"`
-	Output    string    `json:"output"` // last: listing skips over it
+	ID       string    `json:"id"`
+	Target   string    `json:"target"`
+	Argv     []string  `json:"argv"`
+	Dir      string    `json:"dir"` // the working directory, relative to the workspace root
+	Status   string    `json:"status"`
+	ExitCode int       `json:"exit_code"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end,omitzero"`
+	CacheHit bool      `json:"cache_hit"`
+	CacheKey string    `json:"cache_key,omitempty"`
+	Trigger  string    `json:"trigger,omitempty"`
+	Err      string    `json:"error,omitempty"` // why it failed without an exit code, or was interrupted
+	PID      int       `json:"pid,omitempty"`   // the core process that ran it
+	PIDStart uint64    `json:"pid_start,omitempty"`
+	// ChildPID is the target's process, the leader of its process group,
+	// recorded as soon as it has started; ChildStart is its start time.
+	ChildPID   int    `json:"child_pid,omitempty"`
+	ChildStart uint64 `json:"child_start,omitempty"`
+	Truncated  bool   `json:"truncated"`
+	Output     string `json:"output"` // last: listing skips over it
 }
 
 func runsDir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }
@@ -74,6 +78,17 @@ func writeJournal(cacheDir string, j *Journal) error {
 		return err
 	}
 	return fsx.WriteFileAtomic(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
+}
+
+// replaceJournal replaces the journal atomically without syncing it: for
+// what matters only while the machine stays up (the pid of a running
+// command).
+func replaceJournal(cacheDir string, j *Journal) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return fsx.ReplaceFile(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
 }
 
 // A journal file is <cache>/runs/<id>.json holding one Journal, or
@@ -286,27 +301,30 @@ func ReadJournal(cacheDir, id string) (Journal, error) {
 
 // journalHead is a Journal without its output, for listing.
 type journalHead struct {
-	ID        string    `json:"id"`
-	Target    string    `json:"target"`
-	Argv      []string  `json:"argv"`
-	Dir       string    `json:"dir"`
-	Status    string    `json:"status"`
-	ExitCode  int       `json:"exit_code"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
-	CacheHit  bool      `json:"cache_hit"`
-	CacheKey  string    `json:"cache_key"`
-	Trigger   string    `json:"trigger"`
-	Err       string    `json:"error"`
-	PID       int       `json:"pid"`
-	PIDStart  uint64    `json:"pid_start"`
-	Truncated bool      `json:"truncated"`
+	ID         string    `json:"id"`
+	Target     string    `json:"target"`
+	Argv       []string  `json:"argv"`
+	Dir        string    `json:"dir"`
+	Status     string    `json:"status"`
+	ExitCode   int       `json:"exit_code"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	CacheHit   bool      `json:"cache_hit"`
+	CacheKey   string    `json:"cache_key"`
+	Trigger    string    `json:"trigger"`
+	Err        string    `json:"error"`
+	PID        int       `json:"pid"`
+	PIDStart   uint64    `json:"pid_start"`
+	ChildPID   int       `json:"child_pid"`
+	ChildStart uint64    `json:"child_start"`
+	Truncated  bool      `json:"truncated"`
 }
 
 func (h journalHead) journal() Journal {
 	return Journal{ID: h.ID, Target: h.Target, Argv: h.Argv, Dir: h.Dir, Status: h.Status,
 		ExitCode: h.ExitCode, Start: h.Start, End: h.End, CacheHit: h.CacheHit, CacheKey: h.CacheKey,
-		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart, Truncated: h.Truncated}
+		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart,
+		ChildPID: h.ChildPID, ChildStart: h.ChildStart, Truncated: h.Truncated}
 }
 
 // readJournalFile reads the single journal <id>.json.
