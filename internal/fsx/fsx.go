@@ -28,6 +28,22 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// ReplaceFile replaces path atomically (a temporary file, then rename)
+// without fsync: a crash of the process leaves the old file or the new one,
+// a power cut may lose the new one. It is for what matters only while the
+// machine stays up, such as which processes are running.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	tmp, err := writeTemp(path, data, perm, false)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // writeTemp writes data with mode perm to a new temporary file beside
 // path, fsynced if sync, and returns its name; on error it leaves none.
 func writeTemp(path string, data []byte, perm os.FileMode, sync bool) (name string, err error) {

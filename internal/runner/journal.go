@@ -11,11 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/quote"
 )
@@ -33,22 +32,26 @@ var ErrNotFound = errors.New("run not found")
 
 // Journal is the record of one run of one target: <cache>/runs/<id>.json.
 type Journal struct {
-	ID        string    `json:"id"`
-	Target    string    `json:"target"`
-	Argv      []string  `json:"argv"`
-	Dir       string    `json:"dir"` // the working directory, relative to the workspace root
-	Status    string    `json:"status"`
-	ExitCode  int       `json:"exit_code"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end,omitzero"`
-	CacheHit  bool      `json:"cache_hit"`
-	CacheKey  string    `json:"cache_key,omitempty"`
-	Trigger   string    `json:"trigger,omitempty"`
-	Err       string    `json:"error,omitempty"` // why it failed without an exit code, or was interrupted
-	PID       int       `json:"pid,omitempty"`   // the core process that ran it
-	PIDStart  uint64    `json:"pid_start,omitempty"`
-	Truncated bool      `json:"truncated"`
-	Output    string    `json:"output"` // last: listing skips over it
+	ID       string    `json:"id"`
+	Target   string    `json:"target"`
+	Argv     []string  `json:"argv"`
+	Dir      string    `json:"dir"` // the working directory, relative to the workspace root
+	Status   string    `json:"status"`
+	ExitCode int       `json:"exit_code"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end,omitzero"`
+	CacheHit bool      `json:"cache_hit"`
+	CacheKey string    `json:"cache_key,omitempty"`
+	Trigger  string    `json:"trigger,omitempty"`
+	Err      string    `json:"error,omitempty"` // why it failed without an exit code, or was interrupted
+	PID      int       `json:"pid,omitempty"`   // the core process that ran it
+	PIDStart uint64    `json:"pid_start,omitempty"`
+	// ChildPID is the target's process, the leader of its process group,
+	// recorded as soon as it has started; ChildStart is its start time.
+	ChildPID   int    `json:"child_pid,omitempty"`
+	ChildStart uint64 `json:"child_start,omitempty"`
+	Truncated  bool   `json:"truncated"`
+	Output     string `json:"output"` // last: listing skips over it
 }
 
 func runsDir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }
@@ -75,6 +78,17 @@ func writeJournal(cacheDir string, j *Journal) error {
 		return err
 	}
 	return fsx.WriteFileAtomic(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
+}
+
+// replaceJournal replaces the journal atomically without syncing it: for
+// what matters only while the machine stays up (the pid of a running
+// command).
+func replaceJournal(cacheDir string, j *Journal) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return fsx.ReplaceFile(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
 }
 
 // A journal file is <cache>/runs/<id>.json holding one Journal, or
@@ -218,7 +232,8 @@ func writeBatch(cacheDir string, js []Journal) error {
 
 // ListJournals returns up to limit journals (limit <= 0: all), newest first,
 // only those of target when it is not "", without their output. Journals
-// that cannot be read (torn by a crash) are skipped.
+// that cannot be read (torn by a crash) are skipped. A run whose core
+// process is gone is reported "interrupted" (see asRead).
 func ListJournals(cacheDir string, limit int, target string) ([]Journal, error) {
 	entries, err := journalEntries(cacheDir)
 	if err != nil {
@@ -238,7 +253,7 @@ func ListJournals(cacheDir string, limit int, target string) ([]Journal, error) 
 		if target != "" && j.Target != target {
 			continue
 		}
-		out = append(out, j)
+		out = append(out, asRead(j))
 	}
 	return out, nil
 }
@@ -250,12 +265,16 @@ func CountJournals(cacheDir string) int {
 }
 
 // ReadJournal returns one journal with its output. An id that is not a run
-// id, or names no journal, is ErrNotFound.
+// id, or names no journal, is ErrNotFound. A run whose core process is gone
+// is reported "interrupted" (see asRead).
 func ReadJournal(cacheDir, id string) (Journal, error) {
 	if !ValidID(id) {
 		return Journal{}, fmt.Errorf("run %s: %w (run ids look like r20060102T150405.000000000Z-0a1b2c3d)", quote.Short(id), ErrNotFound)
 	}
 	j, err := readJournalFile(cacheDir, id, true)
+	if err == nil {
+		return asRead(j), nil
+	}
 	if !errors.Is(err, ErrNotFound) {
 		return j, err
 	}
@@ -282,27 +301,30 @@ func ReadJournal(cacheDir, id string) (Journal, error) {
 
 // journalHead is a Journal without its output, for listing.
 type journalHead struct {
-	ID        string    `json:"id"`
-	Target    string    `json:"target"`
-	Argv      []string  `json:"argv"`
-	Dir       string    `json:"dir"`
-	Status    string    `json:"status"`
-	ExitCode  int       `json:"exit_code"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
-	CacheHit  bool      `json:"cache_hit"`
-	CacheKey  string    `json:"cache_key"`
-	Trigger   string    `json:"trigger"`
-	Err       string    `json:"error"`
-	PID       int       `json:"pid"`
-	PIDStart  uint64    `json:"pid_start"`
-	Truncated bool      `json:"truncated"`
+	ID         string    `json:"id"`
+	Target     string    `json:"target"`
+	Argv       []string  `json:"argv"`
+	Dir        string    `json:"dir"`
+	Status     string    `json:"status"`
+	ExitCode   int       `json:"exit_code"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	CacheHit   bool      `json:"cache_hit"`
+	CacheKey   string    `json:"cache_key"`
+	Trigger    string    `json:"trigger"`
+	Err        string    `json:"error"`
+	PID        int       `json:"pid"`
+	PIDStart   uint64    `json:"pid_start"`
+	ChildPID   int       `json:"child_pid"`
+	ChildStart uint64    `json:"child_start"`
+	Truncated  bool      `json:"truncated"`
 }
 
 func (h journalHead) journal() Journal {
 	return Journal{ID: h.ID, Target: h.Target, Argv: h.Argv, Dir: h.Dir, Status: h.Status,
 		ExitCode: h.ExitCode, Start: h.Start, End: h.End, CacheHit: h.CacheHit, CacheKey: h.CacheKey,
-		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart, Truncated: h.Truncated}
+		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart,
+		ChildPID: h.ChildPID, ChildStart: h.ChildStart, Truncated: h.Truncated}
 }
 
 // readJournalFile reads the single journal <id>.json.
@@ -356,12 +378,10 @@ func RecoverInterrupted(cacheDir string) (int, error) {
 		if processAlive(j.PID, j.PIDStart) {
 			continue
 		}
-		j.Status = StateInterrupted
-		j.ExitCode = -1
+		markInterrupted(&j)
 		if j.End.IsZero() {
 			j.End = time.Now().UTC()
 		}
-		j.Err = fmt.Sprintf("interrupted: the core process that ran it (pid %d) ended before it finished", j.PID)
 		if err := writeJournal(cacheDir, &j); err != nil {
 			if firstErr == nil {
 				firstErr = err
@@ -451,44 +471,30 @@ func removeStaleTemps(dir string, age time.Duration) {
 }
 
 // selfStart is this process's start time, recorded in its journals.
-var selfStart = processStart(os.Getpid())
-
-// processStart returns a process's start time in clock ticks since boot
-// (field 22 of /proc/PID/stat), or 0 when it cannot be read.
-func processStart(pid int) uint64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	// fields[0] is field 3 (state); field 22 is fields[19].
-	if len(fields) < 20 {
-		return 0
-	}
-	v, err := strconv.ParseUint(fields[19], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return v
-}
+var selfStart = execx.SelfStart
 
 // processAlive reports whether the process pid, started at start (0:
 // unknown), still runs.
-func processAlive(pid int, start uint64) bool {
-	if pid <= 0 {
-		return false
+func processAlive(pid int, start uint64) bool { return execx.ProcessAlive(pid, start) }
+
+// unfinished reports whether a journal's status says its run has not ended.
+func unfinished(status string) bool { return status == StateRunning || status == StateQueued }
+
+// asRead is a journal as ListJournals and ReadJournal report it: a run that
+// is "running" or "queued" while the core process that ran it is gone
+// (killed, crashed) is "interrupted", whether or not a server has started
+// since to write that down (RecoverInterrupted). Its end time stays unknown.
+func asRead(j Journal) Journal {
+	if unfinished(j.Status) && !processAlive(j.PID, j.PIDStart) {
+		markInterrupted(&j)
 	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false // ESRCH: no such process
-	}
-	if start == 0 {
-		return true
-	}
-	now := processStart(pid)
-	return now == 0 || now == start
+	return j
+}
+
+// markInterrupted records that the core process that ran j ended before j
+// did.
+func markInterrupted(j *Journal) {
+	j.Status = StateInterrupted
+	j.ExitCode = -1
+	j.Err = fmt.Sprintf("interrupted: the core process that ran it (pid %d) ended before it finished", j.PID)
 }

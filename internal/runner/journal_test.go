@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,6 +292,47 @@ func TestCacheHitJournalsShareOneFile(t *testing.T) {
 			if err != nil || !full.CacheHit {
 				t.Errorf("%s: %+v, %v", j.ID, full, err)
 			}
+		}
+	})
+}
+
+func TestTheListingReportsARunOfADeadCoreAsInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("/bin/true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, tc := range []struct {
+		name, status string
+		pid          int
+		pidStart     uint64
+		want         string
+	}{
+		{"a running journal of a dead core process is interrupted", StateRunning, gone.Process.Pid, 0, StateInterrupted},
+		{"a queued journal of a dead core process is interrupted", StateQueued, gone.Process.Pid, 0, StateInterrupted},
+		{"a running journal of a live core process is running", StateRunning, os.Getpid(), selfStart, StateRunning},
+		{"a finished journal of a dead core process keeps its status", StateSucceeded, gone.Process.Pid, 0, StateSucceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := Journal{ID: newRunID(now.Add(time.Duration(i) * time.Millisecond)), Target: "a:" + strconv.Itoa(i), Status: tc.status, Start: now, PID: tc.pid, PIDStart: tc.pidStart}
+			writeTestJournal(t, dir, j)
+			listed, err := ListJournals(dir, 0, j.Target)
+			if err != nil || len(listed) != 1 || listed[0].Status != tc.want {
+				t.Errorf("ListJournals: %+v, %v; want status %s", listed, err, tc.want)
+			}
+			read, err := ReadJournal(dir, j.ID)
+			if err != nil || read.Status != tc.want {
+				t.Errorf("ReadJournal: %+v, %v; want status %s", read, err, tc.want)
+			}
+			if tc.want == StateInterrupted && (read.ExitCode != -1 || !strings.Contains(read.Err, strconv.Itoa(tc.pid))) {
+				t.Errorf("an interrupted run reads %+v, want exit code -1 and the dead pid in its error", read)
+			}
+		})
+	}
+	t.Run("reading writes nothing: the next server still finds the crashed runs", func(t *testing.T) {
+		if n, err := RecoverInterrupted(dir); n != 2 || err != nil {
+			t.Errorf("RecoverInterrupted = %d, %v; want 2", n, err)
 		}
 	})
 }

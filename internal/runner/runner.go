@@ -58,11 +58,33 @@
 // would cost more than hashing the inputs of a no-op run.
 // Targets that never start (a dependency failed, the run was cancelled)
 // get no journal; their state is in the Result and the events.
+//
+// # When core dies mid-run
+//
+// A target's command runs in its own process group (see execx), which is
+// killed on every way out of its run that core controls: the command's
+// exit, a cancel, a panic. When core is killed outright (kill -9, the OOM
+// killer), the kernel kills the command itself (Pdeathsig, Linux), but not
+// the command's children, and the target's lock dies with core. So the
+// running journal records the command's pid (its process group) and start
+// time as soon as it starts, and so does a mark beside the target's lock
+// file (orphan.go). The next run of the target, once it holds the lock,
+// reads the mark: if that group is still alive and its core process is
+// not, it ends the group (SIGTERM, SIGKILL after execx.KillGrace), waits
+// until it is gone, marks that journal "interrupted", and only then runs.
+// It ends the orphan rather than wait for it: the orphan's result can no
+// longer be recorded or cached, so the target runs again anyway, and the
+// orphan may never end by itself. It never runs beside it: an orphan that
+// cannot be ended fails the target. Between the fork and the mark lies a
+// moment in which a crash leaves the command's children unrecorded.
+//
+// ListJournals and ReadJournal report a "running" or "queued" journal whose
+// core process is gone as "interrupted" when they read it;
+// RecoverInterrupted writes that down when a server starts.
 package runner
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -330,9 +352,12 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 	r.inflight.Add(1)
 	go func() {
 		defer r.inflight.Done()
+		ok := false
+		defer killGroupsOnPanic(&ok)
 		res, _ := r.runPlanned(ctx, ws, order)
 		r.opts.Observer.RunEnded(req, res)
 		done <- res
+		ok = true
 	}()
 	return top.preset, done, nil
 }
@@ -388,8 +413,11 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 		go func() {
 			defer wg.Done()
 			defer close(n.done)
+			ok := false
+			defer killGroupsOnPanic(&ok)
 			r.runNode(ctx, root, rule, n)
 			r.dequeue(n)
+			ok = true
 		}()
 	}
 	wg.Wait()
@@ -401,6 +429,17 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 		return res, fmt.Errorf("run: write the journals of cache hits: %w", err)
 	}
 	return res, nil
+}
+
+// killGroupsOnPanic, deferred at the top of a goroutine of the runner with
+// *ok set as its last statement, sees a panic (or runtime.Goexit) go by. A
+// panic there ends the process: before it does, every process group core
+// has started is killed (execx.KillAllGroups), since Pdeathsig would end
+// their first processes but not their children.
+func killGroupsOnPanic(ok *bool) {
+	if !*ok {
+		execx.KillAllGroups()
+	}
 }
 
 // hitBatchMax is how many cache-hit journals wait before they are written.
@@ -512,6 +551,16 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, n 
 	}
 	defer unlock()
 
+	// Never beside what is left of an earlier run whose core process died.
+	if err := r.endOrphan(ctx, id); err != nil {
+		if ctx.Err() != nil {
+			r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
+			return
+		}
+		r.finish(n, StateFailed, "", -1, err.Error(), 0)
+		return
+	}
+
 	in, err := r.hashInputs(ctx, root, rule, n)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -610,8 +659,18 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	if r.live != nil {
 		c.Live = &prefixWriter{out: r.live, prefix: []byte("[" + id + "] ")}
 	}
-	er := execx.Exec(ctx, n.t.Run, dir, c)
+	marked := false
+	er := execx.ExecStarted(ctx, n.t.Run, dir, c, func(pid int) {
+		// Recorded at once, for the next run to find if core dies now:
+		// the mark (see endOrphan), then the journal. Neither is synced.
+		j.ChildPID, j.ChildStart = pid, execx.StartTime(pid)
+		marked = writeMark(r.opts.CacheDir, id, runMark{RunID: j.ID, PID: j.PID, PIDStart: j.PIDStart, ChildPID: j.ChildPID, ChildStart: j.ChildStart}) == nil
+		_ = replaceJournal(r.opts.CacheDir, j)
+	})
 	end := time.Now()
+	if marked {
+		removeMark(r.opts.CacheDir, id) // the group is gone: Exec killed it
+	}
 	release()
 	out, truncated := c.Result()
 
@@ -654,7 +713,7 @@ func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	path := filepath.Join(locksDir(r.opts.CacheDir), fmt.Sprintf("%x.lock", sha256.Sum256([]byte(id))))
+	path := filepath.Join(locksDir(r.opts.CacheDir), lockName(id)+".lock")
 	for {
 		l, err := fsx.TryLockFile(path)
 		if err == nil {
