@@ -162,10 +162,18 @@ func (h *Hub) Serve(w http.ResponseWriter, r *http.Request) error {
 	// off at once, a write in progress included, rather than after
 	// writeTimeout; its connection closes. The cut on the way out covers an
 	// end that the AfterFunc has not got to yet.
-	stop := context.AfterFunc(ctx, dw.cut)
+	// The writer belongs to the request: no cut may touch it after Serve
+	// returns (the gateway recycles it), so a cut already under way is
+	// waited for.
+	cutDone := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(cutDone)
+		dw.cut()
+	})
 	defer func() {
-		stop()
-		if ctx.Err() != nil {
+		if !stop() {
+			<-cutDone
+		} else if ctx.Err() != nil {
 			dw.cut()
 		}
 	}()
