@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The reliability suite (issue 19, "Keep it held"; results:
-# bench/results-reliability.md, for BENCHMARKS.md's "Reliability"). Not part
+# BENCHMARKS.md, "Reliability"). Not part
 # of CI: the full run takes about 10 minutes. It builds core once, then runs
 # every scenario of bench/reliability against the real binary, each on its
 # own copy of testdata/demo with its own `core server start --address
