@@ -66,6 +66,20 @@ type Result struct {
 	Notes    []string       `json:"notes,omitempty"`
 }
 
+// judge ends a scenario: the failed checks (and how the server stopped, ""
+// when it stopped cleanly) become the reason of a FAIL; with none, the
+// scenario passes and pass gives the reason.
+func (r *Result) judge(fails []string, stopFail string, pass func() string) {
+	if stopFail != "" {
+		fails = append(fails, stopFail)
+	}
+	if len(fails) > 0 {
+		r.Reason = strings.Join(fails, "; ")
+		return
+	}
+	r.Pass, r.Reason = true, pass()
+}
+
 // scenario is one subcommand: flags registers its flags and returns the
 // function that runs it.
 type scenario struct {

@@ -268,19 +268,13 @@ func runRuns(e *env, sleep, orphanWait time.Duration) (*Result, error) {
 	if m.SecondStatus != "succeeded" {
 		fails = append(fails, fmt.Sprintf("the second run ended %q, want succeeded", m.SecondStatus))
 	}
-	if stopFail != "" {
-		fails = append(fails, stopFail)
-	}
-	if len(fails) > 0 {
-		res.Reason = strings.Join(fails, "; ")
-		return res, nil
-	}
-	res.Pass = true
-	gone := fmt.Sprintf("the target's processes went %.2f s after the SIGKILL", m.GoneAfter)
-	if len(m.Orphans) > 0 {
-		gone = fmt.Sprintf("core's child died with it; %d process(es) it started outlived the server until the next run ended them", len(m.Orphans))
-	}
-	res.Reason = fmt.Sprintf("%s; the crashed run shows %s; the second run succeeded alone", gone, m.CrashedStatus)
+	res.judge(fails, stopFail, func() string {
+		gone := fmt.Sprintf("the target's processes went %.2f s after the SIGKILL", m.GoneAfter)
+		if len(m.Orphans) > 0 {
+			gone = fmt.Sprintf("core's child died with it; %d process(es) it started outlived the server until the next run ended them", len(m.Orphans))
+		}
+		return fmt.Sprintf("%s; the crashed run shows %s; the second run succeeded alone", gone, m.CrashedStatus)
+	})
 	return res, nil
 }
 

@@ -344,16 +344,10 @@ func runSoak(e *env, duration time.Duration, conns, nSSE int, editEvery time.Dur
 	if m.RSSEnd > m.RSSLimit {
 		fails = append(fails, fmt.Sprintf("RSS grew: %s at the end, over the bound %s (slope %+.2f MiB/min)", mib(m.RSSEnd), mib(m.RSSLimit), m.SlopeMBMin))
 	}
-	if stopFail != "" {
-		fails = append(fails, stopFail)
-	}
-	if len(fails) > 0 {
-		res.Reason = strings.Join(fails, "; ")
-		return res, nil
-	}
-	res.Pass = true
-	res.Reason = fmt.Sprintf("%d requests, none failed, p99 %.0f ms; RSS %s → %s, bound %s, slope %+.2f MiB/min",
-		m.Requests, m.All.P99, mib(m.RSSThird), mib(m.RSSEnd), mib(m.RSSLimit), m.SlopeMBMin)
+	res.judge(fails, stopFail, func() string {
+		return fmt.Sprintf("%d requests, none failed, p99 %.0f ms; RSS %s → %s, bound %s, slope %+.2f MiB/min",
+			m.Requests, m.All.P99, mib(m.RSSThird), mib(m.RSSEnd), mib(m.RSSLimit), m.SlopeMBMin)
+	})
 	return res, nil
 }
 

@@ -259,15 +259,9 @@ func runTokens(e *env, n int, killFrac float64, maxDelay time.Duration, seed uin
 	if m.ExitedOther > 0 {
 		fails = append(fails, fmt.Sprintf("%d processes that were not killed failed (%s)", m.ExitedOther, m.OtherErrors[0]))
 	}
-	if stopFail != "" {
-		fails = append(fails, stopFail)
-	}
-	if len(fails) > 0 {
-		res.Reason = strings.Join(fails, "; ")
-		return res, nil
-	}
-	res.Pass = true
-	res.Reason = fmt.Sprintf("all %d tokens printed by processes that exited 0 authenticate and are listed; %d killed; tokens.json loads", m.Printed, m.Killed)
+	res.judge(fails, stopFail, func() string {
+		return fmt.Sprintf("all %d tokens printed by processes that exited 0 authenticate and are listed; %d killed; tokens.json loads", m.Printed, m.Killed)
+	})
 	return res, nil
 }
 
