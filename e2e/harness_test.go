@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -178,24 +177,6 @@ func createToken(t testing.TB, ws string, args ...string) (id, secret string) {
 	return m[1], secret
 }
 
-// syncBuffer is a bytes.Buffer that a process writes while tests read it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // Server is one running `core server start`.
 type Server struct {
 	t          testing.TB
@@ -205,8 +186,8 @@ type Server struct {
 	Port       string
 	AdminToken string // from server.json
 	PID        int
-	Stdout     *syncBuffer
-	Stderr     *syncBuffer
+	Stdout     *testbed.Buffer
+	Stderr     *testbed.Buffer
 
 	cmd      *exec.Cmd
 	exited   chan struct{}
@@ -265,7 +246,7 @@ func launchServer(t testing.TB, ws string, env ...string) *Server {
 	if !hasAddress {
 		args = append(args, "--address", "127.0.0.1:0")
 	}
-	s := &Server{t: t, WS: ws, Stdout: &syncBuffer{}, Stderr: &syncBuffer{}, exited: make(chan struct{})}
+	s := &Server{t: t, WS: ws, Stdout: &testbed.Buffer{}, Stderr: &testbed.Buffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(coreBin, args...)
 	s.cmd.Env = isolatedEnv(t, env...)
 	s.cmd.Dir = t.TempDir()

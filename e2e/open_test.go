@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 // openServe is a running `core open --serve --print` and the link it
@@ -17,7 +19,7 @@ import (
 type openServe struct {
 	link, base string
 	cmd        *exec.Cmd
-	stderr     *syncBuffer
+	stderr     *testbed.Buffer
 }
 
 // startOpenServe starts `core open --serve --print` on ws and waits for its
@@ -31,7 +33,7 @@ func startOpenServe(t *testing.T, ws string, args ...string) *openServe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &openServe{cmd: cmd, stderr: &syncBuffer{}}
+	o := &openServe{cmd: cmd, stderr: &testbed.Buffer{}}
 	cmd.Stderr = o.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

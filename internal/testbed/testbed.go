@@ -6,10 +6,12 @@
 package testbed
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/chromedp"
 
@@ -82,4 +84,23 @@ func ChromiumOptions(path, profileDir string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("allow-file-access-from-files", false),
 		chromedp.WindowSize(1280, 800),
 	}
+}
+
+// Buffer is a bytes.Buffer that a process writes while its reader reads
+// it: a server's stdout or stderr.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

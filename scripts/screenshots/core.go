@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 const (
@@ -59,7 +60,7 @@ func (c *core) cli(ctx context.Context, args ...string) (string, error) {
 // server is one running `core server start`.
 type server struct {
 	cmd     *exec.Cmd
-	output  *syncBuffer // stdout and stderr
+	output  *testbed.Buffer // stdout and stderr
 	exited  chan struct{}
 	err     error // how it exited, once exited is closed
 	baseURL string
@@ -70,7 +71,7 @@ var readyRE = regexp.MustCompile(`(?m)^core server: serving .+ at (http://\S+)$`
 // startServer starts the server on a free loopback port and waits for its
 // ready line.
 func (c *core) startServer(ctx context.Context) (*server, error) {
-	s := &server{output: &syncBuffer{}, exited: make(chan struct{})}
+	s := &server{output: &testbed.Buffer{}, exited: make(chan struct{})}
 	// Not bound to ctx: stopServer ends it gracefully.
 	s.cmd = c.command(context.Background(), "server", "start", "--address", "127.0.0.1:0")
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
@@ -145,22 +146,4 @@ func (c *core) stopServer(s *server) error {
 		}
 	}
 	return nil
-}
-
-// syncBuffer is a bytes.Buffer that a process writes while we read it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
