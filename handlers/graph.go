@@ -68,7 +68,7 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 			if err != nil {
 				return apierr.Unavailable("%v", err)
 			}
-			return writeGraph(w, g.Encode())
+			return writeJSONBody(w, g.Encode())
 		}
 	}
 }
@@ -119,15 +119,7 @@ func serveReparsed(w http.ResponseWriter, root string, variant func(*workspace.W
 	if err != nil {
 		return apierr.Unavailable("%v", err)
 	}
-	return writeGraph(w, variant(wsp).Encode())
-}
-
-func writeGraph(w http.ResponseWriter, body []byte) error {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	_, _ = w.Write(body)
-	return nil
+	return writeJSONBody(w, variant(wsp).Encode())
 }
 
 // etagMatches implements If-None-Match's weak comparison for one ETag.

@@ -46,7 +46,7 @@ func planHandler(ws *live.Workspace, rn *runner.Runner) gateway.HandlerFunc {
 				n.State = st
 			}
 		}
-		return writeGraph(w, g.Encode())
+		return writeJSONBody(w, g.Encode())
 	}
 }
 

@@ -13,6 +13,6 @@ import (
 func RegisterSnapshot(reg *gateway.Registry, console fs.FS, graph []byte) {
 	reg.Handle("console", consoleHandler(console))
 	reg.Handle("snapshot-graph", func(w http.ResponseWriter, _ *http.Request) error {
-		return writeGraph(w, graph)
+		return writeJSONBody(w, graph)
 	})
 }

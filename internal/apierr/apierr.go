@@ -14,17 +14,19 @@ import (
 
 // Codes, stable strings that clients may switch on.
 const (
-	CodeInvalidArgument  = "invalid_argument"
-	CodeUnauthenticated  = "unauthenticated"
-	CodePermission       = "permission_denied"
-	CodeForbiddenHost    = "forbidden_host"
-	CodeForbiddenOrigin  = "forbidden_origin"
-	CodeNotFound         = "not_found"
-	CodeMethodNotAllowed = "method_not_allowed"
-	CodeTooLarge         = "payload_too_large"
-	CodeAlreadyExists    = "already_exists"
-	CodeUnavailable      = "unavailable"
-	CodeInternal         = "internal"
+	CodeInvalidArgument    = "invalid_argument"
+	CodeUnauthenticated    = "unauthenticated"
+	CodePermission         = "permission_denied"
+	CodeForbiddenHost      = "forbidden_host"
+	CodeForbiddenOrigin    = "forbidden_origin"
+	CodeNotFound           = "not_found"
+	CodeMethodNotAllowed   = "method_not_allowed"
+	CodeTooLarge           = "payload_too_large"
+	CodeAlreadyExists      = "already_exists"
+	CodeConflict           = "conflict"            // a write based on a version that is no longer current
+	CodeFailedPrecondition = "failed_precondition" // the workspace is not in a state the route can serve (not a git repository)
+	CodeUnavailable        = "unavailable"
+	CodeInternal           = "internal"
 )
 
 // Error is an error with an HTTP status and a stable code.
@@ -50,6 +52,18 @@ func BadRequest(format string, args ...any) *Error {
 // NotFound is a 404 not_found.
 func NotFound(format string, args ...any) *Error {
 	return New(http.StatusNotFound, CodeNotFound, format, args...)
+}
+
+// Conflict is a 409 conflict: the client wrote against a stale version
+// and must read again.
+func Conflict(format string, args ...any) *Error {
+	return New(http.StatusConflict, CodeConflict, format, args...)
+}
+
+// FailedPrecondition is a 409 failed_precondition: the request is fine but
+// the workspace cannot answer it as it is (the message says what to change).
+func FailedPrecondition(format string, args ...any) *Error {
+	return New(http.StatusConflict, CodeFailedPrecondition, format, args...)
 }
 
 // Unavailable is a 503 unavailable.
