@@ -19,6 +19,7 @@ const (
 	KindMode      = "mode"       // only the mode changed (e.g. the executable bit)
 	KindSubmodule = "submodule"  // a gitlink moved to another commit
 	KindType      = "typechange" // a file became a symlink or the reverse
+	// An unmerged path (a conflict in progress) is "modified".
 )
 
 // Change is the working tree's change against its base.
@@ -49,6 +50,10 @@ type File struct {
 	OldMode string `json:"old_mode,omitempty"` // octal, as git prints it, when it changed
 	NewMode string `json:"new_mode,omitempty"`
 	Binary  bool   `json:"binary,omitempty"`
+	// Hash is the git blob id of the working-tree content of a regular
+	// file ("" for a deleted file, a symlink or a submodule): a review
+	// session's viewed mark holds for this content only.
+	Hash string `json:"hash"`
 	// Untracked files are new to git as well as to the base.
 	Untracked bool `json:"untracked,omitempty"`
 	// Added and Deleted count lines (0 for binary files).

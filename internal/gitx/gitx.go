@@ -30,11 +30,27 @@ var ErrNotInstalled = errors.New("git is not installed or not on PATH: install g
 // Run runs `git -C dir args...`. The error is for a git that could not run
 // (not installed, or ctx ended); a non-zero exit is in Result.Exit.
 func Run(ctx context.Context, dir string, args ...string) (Result, error) {
+	return Exec(ctx, Command(ctx, dir, args...))
+}
+
+// Command is `git -C dir args...` with core's environment, for a caller
+// that needs more than Run gives: a standard input, a streamed output, or
+// more environment (cmd.Env is set; append to it). Run it with Exec.
+func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	full := append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	return cmd
+}
+
+// Exec runs a Command made with ctx the way Run does. Standard output the
+// caller did not direct elsewhere is captured into the Result.
+func Exec(ctx context.Context, cmd *exec.Cmd) (Result, error) {
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if cmd.Stdout == nil {
+		cmd.Stdout = &stdout
+	}
+	cmd.Stderr = &stderr
 	err := cmd.Run()
 	res := Result{Stdout: stdout.String(), Stderr: strings.TrimSpace(stderr.String())}
 	if ctx.Err() != nil {

@@ -1,0 +1,134 @@
+package diff
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/corehq/core/internal/gitx"
+)
+
+// WritePatch streams the change Read describes to w as one unified patch,
+// as git prints it: untracked files as new files, binary files as "Binary
+// files ... differ". A file over TruncateAt is left out, and a line before
+// the patch says so (git apply reads such lines as commentary). Nothing is
+// held whole in memory; an error before the first byte is written leaves w
+// untouched.
+func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
+	b, err := resolve(ctx, root, base)
+	if err != nil {
+		return err
+	}
+	wt, err := openWorktree(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer wt.close()
+
+	// git's raw records come first and name the files exactly (-z); the
+	// patch follows. A large file found among them means a second run
+	// that leaves it out: git would otherwise print it whole whenever
+	// rename detection had read it.
+	var large []File
+	for attempt := 0; ; attempt++ {
+		args := []string{"-z", "--raw", "--patch"}
+		cmd := wt.diff(ctx, b.tree, args...)
+		for _, f := range large {
+			cmd.Args = append(cmd.Args, ":(exclude,literal)"+f.Path)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			return gitStartError(err)
+		}
+		br := bufio.NewReaderSize(out, 64<<10)
+		files, rerr := readRaw(br)
+		if found := largeFiles(root, files); rerr == nil && attempt == 0 && len(found) > 0 {
+			large = found
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			continue
+		}
+		werr := rerr
+		if werr == nil {
+			werr = writeNotes(w, large, b.Commit)
+		}
+		if werr == nil {
+			_, werr = br.WriteTo(w)
+		}
+		if werr != nil {
+			_ = cmd.Process.Kill()
+		}
+		if err := cmd.Wait(); err != nil && werr == nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return gitx.Result{Stderr: strings.TrimSpace(stderr.String()), Exit: cmd.ProcessState.ExitCode()}.Describe("diff", b.tree)
+		}
+		return werr
+	}
+}
+
+// readRaw reads the raw records at the head of git's output and the NUL
+// that ends them, leaving br at the patch.
+func readRaw(br *bufio.Reader) ([]File, error) {
+	var files []File
+	for {
+		if first, err := br.Peek(1); err != nil || first[0] != ':' {
+			break
+		}
+		tok, err := readToken(br)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parseRaw(tok)
+		if err != nil {
+			return nil, err
+		}
+		if f.Path, err = readPath(br); err != nil {
+			return nil, err
+		}
+		if f.Kind == KindRenamed || f.Kind == kindCopied {
+			if f.Path, err = readPath(br); err != nil {
+				return nil, err
+			}
+		}
+		files = append(files, f)
+	}
+	if b, err := br.Peek(1); err == nil && b[0] == 0 {
+		_, _ = br.ReadByte()
+	}
+	return files, nil
+}
+
+func largeFiles(root string, files []File) []File {
+	var large []File
+	for _, f := range files {
+		if tooLarge(root, f) {
+			large = append(large, f)
+		}
+	}
+	return large
+}
+
+// writeNotes writes the commentary line of each file left out.
+func writeNotes(w io.Writer, large []File, commit string) error {
+	against := "HEAD"
+	if commit != "" {
+		against = commit[:min(len(commit), 12)]
+	}
+	for _, f := range large {
+		if _, err := fmt.Fprintf(w, "core: %s is over the %d MB limit: its change is left out of this patch (git diff %s -- <path> shows it)\n",
+			strings.ReplaceAll(f.Path, "\n", `\n`), TruncateAt>>20, against); err != nil {
+			return err
+		}
+	}
+	return nil
+}
