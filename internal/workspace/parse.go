@@ -31,7 +31,7 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 var (
 	rootKeys    = []string{"docs", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
-	targetKeys  = []string{"deps", "drift", "inputs", "outputs", "run"}
+	targetKeys  = []string{"coverage", "deps", "drift", "inputs", "outputs", "run"}
 	spellKeys   = []string{"description", "run"}
 )
 
@@ -373,8 +373,42 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if de, ok := f["drift"]; ok {
 			rt.t.Drift = p.boolean(de.Value, join(tf, "drift"))
 		}
+		if ce, ok := f["coverage"]; ok {
+			rt.t.Coverage = p.coverage(ce.Value, join(tf, "coverage"), rt.t.Outputs)
+		}
 	}
 	return out
+}
+
+// coverage reads a target's coverage file: a path relative to the project
+// that one of the target's outputs matches, so the runner's cache restores
+// it with the rest of the outputs.
+func (p *parser) coverage(n *yaml.Node, field string, outputs []string) string {
+	n = p.deref(n)
+	if n == nil || isNull(n) {
+		return ""
+	}
+	if n.Kind != yaml.ScalarNode || n.Value == "" {
+		p.at(n, field, "coverage must be a file path relative to the project, e.g. coverage: cover.out, found %s", yamlx.Describe(n))
+		return ""
+	}
+	c := n.Value
+	switch {
+	case strings.HasPrefix(c, "/"):
+		p.at(n, field, "coverage %s is absolute: write it relative to the project directory", quote.Short(c))
+		return ""
+	case slices.Contains(strings.Split(c, "/"), ".."):
+		p.at(n, field, "coverage %s uses ..: it must be inside the project directory", quote.Short(c))
+		return ""
+	}
+	c = path.Clean(c)
+	for _, o := range outputs {
+		if ok, _ := doublestar.Match(o, c); ok {
+			return c
+		}
+	}
+	p.at(n, field, "coverage %s is not among the target's outputs: add it to outputs (e.g. outputs: [%s]) so a run produces and caches it", quote.Short(c), c)
+	return ""
 }
 
 func (p *parser) boolean(n *yaml.Node, field string) bool {

@@ -74,8 +74,11 @@ type Target struct {
 	Inputs  []string // globs relative to the project (default ["**/*"])
 	Outputs []string // globs relative to the project
 	Drift   bool     // run against HEAD by check-drift; output means stale
-	Deps    []string // resolved "project:target" ids, sorted, unique
-	Line    int      // line of the target's key in targets.yaml
+	// Coverage is the coverage file a run writes (a Go cover profile or
+	// lcov), relative to the project; one of Outputs matches it. "" for none.
+	Coverage string
+	Deps     []string // resolved "project:target" ids, sorted, unique
+	Line     int      // line of the target's key in targets.yaml
 }
 
 // ID returns the target's id, "project:target".
