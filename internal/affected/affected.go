@@ -65,14 +65,64 @@ func (s Set) NodeIDs() []string {
 // Compute maps changed files (slash paths relative to the workspace root)
 // to the affected projects and targets; see the package comment.
 func Compute(ws *workspace.Workspace, changed []string) Set {
+	set, _ := Explain(ws, changed)
+	return set
+}
+
+// Reasons says why each node of a Set is affected: the first (and so
+// shortest) path the walk found from a changed file to it.
+type Reasons struct {
+	why map[string]step // by "p:<project>" or "t:<target id>"
+}
+
+// step is one link of a chain: the node came from parent ("" for a
+// changed file) because of reason.
+type step struct {
+	parent string
+	reason string
+}
+
+// Project is the chain that makes project name affected, from the project
+// to the changed file: the project, then one reason per link, each naming
+// the next node, e.g. ["api", "depends on project mathx", "owns
+// libs/mathx/mathx.go, which changed"]; nil when it is not affected.
+func (r Reasons) Project(name string) []string { return r.chain("p:" + name) }
+
+// Target is the chain of target id ("project:target"), e.g. ["api:build",
+// "depends on mathx:build", "input libs/mathx/mathx.go changed"]; nil
+// when it is not affected.
+func (r Reasons) Target(id string) []string { return r.chain("t:" + id) }
+
+func (r Reasons) chain(key string) []string {
+	if _, ok := r.why[key]; !ok {
+		return nil
+	}
+	out := []string{key[2:]}
+	for range len(r.why) { // a chain never repeats a node
+		st := r.why[key]
+		out = append(out, st.reason)
+		if st.parent == "" {
+			return out
+		}
+		key = st.parent
+	}
+	return out
+}
+
+// Explain is Compute with the reasons: one walk gives both, so what `core
+// affected` lists and what the review explains never differ.
+func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 	files := uniqueSorted(changed)
-	projects := map[string]bool{}
-	targets := map[string]bool{}
+	why := map[string]step{}
+	var queue []string // "p:<project>" or "t:<target id>", first in first out
+	reach := func(key, parent, reason string) {
+		if _, seen := why[key]; !seen {
+			why[key] = step{parent: parent, reason: reason}
+			queue = append(queue, key)
+		}
+	}
 	owners := graph.NewOwners(ws)
 	for _, f := range files {
-		if owner := owners.Of(f); owner != nil {
-			projects[owner.Name] = true
-		}
 		for _, p := range ws.Projects {
 			rel, ok := under(p.Path, f)
 			if !ok {
@@ -80,13 +130,18 @@ func Compute(ws *workspace.Workspace, changed []string) Set {
 			}
 			for _, t := range p.Targets {
 				if runner.InputMatch(t, rel) {
-					targets[t.ID()] = true
+					reach("t:"+t.ID(), "", "input "+f+" changed")
 				}
 			}
 		}
 	}
+	for _, f := range files {
+		if owner := owners.Of(f); owner != nil {
+			reach("p:"+owner.Name, "", "owns "+f+", which changed")
+		}
+	}
 
-	// Dependents, transitively: reverse edges, then a walk.
+	// Dependents, transitively, breadth first: reverse edges, then a walk.
 	projectUsers := map[string][]string{}
 	targetUsers := map[string][]string{}
 	for _, p := range ws.Projects {
@@ -99,39 +154,32 @@ func Compute(ws *workspace.Workspace, changed []string) Set {
 			}
 		}
 	}
-	var queue []string // "p:<project>" or "t:<target id>"
-	for p := range projects {
-		queue = append(queue, "p:"+p)
-	}
-	for t := range targets {
-		queue = append(queue, "t:"+t)
-	}
 	for len(queue) > 0 {
-		item := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
+		item := queue[0]
+		queue = queue[1:]
 		kind, id := item[:1], item[2:]
 		if kind == "t" {
 			project, _, _ := strings.Cut(id, ":")
-			if !projects[project] {
-				projects[project] = true
-				queue = append(queue, "p:"+project)
-			}
+			reach("p:"+project, item, "its target "+id+" is affected")
 			for _, u := range targetUsers[id] {
-				if !targets[u] {
-					targets[u] = true
-					queue = append(queue, "t:"+u)
-				}
+				reach("t:"+u, item, "depends on "+id)
 			}
 			continue
 		}
 		for _, u := range projectUsers[id] {
-			if !projects[u] {
-				projects[u] = true
-				queue = append(queue, "p:"+u)
-			}
+			reach("p:"+u, item, "depends on project "+id)
 		}
 	}
-	return Set{Projects: keys(projects), Targets: keys(targets), Files: files}
+	projects := map[string]bool{}
+	targets := map[string]bool{}
+	for key := range why {
+		if key[0] == 'p' {
+			projects[key[2:]] = true
+		} else {
+			targets[key[2:]] = true
+		}
+	}
+	return Set{Projects: keys(projects), Targets: keys(targets), Files: files}, Reasons{why: why}
 }
 
 // under returns f relative to the project directory dir, if it is inside.

@@ -311,3 +311,29 @@ func TestChangedThenCompute(t *testing.T) {
 		t.Errorf("projects = %v, want %v", s.Projects, want)
 	}
 }
+
+func TestExplainGivesTheShortestChainBackToAChangedFile(t *testing.T) {
+	ws, err := workspace.Parse("targets.yaml", []byte(fixtureYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, why := Explain(ws, []string{"libs/util/util.go"})
+	if !slices.Equal(set.Targets, Compute(ws, []string{"libs/util/util.go"}).Targets) {
+		t.Fatal("Explain and Compute disagree")
+	}
+	for _, c := range []struct {
+		chain []string
+		want  []string
+	}{
+		{why.Target("util:build"), []string{"util:build", "input libs/util/util.go changed"}},
+		{why.Target("api:build"), []string{"api:build", "depends on util:build", "input libs/util/util.go changed"}},
+		{why.Target("api:test"), []string{"api:test", "depends on api:build", "depends on util:build", "input libs/util/util.go changed"}},
+		{why.Project("util"), []string{"util", "owns libs/util/util.go, which changed"}},
+		{why.Project("gateway"), []string{"gateway", "depends on project api", "depends on project util", "owns libs/util/util.go, which changed"}},
+		{why.Target("web:build"), nil},
+	} {
+		if !slices.Equal(c.chain, c.want) {
+			t.Errorf("chain = %q, want %q", c.chain, c.want)
+		}
+	}
+}
