@@ -40,19 +40,25 @@ type ReviewFile struct {
 
 // SymbolReach is a changed symbol and what uses it.
 type SymbolReach struct {
-	ID       string   `json:"id"` // the graph node, symbol:<path>#<name>
-	Name     string   `json:"name"`
-	Kind     string   `json:"kind"`
-	Line     int      `json:"line"`
-	Files    []string `json:"files"`    // files that reference it, sorted
-	Projects []string `json:"projects"` // their projects, sorted
+	ID      string `json:"id"` // the graph node, symbol:<path>#<name>
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Line    int    `json:"line"`     // where its declaration starts in the new file
+	EndLine int    `json:"end_line"` // where it ends
+	// Files reference it (sorted, at most MaxReferrers of FilesTotal).
+	Files      []string `json:"files"`
+	FilesTotal int      `json:"files_total"`
+	Projects   []string `json:"projects"` // the projects of all of them, sorted
 }
 
 // LineCoverage splits the changed lines of a file by coverage state; From
 // names the coverage file read ("" when none is declared: then every line
 // is unknown).
 type LineCoverage struct {
-	From      string `json:"from,omitempty"`
+	From string `json:"from,omitempty"`
+	// Problem says why a declared coverage file could not be read (not
+	// produced yet, not a format core reads); its lines are then unknown.
+	Problem   string `json:"problem,omitempty"`
 	Covered   []int  `json:"covered"`
 	Uncovered []int  `json:"uncovered"`
 	Unknown   []int  `json:"unknown"`

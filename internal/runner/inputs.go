@@ -75,6 +75,10 @@ func matchUp(globs []string, rel string) bool {
 	return false
 }
 
+// OutputMatch reports whether rel (relative to t's project) is one of the
+// target's outputs: the rule the review uses to call a file generated.
+func OutputMatch(t *workspace.Target, rel string) bool { return isOutput(t.Outputs, rel) }
+
 // isOutput reports whether rel, or a directory above it, matches one of the
 // output globs ("bin/" names the directory bin and everything in it).
 func isOutput(outputs []string, rel string) bool {

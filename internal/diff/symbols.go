@@ -1,0 +1,269 @@
+package diff
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
+	"github.com/corehq/core/internal/index/parse"
+)
+
+// MaxReferrers bounds the files listed for one changed symbol; the answer
+// says how many there were (SymbolReach.FilesTotal).
+const MaxReferrers = 50
+
+// Symbols answers which declarations the hunks of the changed files touch
+// and who references each.
+type Symbols interface {
+	Reach(ctx context.Context, files []File) (map[string][]SymbolReach, error)
+}
+
+// IndexSymbols answers from the knowledge graph's index. The declarations
+// come from parsing each changed file as it is now (the index may be a
+// debounce behind the editor), with the index's own parsers; who
+// references them comes from the index's symbol graph.
+type IndexSymbols struct {
+	Root  string
+	Index *index.Indexer
+	// Owner names a file's project ("" for none).
+	Owner func(path string) string
+}
+
+// span is a declaration's lines.
+type span struct {
+	sym        parse.Symbol
+	start, end int
+}
+
+// Reach returns, per changed file path, the symbols its hunks touch.
+func (s IndexSymbols) Reach(ctx context.Context, files []File) (map[string][]SymbolReach, error) {
+	touched := map[string][]span{}
+	var names []string
+	for _, f := range files {
+		if f.Kind == KindDeleted || f.Kind == KindSubmodule || f.Binary || f.Truncated || len(f.Hunks) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lang := index.LangOf(f.Path)
+		switch lang {
+		case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
+		default:
+			continue
+		}
+		src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			continue // gone or unreadable since the diff: nothing to say
+		}
+		for _, sp := range spans(lang, f.Path, src) {
+			if overlaps(sp, f.Hunks) {
+				touched[f.Path] = append(touched[f.Path], sp)
+				names = append(names, sp.sym.Name)
+			}
+		}
+	}
+	out := map[string][]SymbolReach{}
+	if len(touched) == 0 {
+		return out, nil
+	}
+	refs, err := s.referrers(names)
+	if err != nil {
+		return nil, err
+	}
+	for p, sps := range touched {
+		for _, sp := range sps {
+			id := index.SymbolID(p, sp.sym.Name)
+			r := SymbolReach{ID: id, Name: sp.sym.Name, Kind: sp.sym.Kind, Line: sp.start, EndLine: sp.end, Files: []string{}, Projects: []string{}}
+			from := refs[id]
+			r.FilesTotal = len(from)
+			projects := map[string]bool{}
+			for _, f := range from {
+				if s.Owner != nil {
+					if o := s.Owner(f); o != "" {
+						projects[o] = true
+					}
+				}
+			}
+			r.Files = from[:min(len(from), MaxReferrers)]
+			for pr := range projects {
+				r.Projects = append(r.Projects, pr)
+			}
+			sort.Strings(r.Projects)
+			out[p] = append(out[p], r)
+		}
+	}
+	return out, nil
+}
+
+// referrers maps each symbol id declared under these names to the files
+// that reference it (sorted; the declaring file itself left out).
+func (s IndexSymbols) referrers(names []string) (map[string][]string, error) {
+	if s.Index == nil {
+		return map[string][]string{}, nil
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	g, ok, err := s.Index.SymbolsNear(names)
+	if err == nil && !ok {
+		g, err = s.Index.Symbols()
+	}
+	if err != nil {
+		return nil, err
+	}
+	pathOf := make(map[string]string, len(g.Nodes))
+	for _, n := range g.Nodes {
+		if n.Kind == graph.KindSymbol || n.Kind == graph.KindFile {
+			pathOf[n.ID] = n.Path
+		}
+	}
+	seen := map[string]map[string]bool{}
+	for _, e := range g.Edges {
+		if e.Kind != graph.EdgeReferences || !strings.HasPrefix(e.Target, "symbol:") {
+			continue
+		}
+		from, ok := strings.CutPrefix(e.Source, "file:")
+		if !ok {
+			from = pathOf[e.Source]
+		}
+		if from == "" || strings.HasPrefix(e.Target, "symbol:"+from+"#") {
+			continue
+		}
+		if seen[e.Target] == nil {
+			seen[e.Target] = map[string]bool{}
+		}
+		seen[e.Target][from] = true
+	}
+	out := make(map[string][]string, len(seen))
+	for id, files := range seen {
+		list := make([]string, 0, len(files))
+		for f := range files {
+			list = append(list, f)
+		}
+		sort.Strings(list)
+		out[id] = list
+	}
+	return out, nil
+}
+
+// overlaps reports whether any hunk's new lines fall in the span; a hunk
+// that only deletes touches the line it deleted after (and the next one).
+func overlaps(sp span, hunks []Hunk) bool {
+	for _, h := range hunks {
+		from, to := h.NewStart, h.NewStart+h.NewLines-1
+		if h.NewLines == 0 {
+			from, to = h.NewStart, h.NewStart+1
+		}
+		if from <= sp.end && to >= sp.start {
+			return true
+		}
+	}
+	return false
+}
+
+// spans are the declarations of a file with their lines. Go's come from
+// go/parser and are exact; for the other languages a declaration runs to
+// the line before the next one (or the end of the file), which is close
+// for top-level declarations and generous for the last one.
+func spans(lang, p string, src []byte) []span {
+	rec := parse.File(lang, p, src)
+	syms := slices.Clone(rec.Symbols)
+	sort.SliceStable(syms, func(i, j int) bool { return syms[i].Line < syms[j].Line })
+	lines := strings.Count(string(src), "\n") + 1
+	var exact map[string]int
+	if lang == parse.LangGo {
+		exact = goEnds(src)
+	}
+	out := make([]span, 0, len(syms))
+	for i, s := range syms {
+		end := lines
+		if e, ok := exact[goKey(s.Name, s.Line)]; ok {
+			end = e
+		} else if i+1 < len(syms) && syms[i+1].Line > s.Line {
+			end = syms[i+1].Line - 1
+		}
+		out = append(out, span{sym: s, start: s.Line, end: max(end, s.Line)})
+	}
+	return out
+}
+
+func goKey(name string, line int) string { return name + "@" + strconv.Itoa(line) }
+
+// goEnds maps each Go declaration ("Name@line" or "Type.Method@line") to
+// its last line.
+func goEnds(src []byte) map[string]int {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if f == nil {
+		return nil
+	}
+	_ = err // a partial tree still places the declarations it has
+	out := map[string]int{}
+	add := func(name string, from, to token.Pos) {
+		out[goKey(name, fset.Position(from).Line)] = fset.Position(to).Line
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			name := d.Name.Name
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				if r := recvName(d.Recv.List[0].Type); r != "" {
+					name = r + "." + name
+				}
+			}
+			add(name, d.Name.Pos(), d.End())
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					add(s.Name.Name, s.Name.Pos(), s.End())
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						add(n.Name, n.Pos(), s.End())
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func recvName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// readBounded reads a regular file of at most TruncateAt bytes.
+func readBounded(p string) ([]byte, error) {
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > TruncateAt {
+		return nil, os.ErrInvalid
+	}
+	return os.ReadFile(p)
+}
