@@ -25,6 +25,7 @@ import (
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/metrics"
 	"github.com/corehq/core/internal/notes"
+	"github.com/corehq/core/internal/reviewstate"
 	"github.com/corehq/core/internal/runner"
 
 	"github.com/corehq/core/proto/gen/core/activity/v1alpha1/activityv1alpha1connect"
@@ -49,6 +50,8 @@ type Deps struct {
 	Activity  *activity.Store
 	Notes     *notes.Store
 	Affected  *affected.Published
+	// Sessions holds the review sessions of POST /api/v1/diff/session.
+	Sessions *reviewstate.Store
 	// CacheDir holds the run journals the viewer reads.
 	CacheDir string
 	// RunContext outlives requests: runs started by a request end with it
@@ -80,6 +83,10 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("graph", graphHandler(d.Workspace))
 	reg.Handle("events", d.Hub.Serve)
 	reg.Handle("plan", planHandler(d.Workspace, d.Runner))
+	reg.Handle("diff", diffHandler(d.Workspace, d.Sessions))
+	reg.Handle("diff-patch", diffPatchHandler(d.Workspace))
+	reg.Handle("diff-context", diffContextHandler(d.Workspace, d.Sessions))
+	reg.Handle("diff-session", diffSessionHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))
 	reg.Handle("console", consoleHandler(d.Console))
 

@@ -29,6 +29,7 @@ import (
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
+	"github.com/corehq/core/internal/reviewstate"
 	"github.com/corehq/core/internal/state"
 )
 
@@ -137,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 	handlers.Register(reg, handlers.Deps{
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
-		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS,
+		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir),
 		Facts: handlers.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
 	})
 	table, err := gateway.Load(core.RoutesFile, core.Routes, reg)

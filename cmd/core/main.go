@@ -72,6 +72,7 @@ core walks up from the current directory to find it.`,
 		newDoctorCmd(g),
 		newRunCmd(g),
 		newAffectedCmd(g),
+		newDiffCmd(g),
 	)
 	return root
 }

@@ -388,3 +388,18 @@ func TestStampChangesWithTheChangeAndOnlyThen(t *testing.T) {
 		seen[got] = s.name
 	}
 }
+
+func TestAnEditInTheSecondOfTheCommitIsSeen(t *testing.T) {
+	// git trusts a cached stat only for files older than its index; the
+	// private copy of the index must not look newer than the real one.
+	r := newRepo(t)
+	for i := range 5 {
+		r.write("a.txt", "aaaa\n")
+		r.commit("c" + string(rune('0'+i)))
+		r.write("a.txt", "bbbb\n") // same size, same second
+		if f := byPath(r.read(""))["a.txt"]; f.Kind != KindModified {
+			t.Fatalf("round %d: the same-size edit right after a commit is not seen", i)
+		}
+		r.commit("d" + string(rune('0'+i)))
+	}
+}

@@ -206,5 +206,16 @@ func copyFile(from, to string) error {
 		out.Close()
 		return err
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return err
+	}
+	// The copy keeps the index's modification time: git trusts a cached
+	// stat only for files older than the index (its "racy git" rule), and
+	// a copy made now would make a file edited in the same second as the
+	// last commit look unchanged.
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(to, st.ModTime(), st.ModTime())
 }

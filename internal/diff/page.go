@@ -1,0 +1,145 @@
+package diff
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
+	"github.com/corehq/core/internal/reviewstate"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// Page is the body of GET /api/v1/diff (and of `core diff --json`): the
+// annotated change and the review session of the current branch.
+type Page struct {
+	Review
+	Session reviewstate.Session `json:"session"`
+}
+
+// Source is what a page is made from. The server passes its live view;
+// the CLI the same parts built for one run.
+type Source struct {
+	Root string
+	// Declared is the workspace's targets.yaml as last loaded.
+	Declared func() (*workspace.Workspace, error)
+	// Index answers who references a changed symbol; nil leaves the
+	// reach empty.
+	Index    *index.Indexer
+	Sessions *reviewstate.Store
+}
+
+// Page reads the change against base, annotates it and adds the session.
+func (s Source) Page(ctx context.Context, base string) (Page, error) {
+	ch, err := Read(ctx, s.Root, base)
+	if err != nil {
+		return Page{}, err
+	}
+	ws, err := s.Declared()
+	if err != nil {
+		return Page{}, err
+	}
+	var syms Symbols
+	if s.Index != nil {
+		syms = s.symbols(ws)
+	}
+	rev, err := Annotate(ctx, ws, s.Root, ch, syms)
+	if err != nil {
+		return Page{}, err
+	}
+	session, err := s.session(ctx, ch)
+	if err != nil {
+		return Page{}, err
+	}
+	return Page{Review: rev, Session: session}, nil
+}
+
+// Context is the body of GET /api/v1/diff/context for symbol id.
+func (s Source) Context(ctx context.Context, id string) (Context, error) {
+	ws, err := s.Declared()
+	if err != nil {
+		return Context{}, err
+	}
+	return ReadContext(ctx, s.symbols(ws), id)
+}
+
+func (s Source) symbols(ws *workspace.Workspace) IndexSymbols {
+	owners := graph.NewOwners(ws)
+	return IndexSymbols{Root: s.Root, Index: s.Index, Owner: func(p string) string {
+		if o := owners.Of(p); o != nil {
+			return o.Name
+		}
+		return ""
+	}}
+}
+
+// session is the branch's review state as the change now reads.
+func (s Source) session(ctx context.Context, ch Change) (reviewstate.Session, error) {
+	key, err := SessionKey(ctx, s.Root)
+	if err != nil {
+		return reviewstate.Session{}, err
+	}
+	stored, err := s.Sessions.Load(key)
+	if err != nil {
+		return reviewstate.Session{}, err
+	}
+	hashes := make(map[string]string, len(ch.Files))
+	for _, f := range ch.Files {
+		hashes[f.Path] = f.Hash
+	}
+	lines := map[string][][]byte{}
+	return stored.View(hashes, func(p string, n int) (string, bool) {
+		ls, ok := lines[p]
+		if !ok {
+			if src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(path.Clean(p)))); err == nil {
+				ls = bytes.Split(src, []byte("\n"))
+			}
+			lines[p] = ls
+		}
+		if n < 1 || n > len(ls) {
+			return "", false
+		}
+		return string(bytes.TrimSuffix(ls[n-1], []byte("\r"))), true
+	}), nil
+}
+
+// ETag names the page Page would return, cheaply: the change's Stamp (the
+// working tree, the index and HEAD, which also cover targets.yaml and the
+// code the symbol reach reads), the declared coverage files' identities
+// (outputs, usually ignored by git) and the session's version.
+func (s Source) ETag(ctx context.Context, base string) (string, error) {
+	stamp, err := Stamp(ctx, s.Root, base)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "stamp %s\n", stamp)
+	if ws, err := s.Declared(); err == nil {
+		for _, p := range ws.Projects {
+			for _, t := range p.Targets {
+				if t.Coverage != "" {
+					statInto(h, t.ID(), filepath.Join(s.Root, filepath.FromSlash(p.Path), filepath.FromSlash(t.Coverage)))
+				}
+			}
+		}
+	}
+	key, err := SessionKey(ctx, s.Root)
+	if err != nil {
+		return "", err
+	}
+	sess, err := s.Sessions.Load(key)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "session %s %d\n", key, sess.Version)
+	return `"` + hex.EncodeToString(h.Sum(nil))[:32] + `"`, nil
+}
+
+// SessionETag is the ETag of a session version, as POST answers it.
+func SessionETag(version int) string { return `"` + strconv.Itoa(version) + `"` }
