@@ -225,6 +225,44 @@ func TestDiffRoutes(t *testing.T) {
 		wantAPIError(t, get(t, s.URL+"/api/v1/diff/patch?base=no-such-ref", tok), 400, "invalid_argument")
 	})
 
+	t.Run("other branches changing the same files, and whether they conflict", func(t *testing.T) {
+		wsGit(t, ws, "branch", "rival", "HEAD")
+		wsGit(t, ws, "worktree", "add", "-q", filepath.Join(t.TempDir(), "rival"), "rival")
+		rival := strings.TrimSpace(wsGit(t, ws, "worktree", "list", "--porcelain"))
+		dir := ""
+		for _, l := range strings.Split(rival, "\n") {
+			if p, ok := strings.CutPrefix(l, "worktree "); ok && strings.HasSuffix(p, "/rival") {
+				dir = p
+			}
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, "libs/util/slug.go"))
+		if err := os.WriteFile(filepath.Join(dir, "libs/util/slug.go"), []byte(strings.Replace(string(data), "strings.ToLower(", "strings.ToUpper(", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wsGit(t, dir, "commit", "-q", "-am", "rival edit")
+		r := get(t, s.URL+"/api/v1/diff/branches", tok)
+		if r.Status != http.StatusOK {
+			t.Fatalf("branches: %s", r)
+		}
+		var b struct {
+			Current  string `json:"current"`
+			Branches []struct {
+				Name          string   `json:"name"`
+				Overlap       []string `json:"overlap"`
+				Conflicts     bool     `json:"conflicts"`
+				ConflictFiles []string `json:"conflict_files"`
+			} `json:"branches"`
+		}
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		if b.Current != "main" || len(b.Branches) != 1 || b.Branches[0].Name != "rival" || !b.Branches[0].Conflicts ||
+			!slices.Equal(b.Branches[0].Overlap, []string{"libs/util/slug.go"}) {
+			t.Errorf("branches = %s", r.Body)
+		}
+		wantAPIError(t, get(t, s.URL+"/api/v1/diff/branches?base=main", tok), 400, "invalid_argument")
+	})
+
 	post := func(token, body string, headers ...string) response {
 		return do(t, newRequest(t, http.MethodPost, s.URL+"/api/v1/diff/session", token, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, headers...)...))
 	}

@@ -19,16 +19,20 @@ import (
 	"github.com/corehq/core/internal/reviewstate"
 )
 
-// diffParams reads the diff routes' one query parameter, base, refusing
-// any other: the routes' answers depend on nothing else.
+// diffParams reads a diff route's query parameters, refusing any but
+// allowed, and each more than once: the answers depend on nothing else.
 func diffParams(r *http.Request, allowed ...string) (url.Values, error) {
+	takes := "no query parameters"
+	if len(allowed) > 0 {
+		takes = strings.Join(allowed, ", ")
+	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, apierr.BadRequest("the query string does not parse; %s takes %s", r.URL.Path, strings.Join(allowed, ", "))
+		return nil, apierr.BadRequest("the query string does not parse; %s takes %s", r.URL.Path, takes)
 	}
 	for k, v := range q {
 		if !slices.Contains(allowed, k) {
-			return nil, apierr.BadRequest("unknown query parameter %s; %s takes %s", quote.Short(k), r.URL.Path, strings.Join(allowed, ", "))
+			return nil, apierr.BadRequest("unknown query parameter %s; %s takes %s", quote.Short(k), r.URL.Path, takes)
 		}
 		if len(v) > 1 {
 			return nil, apierr.BadRequest("query parameter %s is given %d times; give it once", quote.Short(k), len(v))
@@ -181,5 +185,29 @@ func diffSessionHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway
 		}
 		w.Header().Set("ETag", diff.SessionETag(s.Version))
 		return writeJSON(w, s)
+	}
+}
+
+// diffBranchesHandler serves GET /api/v1/diff/branches: the other branches
+// that change files this change changes, and whether merging them would
+// conflict.
+func diffBranchesHandler(ws *live.Workspace) gateway.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := diffParams(r); err != nil {
+			return err
+		}
+		ch, err := diff.Read(r.Context(), ws.Root(), "")
+		if err != nil {
+			return diffError(err)
+		}
+		paths := make([]string, 0, len(ch.Files))
+		for _, f := range ch.Files {
+			paths = append(paths, f.Path)
+		}
+		b, err := diff.OtherBranches(r.Context(), ws.Root(), paths)
+		if err != nil {
+			return diffError(err)
+		}
+		return writeJSON(w, b)
 	}
 }

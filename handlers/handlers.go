@@ -85,6 +85,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("plan", planHandler(d.Workspace, d.Runner))
 	reg.Handle("diff", diffHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-patch", diffPatchHandler(d.Workspace))
+	reg.Handle("diff-branches", diffBranchesHandler(d.Workspace))
 	reg.Handle("diff-context", diffContextHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-session", diffSessionHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))

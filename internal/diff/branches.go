@@ -1,0 +1,183 @@
+package diff
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/corehq/core/internal/gitx"
+)
+
+// MaxBranches bounds the branches OtherBranches compares, the most
+// recently committed first; Branches.Checked and Cap say how many.
+const MaxBranches = 50
+
+// Branch is another branch that changes some of the same files.
+type Branch struct {
+	Name      string   `json:"name"` // "feature/x", or "origin/feature/x" for a remote-tracking one
+	Remote    bool     `json:"remote"`
+	Commit    string   `json:"commit"`
+	Subject   string   `json:"subject"`
+	Author    string   `json:"author"`
+	Date      string   `json:"date"` // of its last commit, RFC 3339
+	MergeBase string   `json:"merge_base"`
+	Overlap   []string `json:"overlap"` // files both change, relative to the workspace root
+	// Conflicts says merging the branch into this change (committed and
+	// uncommitted, untracked files aside) would conflict, by git's
+	// merge-tree; ConflictFiles are the files that would.
+	Conflicts     bool     `json:"conflicts"`
+	ConflictFiles []string `json:"conflict_files"`
+}
+
+// Branches is the body of GET /api/v1/diff/branches.
+type Branches struct {
+	Current  string   `json:"current"` // "" on a detached HEAD
+	Branches []Branch `json:"branches"`
+	Checked  int      `json:"checked"`
+	Cap      int      `json:"cap"`
+	// Note says what could not be checked (no commit yet, an old git).
+	Note string `json:"note,omitempty"`
+}
+
+// OtherBranches lists the local and remote-tracking branches that, since
+// their merge base with HEAD, change files this change changes: the files
+// given (the working tree's change, relative to root) and the commits of
+// the current branch since that merge base. Skipped: the current branch,
+// symbolic refs (origin/HEAD), and a remote-tracking branch whose local
+// twin is at the same commit.
+func OtherBranches(ctx context.Context, root string, changed []string) (Branches, error) {
+	b, err := resolve(ctx, root, "")
+	if err != nil {
+		return Branches{}, err
+	}
+	out := Branches{Current: b.Branch, Branches: []Branch{}, Cap: MaxBranches}
+	if b.Commit == "" {
+		out.Note = "HEAD has no commit yet: no branch shares history with it"
+		return out, nil
+	}
+	prefix, err := git(ctx, root, "rev-parse", "--show-prefix")
+	if err != nil {
+		return Branches{}, err
+	}
+	prefix = strings.TrimSpace(prefix)
+	refs, err := git(ctx, root, "for-each-ref", "--sort=-committerdate",
+		"--format=%(refname)%00%(symref)%00%(objectname)%00%(committerdate:iso-strict)%00%(authorname)%00%(subject)",
+		"refs/heads", "refs/remotes")
+	if err != nil {
+		return Branches{}, err
+	}
+	type ref struct{ full, name, commit, date, author, subject string }
+	var list []ref
+	local := map[string]string{} // short name -> commit
+	for _, line := range strings.Split(strings.TrimSpace(refs), "\n") {
+		f := strings.Split(line, "\x00")
+		if len(f) != 6 || f[1] != "" {
+			continue
+		}
+		r := ref{full: f[0], commit: f[2], date: f[3], author: f[4], subject: f[5]}
+		if n, ok := strings.CutPrefix(r.full, "refs/heads/"); ok {
+			r.name = n
+			local[n] = r.commit
+			if n == b.Branch {
+				continue
+			}
+		} else {
+			r.name = strings.TrimPrefix(r.full, "refs/remotes/")
+		}
+		list = append(list, r)
+	}
+	// The working tree as a commit, so that merge-tree sees uncommitted
+	// edits too (stash create writes objects only, never a ref, the index
+	// or the working tree); HEAD when nothing is uncommitted.
+	ours := b.Commit
+	if stash, err := git(ctx, root, "-c", "user.name=core", "-c", "user.email=core@localhost", "stash", "create"); err == nil && strings.TrimSpace(stash) != "" {
+		ours = strings.TrimSpace(stash)
+	}
+	mergeTree := true
+	for _, r := range list {
+		if !strings.HasPrefix(r.full, "refs/heads/") {
+			_, short, _ := strings.Cut(r.name, "/")
+			if local[short] == r.commit {
+				continue
+			}
+		}
+		if out.Checked == MaxBranches {
+			break
+		}
+		out.Checked++
+		mb, err := git(ctx, root, "merge-base", r.commit, b.Commit)
+		if err != nil {
+			continue // no shared history
+		}
+		mb = strings.TrimSpace(mb)
+		theirs, err := names(ctx, root, "diff", "--name-only", "-z", "--no-renames", "--relative", mb, r.commit, "--")
+		if err != nil {
+			return Branches{}, err
+		}
+		mine, err := names(ctx, root, "diff", "--name-only", "-z", "--no-renames", "--relative", mb, b.Commit, "--")
+		if err != nil {
+			return Branches{}, err
+		}
+		mine = append(mine, changed...)
+		var overlap []string
+		for _, f := range theirs {
+			if slices.Contains(mine, f) {
+				overlap = append(overlap, f)
+			}
+		}
+		if len(overlap) == 0 {
+			continue
+		}
+		slices.Sort(overlap)
+		br := Branch{Name: r.name, Remote: !strings.HasPrefix(r.full, "refs/heads/"), Commit: r.commit, Subject: r.subject,
+			Author: r.author, Date: r.date, MergeBase: mb, Overlap: slices.Compact(overlap), ConflictFiles: []string{}}
+		if mergeTree {
+			res, err := gitx.Run(ctx, root, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, r.commit)
+			switch {
+			case err != nil:
+				return Branches{}, err
+			case res.Exit == 1:
+				br.Conflicts = true
+				lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+				for _, l := range lines[1:] {
+					if rel, ok := strings.CutPrefix(l, prefix); ok && l != "" {
+						br.ConflictFiles = append(br.ConflictFiles, rel)
+					}
+				}
+			case res.Exit != 0:
+				// git before 2.38 has no --write-tree.
+				mergeTree = false
+				out.Note = "this git cannot check conflicts (git merge-tree --write-tree needs git 2.38 or later): " + res.Stderr
+			}
+		}
+		out.Branches = append(out.Branches, br)
+	}
+	return out, nil
+}
+
+// git runs git and returns its output; a failure names the command.
+func git(ctx context.Context, root string, args ...string) (string, error) {
+	res, err := gitx.Run(ctx, root, args...)
+	if err != nil {
+		return "", err
+	}
+	if res.Exit != 0 {
+		return "", res.Describe(args...)
+	}
+	return res.Stdout, nil
+}
+
+// names runs a git command printing NUL-separated paths.
+func names(ctx context.Context, root string, args ...string) ([]string, error) {
+	out, err := git(ctx, root, args...)
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	return list, nil
+}
