@@ -3,6 +3,7 @@
 
 import { parseGraph, type GraphData } from './model';
 import type { Flavor } from './fragment';
+import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
 
 export type ApiErrorKind = 'unauthorized' | 'client' | 'server' | 'network' | 'format';
 
@@ -169,6 +170,28 @@ export class Api {
     });
     if (!res.body) throw new ApiError('network', res.status, 'the event stream has no body');
     return res;
+  }
+
+  /** diff is GET /api/v1/diff: the annotated change and the review session. */
+  async diff(signal?: AbortSignal): Promise<ReviewPage> {
+    const res = await send(`${this.origin}/api/v1/diff`, { headers: this.headers(), signal });
+    return parsePage(await readJSON(res));
+  }
+
+  /** patch is GET /api/v1/diff/patch, the unified patch as text. */
+  async patch(signal?: AbortSignal): Promise<string> {
+    const res = await send(`${this.origin}/api/v1/diff/patch`, { headers: this.headers(), signal });
+    return res.text();
+  }
+
+  /** sessionWrite is one POST /api/v1/diff/session; the answer is the new session. */
+  async sessionWrite(body: string): Promise<ReviewSession> {
+    const res = await send(`${this.origin}/api/v1/diff/session`, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body,
+    });
+    return parseSession(await readJSON(res));
   }
 
   private async graphFrom(res: Response): Promise<GraphData> {

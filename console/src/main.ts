@@ -13,6 +13,7 @@ import { EventStream } from './events';
 import { disconnectedBanner } from './backoff';
 import { TokenStore, browserStorage } from './storage';
 import { indexProblemsView, renderIndexProblems } from './problems';
+import { ReviewView } from './review';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
@@ -38,6 +39,10 @@ const els = {
   indexProblems: byId<HTMLDetailsElement>('index-problems'),
   viewKnowledge: byId<HTMLButtonElement>('view-knowledge'),
   viewTargets: byId<HTMLButtonElement>('view-targets'),
+  viewReview: byId<HTMLButtonElement>('view-review'),
+  review: byId('review'),
+  sidebar: byId('sidebar'),
+  stage: byId('stage'),
 };
 
 const explorer = new Explorer({
@@ -162,8 +167,44 @@ els.searchForm.addEventListener('submit', (ev) => {
 
 els.diff.addEventListener('click', () => explorer.togglePaint());
 els.relayout.addEventListener('click', () => explorer.relayout());
-els.viewKnowledge.addEventListener('click', () => switchView('knowledge'));
-els.viewTargets.addEventListener('click', () => switchView('targets'));
+els.viewKnowledge.addEventListener('click', () => {
+  showReview(false);
+  switchView('knowledge');
+});
+els.viewTargets.addEventListener('click', () => {
+  showReview(false);
+  switchView('targets');
+});
+els.viewReview.addEventListener('click', () => showReview(true));
+
+// ---- the Review view (live mode) -------------------------------------------
+
+const review = new ReviewView(els.review, () => session?.api ?? null, {
+  openSymbol: (id, name) => {
+    showReview(false);
+    if (session && session.flavor !== 'knowledge') switchView('knowledge');
+    els.search.value = `symbol:${name}`;
+    activeQuery = els.search.value;
+    void liveSearch(activeQuery, false).then(() => explorer.selectAndShow(id));
+  },
+});
+
+/** showReview puts the Review view in the graph's place, or takes it away. */
+function showReview(on: boolean): void {
+  const was = !els.review.hidden;
+  show(els.review, on);
+  show(els.stage, !on);
+  show(els.sidebar, !on);
+  if (on) show(els.details, false);
+  els.viewReview.setAttribute('aria-pressed', String(on));
+  if (on) {
+    els.viewKnowledge.setAttribute('aria-pressed', 'false');
+    els.viewTargets.setAttribute('aria-pressed', 'false');
+    void review.load();
+  } else if (was && session) {
+    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
+  }
+}
 document.addEventListener('keydown', (ev) => {
   if (ev.key !== 'Escape') return;
   if (explorer.focused) explorer.setFocus(null);
@@ -449,6 +490,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   };
   session = s;
   searcher = liveSearch;
+  els.viewReview.disabled = false;
   setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
   switchView = (v) => {
     const f: Flavor = v === 'targets' ? 'targets' : 'knowledge';

@@ -1,0 +1,242 @@
+// The Review view beside the explorer (live mode only): the working tree's
+// change in reading order with role and reach badges, each file's diff
+// with uncovered lines marked and its changed symbols linked to their
+// graph nodes, the blast radius with each chain on demand, and the review
+// session (viewed marks, comments) written through POST
+// /api/v1/diff/session. Every string from the server goes in through
+// textContent (dom.h): diff lines, paths and comments are never HTML.
+
+import { h, show } from './dom';
+import { ApiError, type Api } from './api';
+import { reach, sessionOp, splitPatch, type PatchLine, type ReviewComment, type ReviewFile, type ReviewPage, type ReviewSession } from './reviewmodel';
+
+export interface ReviewHooks {
+  /** openSymbol shows a changed symbol in the knowledge graph. */
+  openSymbol(id: string, name: string): void;
+}
+
+export class ReviewView {
+  private page: ReviewPage | null = null;
+  private patches = new Map<string, PatchLine[]>();
+  private selected = '';
+  private busy = false;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly api: () => Api | null,
+    private readonly hooks: ReviewHooks,
+  ) {}
+
+  /** load fetches the page and the patch and draws them. */
+  async load(): Promise<void> {
+    const api = this.api();
+    if (api === null) return;
+    this.root.dataset.state = 'loading';
+    try {
+      const [page, patch] = await Promise.all([api.diff(), api.patch()]);
+      this.page = page;
+      this.patches = splitPatch(patch);
+      if (!page.files.some((f) => f.path === this.selected)) this.selected = page.files[0]?.path ?? '';
+      this.draw(null);
+      this.root.dataset.state = 'ready';
+    } catch (e) {
+      this.root.replaceChildren(h('p', { className: 'review-error', text: `The review cannot be shown: ${(e as Error).message}` }));
+      this.root.dataset.state = 'error';
+    }
+  }
+
+  private draw(notice: string | null): void {
+    const page = this.page;
+    if (page === null) return;
+    const files = h('ol', { className: 'review-files' });
+    for (const f of page.files) files.append(this.fileItem(f, page.session));
+    const against = page.baseRef === 'HEAD' ? 'HEAD' : `the merge base with ${page.baseRef}`;
+    const head = h(
+      'header',
+      { className: 'review-head' },
+      h('h2', { text: page.files.length === 0 ? `No change against ${against}` : `${page.files.length} changed against ${against}` }),
+      h('span', { className: 'review-session', text: sessionSummary(page.session, page.files.length) }),
+    );
+    const refresh = h('button', { type: 'button', className: 'review-refresh', text: 'Refresh', title: 'Read the working tree again' });
+    refresh.addEventListener('click', () => void this.load());
+    head.append(refresh);
+    const side = h('nav', { className: 'review-side' }, head, files, this.affected(page));
+    const main = h('section', { className: 'review-main' });
+    if (notice) main.append(h('p', { className: 'review-notice', text: notice }));
+    if (page.session.notice) main.append(h('p', { className: 'review-notice', text: page.session.notice }));
+    const f = page.files.find((x) => x.path === this.selected);
+    if (f) main.append(this.fileView(f, page.session));
+    this.root.replaceChildren(side, main);
+  }
+
+  private fileItem(f: ReviewFile, s: ReviewSession): HTMLLIElement {
+    const viewed = s.viewed.get(f.path) === f.hash && f.hash !== '';
+    const li = h(
+      'li',
+      { className: `review-file${f.path === this.selected ? ' selected' : ''}${viewed ? ' viewed' : ''}` },
+      h('button', { type: 'button', className: 'review-path', text: f.oldPath ? `${f.oldPath} → ${f.path}` : f.path, title: `${f.kind}, ${f.project || 'no project'}` }),
+      h('span', { className: `badge role-${f.role}`, text: f.role }),
+      h('span', { className: 'badge kind', text: f.kind }),
+    );
+    const r = reach(f);
+    if (r > 0) li.append(h('span', { className: 'badge reach', text: `reach ${r}`, title: `${r} files use what this file changes` }));
+    if (f.uncovered.size > 0) li.append(h('span', { className: 'badge uncovered', text: `${f.uncovered.size} uncovered` }));
+    if (viewed) li.append(h('span', { className: 'badge viewed', text: 'viewed' }));
+    li.dataset.path = f.path;
+    li.querySelector('button')!.addEventListener('click', () => {
+      this.selected = f.path;
+      this.draw(null);
+    });
+    return li;
+  }
+
+  private affected(page: ReviewPage): HTMLElement {
+    const sec = h('section', { className: 'review-affected' }, h('h3', { text: `Affects ${page.projects.length} projects, ${page.targets.length} targets` }));
+    const list = h('ul');
+    for (const r of [...page.targets, ...page.projects]) {
+      const chain = h('p', { className: 'chain', text: r.chain.join(' ← ') });
+      show(chain, false);
+      const b = h('button', { type: 'button', className: 'review-reached', text: r.id, title: 'Why is it affected?' });
+      b.addEventListener('click', () => show(chain, chain.hidden));
+      list.append(h('li', {}, b, chain));
+    }
+    sec.append(list);
+    return sec;
+  }
+
+  private fileView(f: ReviewFile, s: ReviewSession): HTMLElement {
+    const viewed = s.viewed.get(f.path) === f.hash && f.hash !== '';
+    const mark = h('input') as HTMLInputElement;
+    mark.type = 'checkbox';
+    mark.className = 'review-viewed';
+    mark.checked = viewed;
+    mark.disabled = f.hash === '';
+    mark.addEventListener('change', () => {
+      void this.write(mark.checked ? { op: 'view', path: f.path, hash: f.hash } : { op: 'unview', path: f.path });
+    });
+    const head = h(
+      'header',
+      { className: 'review-file-head' },
+      h('h3', { text: f.path }),
+      h('label', {}, mark, ' Viewed'),
+      h('span', { className: 'muted', text: f.coverageFrom ? `coverage from ${f.coverageFrom}` : 'no coverage declared' }),
+    );
+    const syms = h('ul', { className: 'review-symbols' });
+    for (const sym of f.symbols) {
+      const b = h('button', { type: 'button', className: 'review-symbol', text: `${sym.name} (${sym.kind})`, title: `Show ${sym.id} in the graph` });
+      b.addEventListener('click', () => this.hooks.openSymbol(sym.id, sym.name));
+      const used = sym.filesTotal === 0 ? 'used nowhere else' : `used by ${sym.filesTotal} file${sym.filesTotal === 1 ? '' : 's'}${sym.projects.length ? ` in ${sym.projects.join(', ')}` : ''}`;
+      syms.append(h('li', {}, b, ` ${used}`));
+    }
+    const view = h('article', { className: 'review-file-view' }, head);
+    if (f.symbols.length > 0) view.append(syms);
+    const lines = this.patches.get(f.path) ?? (f.oldPath ? this.patches.get(f.oldPath) : undefined);
+    if (f.binary || f.truncated || !lines) {
+      view.append(h('p', { className: 'muted', text: f.binary ? 'Binary file: no lines to show.' : f.truncated ? 'Too large to show.' : 'The patch of this file is not shown.' }));
+      return view;
+    }
+    const comments = s.comments.filter((c) => c.path === f.path);
+    const table = h('table', { className: 'review-diff' });
+    for (const l of lines) {
+      if (l.kind === 'meta') continue;
+      const row = h(
+        'tr',
+        { className: `line ${l.kind}${l.newNo !== undefined && f.uncovered.has(l.newNo) && l.kind === 'add' ? ' uncovered' : ''}` },
+        h('td', { className: 'no', text: l.oldNo !== undefined ? String(l.oldNo) : '' }),
+        h('td', { className: 'no new', text: l.newNo !== undefined ? String(l.newNo) : '' }),
+        h('td', { className: 'code', text: l.kind === 'hunk' ? l.text : `${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '}${l.text}` }),
+      );
+      if (l.newNo !== undefined) {
+        row.dataset.line = String(l.newNo);
+        const no = row.children[1] as HTMLElement;
+        no.title = 'Comment on this line';
+        no.addEventListener('click', () => this.commentForm(table, row, f, l));
+      }
+      table.append(row);
+      for (const c of comments.filter((c) => l.newNo !== undefined && c.line === l.newNo)) table.append(this.commentRow(c));
+    }
+    view.append(table);
+    const elsewhere = comments.filter((c) => !lines.some((l) => l.newNo === c.line));
+    for (const c of elsewhere) view.append(h('table', { className: 'review-diff' }, this.commentRow(c)));
+    return view;
+  }
+
+  private commentRow(c: ReviewComment): HTMLTableRowElement {
+    const resolve = h('button', { type: 'button', text: c.resolved ? 'Reopen' : 'Resolve' });
+    resolve.addEventListener('click', () => void this.write({ op: c.resolved ? 'reopen' : 'resolve', id: c.id }));
+    const del = h('button', { type: 'button', text: 'Delete' });
+    del.addEventListener('click', () => void this.write({ op: 'delete', id: c.id }));
+    const cell = h(
+      'td',
+      {},
+      h('div', { className: 'comment-meta', text: `${c.author.kind} ${c.author.id} · line ${c.line}${c.outdated ? ' · outdated' : ''}${c.resolved ? ' · resolved' : ''}` }),
+      h('div', { className: 'comment-body', text: c.body }),
+      resolve,
+      del,
+    );
+    cell.colSpan = 3;
+    const tr = h('tr', { className: `comment${c.resolved ? ' resolved' : ''}` }, cell);
+    tr.dataset.comment = c.id;
+    return tr;
+  }
+
+  private commentForm(table: HTMLTableElement, row: HTMLTableRowElement, f: ReviewFile, l: PatchLine): void {
+    if (table.querySelector('.comment-form')) return;
+    const text = h('textarea', { className: 'comment-input' }) as HTMLTextAreaElement;
+    text.placeholder = `Comment on line ${l.newNo}`;
+    const save = h('button', { type: 'button', className: 'comment-save', text: 'Comment' });
+    const cancel = h('button', { type: 'button', text: 'Cancel' });
+    const err = h('p', { className: 'review-error' });
+    show(err, false);
+    const cell = h('td', {}, text, save, cancel, err);
+    cell.colSpan = 3;
+    const form = h('tr', { className: 'comment-form' }, cell);
+    row.after(form);
+    text.focus();
+    cancel.addEventListener('click', () => form.remove());
+    save.addEventListener('click', () => {
+      if (text.value.trim() === '') return;
+      void this.write({ op: 'comment', path: f.path, line: l.newNo!, text: l.text, body: text.value }).then((ok) => {
+        if (!ok) {
+          // Keep what was typed: the page was read again; try again.
+          err.textContent = 'The comment was not saved (see the notice above); it is kept here, send it again.';
+          show(err, true);
+        }
+      });
+    });
+  }
+
+  /** write sends one session operation and redraws from the answer. */
+  private async write(op: Record<string, string | number>): Promise<boolean> {
+    const api = this.api();
+    const page = this.page;
+    if (api === null || page === null || this.busy) return false;
+    this.busy = true;
+    try {
+      page.session = await api.sessionWrite(sessionOp(page.session.version, op));
+      this.draw(null);
+      return true;
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (e instanceof ApiError && e.status === 409) {
+        // Someone else wrote: read again, keep the form's text.
+        const fresh = await api.diff().catch(() => null);
+        if (fresh) page.session = fresh.session;
+      }
+      const form = this.root.querySelector('.comment-form');
+      this.draw(`Not saved: ${msg}`);
+      if (form) {
+        const row = this.root.querySelector(`tr[data-line="${String(op.line ?? '')}"]`);
+        row?.after(form);
+      }
+      return false;
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+function sessionSummary(s: ReviewSession, files: number): string {
+  const open = s.comments.filter((c) => !c.resolved).length;
+  return `review of ${s.branch || 'this branch'}: ${s.comments.length} comments (${open} open), ${s.viewed.size} of ${files} viewed`;
+}
