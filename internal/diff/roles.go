@@ -12,15 +12,20 @@ import (
 // role says what a changed file is to a reviewer. The first rule that
 // holds wins, in this order:
 //
-//  1. unclaimed: no project owns it;
-//  2. generated: a declared target's outputs match it (the runner's rule);
-//  3. config: the workspace's and the toolchains' own files (configNames,
-//     configExts);
-//  4. test: the test conventions of Go, TypeScript/JavaScript and Python,
+//  1. config by name: targets.yaml, go.mod, package.json, ... (configNames),
+//     wherever they are, owned by a project or not;
+//  2. unclaimed: no project owns it;
+//  3. generated: a declared target's outputs match it (the runner's rule);
+//  4. config by extension (configExts: .yaml, .toml, ...);
+//  5. test: the test conventions of Go, TypeScript/JavaScript and Python,
 //     or a path through test/, tests/, __tests__ or testdata/;
-//  5. doc: Markdown, reStructuredText, text, or a path through docs/;
-//  6. source: everything else.
+//  6. doc: Markdown, reStructuredText, text, or a path through docs/;
+//  7. source: everything else.
 func role(ws *workspace.Workspace, project *workspace.Project, p string) string {
+	base := path.Base(p)
+	if configNames[base] {
+		return RoleConfig
+	}
 	if project == nil {
 		return RoleUnclaimed
 	}
@@ -35,10 +40,9 @@ func role(ws *workspace.Workspace, project *workspace.Project, p string) string 
 			}
 		}
 	}
-	base := path.Base(p)
 	ext := path.Ext(base)
 	switch {
-	case configNames[base] || configExts[ext]:
+	case configExts[ext]:
 		return RoleConfig
 	case isTest(p, base):
 		return RoleTest

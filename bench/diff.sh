@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Benchmarks of the diff routes against git itself (results: BENCHMARKS.md,
+# "Diff"). Two workspaces:
+#
+#   synthetic: bench/synth, 200 projects x 100 files (20k files), committed,
+#              then a 500-file change: 400 Go files edited, 50 new
+#              (untracked), 30 deleted, 20 renamed (staged);
+#   real:      core's own repository at HEAD with the working tree of an
+#              older commit (BASE_REV, default f8ea3f1) checked out over it:
+#              a real change of a few hundred files.
+#
+# For each, interleaved repetitions (medians, in ms) of:
+#   git diff HEAD                    vs  GET /api/v1/diff/patch
+#   git diff --stat HEAD             vs  GET /api/v1/diff (fully annotated)
+#   GET /api/v1/diff with If-None-Match (the 304 of a repeat), and curl of a
+#   static 304 baseline is not needed: it is the route's own cost.
+# git diff sees the tracked files only; core's answers include the untracked
+# ones as well (50 on the synthetic workspace), so core does more work.
+#
+# Usage: bench/diff.sh        Knobs: REPS=7 OUT=/tmp/core-bench-diff-out BASE_REV=f8ea3f1
+# The machine is shared and noisy: compare the ratios, which come from the
+# same run, rather than absolute times across runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPS=${REPS:-7}
+OUT=${OUT:-/tmp/core-bench-diff-out}
+BASE_REV=${BASE_REV:-f8ea3f1}
+rm -rf "$OUT" && mkdir -p "$OUT"
+repo=$(pwd)
+
+echo "machine: $(nproc) CPUs, $(go version | cut -d' ' -f3-), $(git version)"
+go build -o "$OUT/core" ./cmd/core
+
+gitq() { git -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "$@"; }
+
+# ---- the synthetic workspace --------------------------------------------
+syn="$OUT/synthetic"
+go run ./bench/synth -out "$syn" -projects 200 -files 100 -symbols 5 >/dev/null
+(
+	cd "$syn"
+	gitq init -q -b main && gitq add -A && gitq commit -qm synth
+	mapfile -t gofiles < <(git ls-files '*.go' | sort)
+	for f in "${gofiles[@]:0:400}"; do
+		printf '\n// edited by the benchmark\nvar benchEdited = 1\n' >>"$f"
+	done
+	for i in $(seq 1 50); do
+		d=projects/p$(printf %03d "$i")/benchnew
+		mkdir -p "$d" && printf 'package benchnew\n\nfunc New%d() int { return %d }\n' "$i" "$i" >"$d/new.go"
+	done
+	for f in "${gofiles[@]:400:30}"; do rm "$f"; done
+	for f in "${gofiles[@]:430:20}"; do gitq mv "$f" "${f%.go}_moved.go"; done
+)
+echo "synthetic: $(git -C "$syn" ls-files | wc -l) tracked files, $(git -C "$syn" status --porcelain | wc -l) changed paths"
+
+# ---- the real workspace ---------------------------------------------------
+real="$OUT/real"
+git clone -q "$repo" "$real"
+git -C "$real" checkout -q "$BASE_REV" -- . 2>/dev/null || true
+echo "real: core at $(git -C "$repo" rev-parse --short HEAD) with $BASE_REV's tree over it: $(git -C "$real" status --porcelain | wc -l) changed paths"
+
+ms() { python3 -c 'import sys,time; print(int(time.monotonic_ns()//1000))'; }
+median() { python3 -c 'import sys,statistics; v=[float(x) for x in sys.argv[1:]]; print(f"{statistics.median(v):.1f}")' "$@"; }
+
+bench_ws() {
+	local name=$1 ws=$2
+	local cache="$OUT/cache-$name"
+	CORE_CACHE_DIR="$cache" CORE_MCP_ADDRESS=127.0.0.1:0 "$OUT/core" --workspace "$ws" server start >"$OUT/server-$name.log" 2>"$OUT/server-$name.err" &
+	local pid=$!
+	for _ in $(seq 1 600); do
+		grep -q '^core server: serving' "$OUT/server-$name.log" && break
+		sleep 0.1
+	done
+	local url
+	url=$(grep '^core server: serving' "$OUT/server-$name.log" | awk '{print $NF}')
+	local tok
+	tok=$(CORE_CACHE_DIR="$cache" "$OUT/core" --workspace "$ws" config console token create | tail -n1)
+	local H="Authorization: Bearer $tok"
+	# Warm: the index and git's own caches.
+	curl -fsS -H "$H" "$url/api/v1/diff" -o "$OUT/$name-diff.json"
+	curl -fsS -H "$H" "$url/api/v1/diff/patch" -o "$OUT/$name.patch"
+	git -C "$ws" diff HEAD >/dev/null
+	local etag
+	etag=$(curl -fsS -D - -o /dev/null -H "$H" "$url/api/v1/diff" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+	local gd=() cp=() gs=() ca=() c304=()
+	for _ in $(seq 1 "$REPS"); do
+		t0=$(ms); git -C "$ws" diff HEAD >/dev/null; t1=$(ms); gd+=("$(( (t1 - t0) / 1000 ))")
+		t0=$(ms); curl -fsS -H "$H" "$url/api/v1/diff/patch" -o /dev/null; t1=$(ms); cp+=("$(( (t1 - t0) / 1000 ))")
+		t0=$(ms); git -C "$ws" diff --stat HEAD >/dev/null; t1=$(ms); gs+=("$(( (t1 - t0) / 1000 ))")
+		t0=$(ms); curl -fsS -H "$H" "$url/api/v1/diff" -o /dev/null; t1=$(ms); ca+=("$(( (t1 - t0) / 1000 ))")
+		t0=$(ms); code=$(curl -sS -o /dev/null -w '%{http_code}' -H "$H" -H "If-None-Match: $etag" "$url/api/v1/diff"); t1=$(ms); c304+=("$(( (t1 - t0) / 1000 ))")
+		[ "$code" = 304 ] || echo "warning: a repeat answered $code, not 304"
+	done
+	kill "$pid" && wait "$pid" 2>/dev/null || true
+	local mgd mcp mgs mca m304
+	mgd=$(median "${gd[@]}"); mcp=$(median "${cp[@]}"); mgs=$(median "${gs[@]}"); mca=$(median "${ca[@]}"); m304=$(median "${c304[@]}")
+	local files
+	files=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["files"]))' "$OUT/$name-diff.json")
+	python3 - "$name" "$files" "$mgd" "$mcp" "$mgs" "$mca" "$m304" <<'EOF'
+import sys
+name, files, gd, cp, gs, ca, c304 = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
+print(f"| {name} ({files} files in the change) | git diff {gd:.0f} ms | /diff/patch {cp:.0f} ms | **{cp/gd:.2f}x** (goal <= 1.2x) |")
+print(f"| {name} | git diff --stat {gs:.0f} ms | /diff annotated {ca:.0f} ms | **{ca/gs:.2f}x** (goal <= 3x) |")
+print(f"| {name} | | /diff repeat, 304 {c304:.0f} ms | {c304/ca:.2f}x of the full answer |")
+EOF
+}
+
+echo
+echo "| workspace | git | core | ratio |"
+echo "| --- | --- | --- | --- |"
+bench_ws synthetic "$syn"
+bench_ws real "$real"
