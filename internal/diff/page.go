@@ -37,6 +37,21 @@ type Source struct {
 
 // Page reads the change against base, annotates it and adds the session.
 func (s Source) Page(ctx context.Context, base string) (Page, error) {
+	// The session's branch is found while the change is read.
+	type loaded struct {
+		s   reviewstate.Session
+		err error
+	}
+	stored := make(chan loaded, 1)
+	go func() {
+		key, err := SessionKey(ctx, s.Root)
+		if err != nil {
+			stored <- loaded{err: err}
+			return
+		}
+		sess, err := s.Sessions.Load(key)
+		stored <- loaded{sess, err}
+	}()
 	ch, err := Read(ctx, s.Root, base)
 	if err != nil {
 		return Page{}, err
@@ -53,11 +68,11 @@ func (s Source) Page(ctx context.Context, base string) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	session, err := s.session(ctx, ch)
-	if err != nil {
-		return Page{}, err
+	l := <-stored
+	if l.err != nil {
+		return Page{}, l.err
 	}
-	return Page{Review: rev, Session: session}, nil
+	return Page{Review: rev, Session: s.view(l.s, ch)}, nil
 }
 
 // Context is the body of GET /api/v1/diff/context for symbol id.
@@ -79,16 +94,8 @@ func (s Source) symbols(ws *workspace.Workspace) IndexSymbols {
 	}}
 }
 
-// session is the branch's review state as the change now reads.
-func (s Source) session(ctx context.Context, ch Change) (reviewstate.Session, error) {
-	key, err := SessionKey(ctx, s.Root)
-	if err != nil {
-		return reviewstate.Session{}, err
-	}
-	stored, err := s.Sessions.Load(key)
-	if err != nil {
-		return reviewstate.Session{}, err
-	}
+// view is the branch's review state as the change now reads.
+func (s Source) view(stored reviewstate.Session, ch Change) reviewstate.Session {
 	hashes := make(map[string]string, len(ch.Files))
 	for _, f := range ch.Files {
 		hashes[f.Path] = f.Hash
@@ -106,7 +113,7 @@ func (s Source) session(ctx context.Context, ch Change) (reviewstate.Session, er
 			return "", false
 		}
 		return string(bytes.TrimSuffix(ls[n-1], []byte("\r"))), true
-	}), nil
+	})
 }
 
 // ETag names the page Page would return, cheaply: the change's Stamp (the
@@ -114,7 +121,7 @@ func (s Source) session(ctx context.Context, ch Change) (reviewstate.Session, er
 // code the symbol reach reads), the declared coverage files' identities
 // (outputs, usually ignored by git) and the session's version.
 func (s Source) ETag(ctx context.Context, base string) (string, error) {
-	stamp, err := Stamp(ctx, s.Root, base)
+	stamp, b, err := stampOf(ctx, s.Root, base)
 	if err != nil {
 		return "", err
 	}
@@ -129,10 +136,7 @@ func (s Source) ETag(ctx context.Context, base string) (string, error) {
 			}
 		}
 	}
-	key, err := SessionKey(ctx, s.Root)
-	if err != nil {
-		return "", err
-	}
+	key := b.sessionKey()
 	sess, err := s.Sessions.Load(key)
 	if err != nil {
 		return "", err

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/corehq/core/internal/gitx"
@@ -22,11 +25,28 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 	if err != nil {
 		return err
 	}
-	wt, err := openWorktree(ctx, root)
-	if err != nil {
-		return err
-	}
-	defer wt.close()
+	// The untracked files are found, indexed and diffed (into a file
+	// beside their private index) while git diffs the tracked ones; their
+	// part of the patch follows.
+	var u *untracked
+	var uerr, perr error // finding them; diffing them
+	var upatch string
+	found := make(chan struct{})
+	diffed := make(chan struct{})
+	go func() {
+		defer close(diffed)
+		u, uerr = findUntracked(ctx, root)
+		close(found)
+		if uerr == nil {
+			upatch, perr = u.patchToFile(ctx, b.empty)
+		}
+	}()
+	defer func() {
+		<-diffed
+		if u != nil {
+			u.close()
+		}
+	}()
 
 	// git's raw records come first and name the files exactly (-z); the
 	// patch follows. A large file found among them means a second run
@@ -34,8 +54,7 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 	// rename detection had read it.
 	var large []File
 	for attempt := 0; ; attempt++ {
-		args := []string{"-z", "--raw", "--patch"}
-		cmd := wt.diff(ctx, b.tree, args...)
+		cmd := trackedDiff(ctx, root, b.tree, "-z", "--raw", "--patch")
 		for _, f := range large {
 			cmd.Args = append(cmd.Args, ":(exclude,literal)"+f.Path)
 		}
@@ -50,15 +69,16 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 		}
 		br := bufio.NewReaderSize(out, 64<<10)
 		files, rerr := readRaw(br)
-		if found := largeFiles(root, files); rerr == nil && attempt == 0 && len(found) > 0 {
-			large = found
+		if more := largeFiles(root, files); rerr == nil && attempt == 0 && len(more) > 0 {
+			large = more
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			continue
 		}
-		werr := rerr
+		<-found
+		werr := errors.Join(rerr, uerr)
 		if werr == nil {
-			werr = writeNotes(w, large, b.Commit)
+			werr = writeNotes(w, append(large, u.large...), b.Commit)
 		}
 		if werr == nil {
 			_, werr = br.WriteTo(w)
@@ -72,8 +92,45 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 			}
 			return gitx.Result{Stderr: strings.TrimSpace(stderr.String()), Exit: cmd.ProcessState.ExitCode()}.Describe("diff", b.tree)
 		}
-		return werr
+		if werr != nil {
+			return werr
+		}
+		<-diffed
+		if perr != nil || upatch == "" {
+			return perr
+		}
+		f, err := os.Open(upatch)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
 	}
+}
+
+// patchToFile writes the untracked files' patch to a file in the private
+// index's directory and returns its path ("" when there are none).
+func (u *untracked) patchToFile(ctx context.Context, empty string) (string, error) {
+	cmd := u.diff(ctx, empty, "--patch")
+	if cmd == nil {
+		return "", nil
+	}
+	name := filepath.Join(u.dir, "untracked.patch")
+	f, err := os.Create(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	cmd.Stdout = f
+	res, err := gitx.Exec(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	if res.Exit != 0 {
+		return "", res.Describe("diff", "(untracked files)")
+	}
+	return name, f.Close()
 }
 
 // readRaw reads the raw records at the head of git's output and the NUL

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,42 +27,46 @@ func Read(ctx context.Context, root, base string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	w, err := openWorktree(ctx, root)
-	if err != nil {
+	// Tracked and untracked files are diffed side by side (see untracked).
+	args := []string{"-z", "--raw", "--numstat", "--patch", "--unified=0"}
+	var u *untracked
+	var ufiles []File
+	var uerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if u, uerr = findUntracked(ctx, root); uerr == nil {
+			if cmd := u.diff(ctx, b.empty, args...); cmd != nil {
+				ufiles, uerr = runDiff(ctx, cmd, b.empty)
+			}
+		}
+	}()
+	files, terr := runDiff(ctx, trackedDiff(ctx, root, b.tree, args...), b.tree)
+	<-done
+	if u != nil {
+		defer u.close()
+	}
+	if err := errors.Join(terr, uerr); err != nil {
 		return Change{}, err
 	}
-	defer w.close()
 
-	cmd := w.diff(ctx, b.tree, "-z", "--raw", "--numstat", "--patch", "--unified=0")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return Change{}, err
+	// A file removed from the index but still on disk (git rm --cached)
+	// is both a deletion of the tracked side and an untracked new file:
+	// it is shown once, as the untracked file it now is.
+	for i := range ufiles {
+		ufiles[i].Untracked = true
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return Change{}, gitStartError(err)
+	ufiles = append(ufiles, u.large...)
+	fresh := make(map[string]bool, len(ufiles))
+	for _, f := range ufiles {
+		fresh[f.Path] = true
 	}
-	files, perr := parseDiff(out)
-	if perr != nil {
-		// Let git finish so its process does not block on a full pipe.
-		_ = cmd.Process.Kill()
-	}
-	werr := cmd.Wait()
-	if ctx.Err() != nil {
-		return Change{}, ctx.Err()
-	}
-	if perr != nil {
-		return Change{}, perr
-	}
-	if werr != nil {
-		return Change{}, gitx.Result{Stderr: strings.TrimSpace(stderr.String()), Exit: cmd.ProcessState.ExitCode()}.Describe("diff", b.tree)
-	}
+	files = slices.DeleteFunc(files, func(f File) bool { return f.Kind == KindDeleted && fresh[f.Path] })
+	files = append(files, ufiles...)
 
 	for i := range files {
 		f := &files[i]
-		f.Untracked = f.Kind == KindAdded && w.untracked[f.Path]
-		if tooLarge(root, *f) {
+		if !f.Truncated && tooLarge(root, *f) {
 			// git shows a file over TruncateAt as binary, except when rename
 			// detection has read it whole; either way its hunks are left
 			// out and Truncated says why.
@@ -80,6 +85,33 @@ func Read(ctx context.Context, root, base string) (Change, error) {
 		files = []File{}
 	}
 	return Change{Base: b.Base, Files: files}, nil
+}
+
+// runDiff runs a git diff of the combined form parseDiff reads.
+func runDiff(ctx context.Context, cmd *exec.Cmd, tree string) ([]File, error) {
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, gitStartError(err)
+	}
+	files, perr := parseDiff(out)
+	if perr != nil {
+		_ = cmd.Process.Kill() // it may be blocked on a full pipe
+	}
+	werr := cmd.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case perr != nil:
+		return nil, perr
+	case werr != nil:
+		return nil, gitx.Result{Stderr: strings.TrimSpace(stderr.String()), Exit: cmd.ProcessState.ExitCode()}.Describe("diff", tree)
+	}
+	return files, nil
 }
 
 // hashFiles sets each present file's Hash: the blob id git would give its

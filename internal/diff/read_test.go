@@ -403,3 +403,15 @@ func TestAnEditInTheSecondOfTheCommitIsSeen(t *testing.T) {
 		r.commit("d" + string(rune('0'+i)))
 	}
 }
+
+func TestAFileTakenOutOfTheIndexIsShownOnceAsUntracked(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "one\n")
+	r.write("b.txt", "two\n")
+	r.commit("init")
+	r.git("rm", "-q", "--cached", "a.txt")
+	ch := r.read("")
+	if len(ch.Files) != 1 || ch.Files[0].Path != "a.txt" || !ch.Files[0].Untracked || ch.Files[0].Kind != KindAdded {
+		t.Errorf("files = %+v", ch.Files)
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/gitx"
 )
@@ -21,34 +23,48 @@ import (
 // nanosecond with the same size would not change it; git's own index has
 // the same blind spot.)
 func Stamp(ctx context.Context, root, base string) (string, error) {
+	stamp, _, err := stampOf(ctx, root, base)
+	return stamp, err
+}
+
+// stampOf is Stamp with the base it resolved. The index's path and the
+// repository's top, and git status, are asked for at once.
+func stampOf(ctx context.Context, root, base string) (string, resolved, error) {
 	b, err := resolve(ctx, root, base)
 	if err != nil {
-		return "", err
+		return "", resolved{}, err
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "base %s %s %s\n", b.Ref, b.Commit, b.Branch)
-	if head, err := revParse(ctx, root, "HEAD"); err == nil {
-		fmt.Fprintf(h, "head %s\n", head)
-	}
-	if idx, err := gitx.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-path", "index"); err == nil && idx.Exit == 0 {
-		statInto(h, "index", idx.Text())
-	}
-	top, err := gitx.Run(ctx, root, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", err
-	}
-	st, err := gitx.Run(ctx, root, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none", "--", ".")
-	if err != nil {
-		return "", err
+	var paths, st gitx.Result
+	var errPaths, errSt error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		paths, errPaths = gitx.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel")
+	}()
+	go func() {
+		defer wg.Done()
+		st, errSt = gitx.Run(ctx, root, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none", "--", ".")
+	}()
+	wg.Wait()
+	if err := errors.Join(errPaths, errSt); err != nil {
+		return "", resolved{}, err
 	}
 	if st.Exit != 0 {
-		return "", st.Describe("status", "--porcelain=v2")
+		return "", resolved{}, st.Describe("status", "--porcelain=v2")
 	}
+	lines := strings.Split(paths.Text(), "\n")
+	if paths.Exit != 0 || len(lines) != 2 {
+		return "", resolved{}, paths.Describe("rev-parse", "--git-path", "index", "--show-toplevel")
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "base %s %s %s head %s\n", b.Ref, b.Commit, b.Branch, b.head)
+	statInto(h, "index", lines[0])
 	h.Write([]byte(st.Stdout))
 	for _, p := range statusPaths(st.Stdout) {
-		statInto(h, p, filepath.Join(top.Text(), filepath.FromSlash(p)))
+		statInto(h, p, filepath.Join(lines[1], filepath.FromSlash(p)))
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32], nil
+	return hex.EncodeToString(h.Sum(nil))[:32], b, nil
 }
 
 func statInto(h hash.Hash, name, path string) {

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/quote"
@@ -31,32 +31,67 @@ func (e *BaseError) Error() string {
 // against (tree: a commit, or the empty tree before the first commit).
 type resolved struct {
 	Base
-	tree string
+	tree  string
+	empty string // the empty tree
+	head  string // HEAD's commit, "" before the first
+}
+
+// sessionKey names the review session of the working tree: the current
+// branch (even before its first commit), or "detached@<12 hex digits>".
+func (r resolved) sessionKey() string {
+	if r.Branch != "" {
+		return r.Branch
+	}
+	return "detached@" + r.head[:min(12, len(r.head))]
+}
+
+// emptyTrees are the ids of the empty tree by the repository's hash.
+var emptyTrees = map[string]string{
+	"sha1":   "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+	"sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
 }
 
 // resolve finds the commit a change is measured against: HEAD for base ""
-// or "HEAD", else the merge base of base and HEAD.
+// or "HEAD", else the merge base of base and HEAD. Its three questions to
+// git are asked at once: each is a process, and they add up.
 func resolve(ctx context.Context, root, base string) (resolved, error) {
-	inside, err := gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree")
-	if err != nil {
+	var inside, head, branch gitx.Result
+	var errInside, errHead, errBranch error
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format")
+	}()
+	go func() {
+		defer wg.Done()
+		head, errHead = gitx.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	}()
+	go func() {
+		defer wg.Done()
+		branch, errBranch = gitx.Run(ctx, root, "symbolic-ref", "--quiet", "--short", "HEAD")
+	}()
+	wg.Wait()
+	if err := errors.Join(errInside, errHead, errBranch); err != nil {
 		return resolved{}, err
 	}
-	if inside.Exit != 0 || inside.Text() != "true" {
+	facts := strings.Fields(inside.Stdout)
+	if inside.Exit != 0 || len(facts) != 2 || facts[0] != "true" {
 		return resolved{}, ErrNotRepository
 	}
-	head, err := revParse(ctx, root, "HEAD^{commit}")
-	if err != nil {
-		return resolved{}, err
-	}
 	var r resolved
-	if b, err := gitx.Run(ctx, root, "symbolic-ref", "--quiet", "--short", "HEAD"); err != nil {
-		return resolved{}, err
-	} else if b.Exit == 0 {
-		r.Branch = b.Text()
+	r.empty = emptyTrees[facts[1]]
+	if branch.Exit == 0 {
+		r.Branch = branch.Text()
 	}
+	headCommit := ""
+	if head.Exit == 0 {
+		headCommit = head.Text()
+	}
+	r.head = headCommit
 	switch base {
 	case "", "HEAD":
-		r.Ref, r.Commit, r.tree = "HEAD", head, head
+		r.Ref, r.Commit, r.tree = "HEAD", headCommit, headCommit
 	default:
 		if strings.HasPrefix(base, "-") || strings.ContainsAny(base, "\x00\n") {
 			return resolved{}, &BaseError{Ref: base, Reason: "is not a ref name: pass a branch, tag or commit"}
@@ -68,10 +103,10 @@ func resolve(ctx context.Context, root, base string) (resolved, error) {
 		if commit == "" {
 			return resolved{}, &BaseError{Ref: base, Reason: "is not a commit in this repository: pass a branch, tag or commit that exists (git fetch it first if it is remote)"}
 		}
-		if head == "" {
+		if headCommit == "" {
 			return resolved{}, &BaseError{Ref: base, Reason: "has no merge base with HEAD, which has no commit yet: commit once, or leave base out"}
 		}
-		mb, err := gitx.Run(ctx, root, "merge-base", "--end-of-options", commit, head)
+		mb, err := gitx.Run(ctx, root, "merge-base", "--end-of-options", commit, headCommit)
 		if err != nil {
 			return resolved{}, err
 		}
@@ -80,17 +115,11 @@ func resolve(ctx context.Context, root, base string) (resolved, error) {
 		}
 		r.Ref, r.Commit, r.tree, r.MergeBase = base, mb.Text(), mb.Text(), mb.Text() != commit
 	}
+	if r.empty == "" {
+		return resolved{}, fmt.Errorf("the repository's object format %q is not one core knows (sha1, sha256)", facts[1])
+	}
 	if r.tree == "" {
-		// No commit yet: everything is added, against the empty tree of
-		// the repository's hash function.
-		t, err := gitx.Run(ctx, root, "hash-object", "-t", "tree", "/dev/null")
-		if err != nil {
-			return resolved{}, err
-		}
-		if t.Exit != 0 {
-			return resolved{}, t.Describe("hash-object", "-t", "tree", "/dev/null")
-		}
-		r.tree = t.Text()
+		r.tree = r.empty // no commit yet: everything is added
 	}
 	return r, nil
 }
@@ -108,42 +137,28 @@ func revParse(ctx context.Context, root, rev string) (string, error) {
 	return res.Text(), nil
 }
 
-// worktree is the working tree seen through a private copy of the index
-// in which every untracked file (not ignored) is marked intent-to-add, so
-// that one git diff shows staged, unstaged and untracked changes together.
-// The repository's own index and working tree are never written.
-type worktree struct {
-	root      string
-	dir       string // holds the index copy
-	index     string
-	untracked map[string]bool // paths relative to root
+// untracked is the working tree's untracked files (not ignored) as git
+// can diff them: a private index, made for the purpose, that holds only
+// them, marked intent-to-add. Diffed against the empty tree it shows each
+// as a new file, while the tracked files are diffed with the repository's
+// own index, which is never written; the two run side by side.
+type untracked struct {
+	root  string
+	dir   string // holds the private index
+	index string
+	paths map[string]bool // relative to root, git's order
+	list  []string
+	large []File // over TruncateAt: left out of the index, listed as truncated
 }
 
-// openWorktree copies the index and adds the untracked files to the copy.
-func openWorktree(ctx context.Context, root string) (*worktree, error) {
-	gitIndex, err := gitx.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return nil, err
-	}
-	if gitIndex.Exit != 0 {
-		return nil, gitIndex.Describe("rev-parse", "--git-path", "index")
-	}
-	dir, err := os.MkdirTemp("", "core-diff-")
-	if err != nil {
-		return nil, err
-	}
-	w := &worktree{root: root, dir: dir, index: filepath.Join(dir, "index"), untracked: map[string]bool{}}
-	if err := copyFile(gitIndex.Text(), w.index); err != nil && !errors.Is(err, os.ErrNotExist) {
-		w.close()
-		return nil, fmt.Errorf("copy the git index: %w", err)
-	}
+// findUntracked lists the untracked files and indexes them privately.
+func findUntracked(ctx context.Context, root string) (*untracked, error) {
+	u := &untracked{root: root, paths: map[string]bool{}}
 	others, err := gitx.Run(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
-		w.close()
 		return nil, err
 	}
 	if others.Exit != 0 {
-		w.close()
 		return nil, others.Describe("ls-files", "--others")
 	}
 	var list bytes.Buffer
@@ -153,69 +168,69 @@ func openWorktree(ctx context.Context, root string) (*worktree, error) {
 		if p == "" || strings.HasSuffix(p, "/") {
 			continue
 		}
-		w.untracked[p] = true
+		u.paths[p] = true
+		if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil && st.Mode().IsRegular() && st.Size() > TruncateAt {
+			u.large = append(u.large, File{Path: p, Kind: KindAdded, NewMode: "100644", Untracked: true, Truncated: true, Hunks: []Hunk{}})
+			continue
+		}
+		u.list = append(u.list, p)
 		list.WriteString(p)
 		list.WriteByte(0)
 	}
-	if len(w.untracked) > 0 {
-		cmd := w.git(ctx, "--literal-pathspecs", "add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")
-		cmd.Stdin = &list
-		res, err := gitx.Exec(ctx, cmd)
-		if err != nil {
-			w.close()
-			return nil, err
-		}
-		if res.Exit != 0 {
-			w.close()
-			return nil, res.Describe("add", "--intent-to-add")
-		}
+	if len(u.list) == 0 {
+		return u, nil
 	}
-	return w, nil
+	if u.dir, err = os.MkdirTemp("", "core-diff-"); err != nil {
+		return nil, err
+	}
+	u.index = filepath.Join(u.dir, "index")
+	cmd := u.git(ctx, "--literal-pathspecs", "add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")
+	cmd.Stdin = &list
+	res, err := gitx.Exec(ctx, cmd)
+	if err != nil {
+		u.close()
+		return nil, err
+	}
+	if res.Exit != 0 {
+		u.close()
+		return nil, res.Describe("add", "--intent-to-add")
+	}
+	return u, nil
 }
 
 // git is a git command that reads the private index.
-func (w *worktree) git(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := gitx.Command(ctx, w.root, args...)
-	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+w.index)
+func (u *untracked) git(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := gitx.Command(ctx, u.root, args...)
+	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+u.index)
 	return cmd
 }
 
-// diff is `git diff` of the working tree against tree with the options
-// every reader of the change shares: renames found, files over TruncateAt
-// shown as binary (git's core.bigFileThreshold), paths relative to root.
-func (w *worktree) diff(ctx context.Context, tree string, args ...string) *exec.Cmd {
-	full := []string{"-c", "core.bigFileThreshold=" + strconv.Itoa(TruncateAt), "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--relative"}
-	full = append(full, args...)
-	full = append(full, tree, "--")
-	return w.git(ctx, full...)
+func (u *untracked) close() {
+	if u.dir != "" {
+		_ = os.RemoveAll(u.dir)
+	}
 }
 
-func (w *worktree) close() { _ = os.RemoveAll(w.dir) }
+// diffArgs are the options every reader of the change gives git diff:
+// renames found, files over TruncateAt shown as binary (git's
+// core.bigFileThreshold), paths relative to root, then tree.
+func diffArgs(tree string, args ...string) []string {
+	full := []string{"-c", "core.bigFileThreshold=" + strconv.Itoa(TruncateAt), "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--relative"}
+	full = append(full, args...)
+	return append(full, tree, "--")
+}
 
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
+// trackedDiff is git diff of the tracked files against tree, through the
+// repository's own index (read, never written: GIT_OPTIONAL_LOCKS=0).
+func trackedDiff(ctx context.Context, root, tree string, args ...string) *exec.Cmd {
+	return gitx.Command(ctx, root, diffArgs(tree, args...)...)
+}
+
+// diff is git diff of the untracked files: new files against the empty
+// tree; nil when there are none.
+func (u *untracked) diff(ctx context.Context, empty string, args ...string) *exec.Cmd {
+	if len(u.list) == 0 {
+		return nil
 	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	// The copy keeps the index's modification time: git trusts a cached
-	// stat only for files older than the index (its "racy git" rule), and
-	// a copy made now would make a file edited in the same second as the
-	// last commit look unchanged.
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	return os.Chtimes(to, st.ModTime(), st.ModTime())
+	return u.git(ctx, diffArgs(empty, args...)...)
 }
