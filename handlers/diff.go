@@ -76,11 +76,7 @@ func diffHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway.Handle
 		if err != nil {
 			return diffError(err)
 		}
-		h := w.Header()
-		h.Set("Cache-Control", "no-cache")
-		if etagMatches(r.Header.Get("If-None-Match"), etag) {
-			h.Set("ETag", etag)
-			w.WriteHeader(http.StatusNotModified)
+		if notModified(w, r, etag) {
 			return nil
 		}
 		page, err := src.Page(r.Context(), q.Get("base"))
@@ -91,6 +87,7 @@ func diffHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway.Handle
 		if err != nil {
 			return err
 		}
+		h := w.Header()
 		h.Set("ETag", etag)
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
@@ -113,13 +110,10 @@ func diffPatchHandler(ws *live.Workspace) gateway.HandlerFunc {
 			return diffError(err)
 		}
 		etag := `"patch-` + stamp + `"`
-		h := w.Header()
-		h.Set("Cache-Control", "no-cache")
-		if etagMatches(r.Header.Get("If-None-Match"), etag) {
-			h.Set("ETag", etag)
-			w.WriteHeader(http.StatusNotModified)
+		if notModified(w, r, etag) {
 			return nil
 		}
+		h := w.Header()
 		h.Set("ETag", etag)
 		h.Set("Content-Type", "text/x-diff; charset=utf-8")
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -210,4 +204,16 @@ func diffBranchesHandler(ws *live.Workspace) gateway.HandlerFunc {
 		}
 		return writeJSON(w, b)
 	}
+}
+
+// notModified answers 304 when the request already holds etag, and marks
+// every answer as one to revalidate (Cache-Control: no-cache).
+func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
+	w.Header().Set("Cache-Control", "no-cache")
+	if !etagMatches(r.Header.Get("If-None-Match"), etag) {
+		return false
+	}
+	w.Header().Set("ETag", etag)
+	w.WriteHeader(http.StatusNotModified)
+	return true
 }

@@ -26,49 +26,16 @@ const maxPatchLine = 64 << 10
 // parseDiff reads the stream described above into files.
 func parseDiff(r io.Reader) ([]File, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var files []File
-	// Raw records, up to the first token that is not one.
-	var pending string // a numstat token read while looking for raw ones
-	for {
-		tok, err := readToken(br)
-		if err == io.EOF && tok == "" {
-			return files, nil
-		}
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		if !strings.HasPrefix(tok, ":") {
-			pending = tok
-			break
-		}
-		f, err := parseRaw(tok)
-		if err != nil {
-			return nil, err
-		}
-		if f.Path, err = readPath(br); err != nil {
-			return nil, err
-		}
-		if f.Kind == KindRenamed || f.Kind == kindCopied {
-			f.OldPath = f.Path
-			if f.Path, err = readPath(br); err != nil {
-				return nil, err
-			}
-			if f.Kind == kindCopied {
-				f.Kind, f.OldPath = KindAdded, ""
-			}
-		}
-		files = append(files, f)
+	files, err := readRaw(br)
+	if err != nil {
+		return nil, err
 	}
 	// Numstat records, one per file.
 	for i := range files {
-		tok := pending
-		if i > 0 || tok == "" {
-			var err error
-			if tok, err = readToken(br); err != nil {
-				return nil, fmt.Errorf("git diff: numstat record %d: %w", i+1, err)
-			}
+		tok, err := readToken(br)
+		if err != nil {
+			return nil, fmt.Errorf("git diff: numstat record %d: %w", i+1, err)
 		}
-		pending = ""
 		added, rest, ok1 := strings.Cut(tok, "\t")
 		deleted, path, ok2 := strings.Cut(rest, "\t")
 		if !ok1 || !ok2 {
@@ -109,6 +76,44 @@ func parseDiff(r io.Reader) ([]File, error) {
 		if f.Kind == KindModified && f.OldMode != f.NewMode && f.Added == 0 && f.Deleted == 0 && len(f.Hunks) == 0 && !f.Binary {
 			f.Kind = KindMode
 		}
+	}
+	return files, nil
+}
+
+// readRaw reads the raw records at the head of git's output (-z), and the
+// NUL that follows them when a patch does (with --numstat, the numstat
+// records follow instead), leaving br at what comes next. A copy (git's C
+// status, from --find-copies only) is shown as an added file.
+func readRaw(br *bufio.Reader) ([]File, error) {
+	var files []File
+	for {
+		if first, err := br.Peek(1); err != nil || first[0] != ':' {
+			break
+		}
+		tok, err := readToken(br)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parseRaw(tok)
+		if err != nil {
+			return nil, err
+		}
+		if f.Path, err = readPath(br); err != nil {
+			return nil, err
+		}
+		if f.Kind == KindRenamed || f.Kind == kindCopied {
+			f.OldPath = f.Path
+			if f.Path, err = readPath(br); err != nil {
+				return nil, err
+			}
+			if f.Kind == kindCopied {
+				f.Kind, f.OldPath = KindAdded, ""
+			}
+		}
+		files = append(files, f)
+	}
+	if b, err := br.Peek(1); err == nil && b[0] == 0 {
+		_, _ = br.ReadByte()
 	}
 	return files, nil
 }

@@ -133,38 +133,6 @@ func (u *untracked) patchToFile(ctx context.Context, empty string) (string, erro
 	return name, f.Close()
 }
 
-// readRaw reads the raw records at the head of git's output and the NUL
-// that ends them, leaving br at the patch.
-func readRaw(br *bufio.Reader) ([]File, error) {
-	var files []File
-	for {
-		if first, err := br.Peek(1); err != nil || first[0] != ':' {
-			break
-		}
-		tok, err := readToken(br)
-		if err != nil {
-			return nil, err
-		}
-		f, err := parseRaw(tok)
-		if err != nil {
-			return nil, err
-		}
-		if f.Path, err = readPath(br); err != nil {
-			return nil, err
-		}
-		if f.Kind == KindRenamed || f.Kind == kindCopied {
-			if f.Path, err = readPath(br); err != nil {
-				return nil, err
-			}
-		}
-		files = append(files, f)
-	}
-	if b, err := br.Peek(1); err == nil && b[0] == 0 {
-		_, _ = br.ReadByte()
-	}
-	return files, nil
-}
-
 func largeFiles(root string, files []File) []File {
 	var large []File
 	for _, f := range files {

@@ -216,7 +216,7 @@ func goEnds(src []byte) map[string]int {
 		case *ast.FuncDecl:
 			name := d.Name.Name
 			if d.Recv != nil && len(d.Recv.List) == 1 {
-				if r := recvName(d.Recv.List[0].Type); r != "" {
+				if r := parse.ReceiverType(d.Recv.List[0].Type); r != "" {
 					name = r + "." + name
 				}
 			}
@@ -235,25 +235,6 @@ func goEnds(src []byte) map[string]int {
 		}
 	}
 	return out
-}
-
-func recvName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
-	}
 }
 
 // readBounded reads a regular file of at most TruncateAt bytes.

@@ -54,7 +54,7 @@ func parseGoParser(path string, src []byte) FileRecord {
 			name := d.Name.Name
 			kind := "func"
 			if d.Recv != nil && len(d.Recv.List) > 0 {
-				if recv := receiverType(d.Recv.List[0].Type); recv != "" {
+				if recv := ReceiverType(d.Recv.List[0].Type); recv != "" {
 					name, kind = recv+"."+name, "method"
 				}
 			}
@@ -103,8 +103,9 @@ func parseGoParser(path string, src []byte) FileRecord {
 	return rec
 }
 
-// receiverType names the type of a method receiver: T, *T, T[P], *T[P].
-func receiverType(e ast.Expr) string {
+// ReceiverType names the type of a method receiver: T, *T, T[P], *T[P]
+// (the review's symbol spans name methods the same way).
+func ReceiverType(e ast.Expr) string {
 	for {
 		switch t := e.(type) {
 		case *ast.StarExpr:
