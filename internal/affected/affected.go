@@ -80,6 +80,7 @@ type Reasons struct {
 type step struct {
 	parent string
 	reason string
+	file   string // the changed file a chain starts from (seeds only)
 }
 
 // Project is the chain that makes project name affected, from the project
@@ -92,6 +93,17 @@ func (r Reasons) Project(name string) []string { return r.chain("p:" + name) }
 // "depends on mathx:build", "input libs/mathx/mathx.go changed"]; nil
 // when it is not affected.
 func (r Reasons) Target(id string) []string { return r.chain("t:" + id) }
+
+// ByFile counts, per changed file, the affected projects and targets whose
+// chain starts from it: what each file reaches, with every node counted
+// once (for the file its shortest chain names).
+func (r Reasons) ByFile() map[string]int {
+	out := map[string]int{}
+	for _, st := range r.why {
+		out[st.file]++
+	}
+	return out
+}
 
 func (r Reasons) chain(key string) []string {
 	if _, ok := r.why[key]; !ok {
@@ -117,7 +129,13 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 	var queue []string // "p:<project>" or "t:<target id>", first in first out
 	reach := func(key, parent, reason string) {
 		if _, seen := why[key]; !seen {
-			why[key] = step{parent: parent, reason: reason}
+			why[key] = step{parent: parent, reason: reason, file: why[parent].file}
+			queue = append(queue, key)
+		}
+	}
+	seed := func(key, file, reason string) {
+		if _, seen := why[key]; !seen {
+			why[key] = step{reason: reason, file: file}
 			queue = append(queue, key)
 		}
 	}
@@ -130,14 +148,14 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 			}
 			for _, t := range p.Targets {
 				if runner.InputMatch(t, rel) {
-					reach("t:"+t.ID(), "", "input "+f+" changed")
+					seed("t:"+t.ID(), f, "input "+f+" changed")
 				}
 			}
 		}
 	}
 	for _, f := range files {
 		if owner := owners.Of(f); owner != nil {
-			reach("p:"+owner.Name, "", "owns "+f+", which changed")
+			seed("p:"+owner.Name, f, "owns "+f+", which changed")
 		}
 	}
 

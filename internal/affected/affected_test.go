@@ -337,3 +337,18 @@ func TestExplainGivesTheShortestChainBackToAChangedFile(t *testing.T) {
 		}
 	}
 }
+
+func TestByFileCountsEachNodeForTheFileItsChainStartsFrom(t *testing.T) {
+	ws, err := workspace.Parse("targets.yaml", []byte(fixtureYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, why := Explain(ws, []string{"libs/util/util.go", "web/index.js"})
+	by := why.ByFile()
+	if by["libs/util/util.go"]+by["web/index.js"] != len(set.Projects)+len(set.Targets) {
+		t.Errorf("by file = %v, for %d nodes", by, len(set.Projects)+len(set.Targets))
+	}
+	if by["web/index.js"] != 2 { // web and web:build
+		t.Errorf("web/index.js reaches %d nodes, want 2", by["web/index.js"])
+	}
+}

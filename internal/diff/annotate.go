@@ -63,15 +63,14 @@ func Annotate(ctx context.Context, ws *workspace.Workspace, root string, ch Chan
 		}
 		rev.Files = append(rev.Files, rf)
 	}
-	order(rev.Files, func(p string) int {
-		s, _ := affected.Explain(ws, []string{p})
-		return len(s.Projects) + len(s.Targets)
-	})
+	byFile := why.ByFile()
+	order(rev.Files, func(p string) int { return byFile[p] })
 	return rev, nil
 }
 
-// order sorts files for reading: the widest reach first (what the file
-// alone affects, then how many files use the symbols it changes), each
+// order sorts files for reading: the widest reach first (the affected
+// nodes whose shortest chain starts at the file, then how many files use
+// the symbols it changes), each
 // test right after the file it tests when that file changed too, and
 // generated files last; ties by path.
 func order(files []ReviewFile, radius func(path string) int) {

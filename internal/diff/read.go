@@ -3,13 +3,21 @@ package diff
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/gitx"
 )
@@ -77,9 +85,7 @@ func Read(ctx context.Context, root, base string) (Change, error) {
 			f.Hunks = []Hunk{}
 		}
 	}
-	if err := hashFiles(ctx, root, files); err != nil {
-		return Change{}, err
-	}
+	hashFiles(ctx, root, b.format, files)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	if files == nil {
 		files = []File{}
@@ -114,51 +120,59 @@ func runDiff(ctx context.Context, cmd *exec.Cmd, tree string) ([]File, error) {
 	return files, nil
 }
 
-// hashFiles sets each present file's Hash: the blob id git would give its
-// working-tree content (filters applied), in one git process. A path with
-// a newline cannot be named on hash-object's input and keeps "".
-func hashFiles(ctx context.Context, root string, files []File) error {
-	if abs, err := filepath.Abs(root); err == nil {
-		root = abs
+// hashFiles sets each regular file's Hash: the id git gives a blob of its
+// working-tree bytes as they are (no clean filter applied), computed here,
+// in parallel, rather than by a git process. Deleted files, symlinks and
+// submodules keep "": a viewed mark on them never sticks, the safe side.
+func hashFiles(ctx context.Context, root, format string, files []File) {
+	newHash := sha1.New
+	if format == "sha256" {
+		newHash = sha256.New
 	}
-	var list bytes.Buffer
-	var which []int
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				files[i].Hash = blobID(newHash, filepath.Join(root, filepath.FromSlash(files[i].Path)))
+			}
+		}()
+	}
 	for i, f := range files {
-		if f.Kind == KindDeleted || f.Kind == KindSubmodule || strings.ContainsAny(root+f.Path, "\n\r") {
-			continue
+		if ctx.Err() != nil {
+			break
 		}
-		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Path)))
-		if err != nil || !st.Mode().IsRegular() {
-			// A symlink or something else: no content hash (a viewed
-			// mark on it then never sticks, which is the safe side).
-			continue
+		if f.Kind != KindDeleted && f.Kind != KindSubmodule {
+			work <- i
 		}
-		// Absolute: hash-object reads its paths from the repository's top,
-		// not from root.
-		list.WriteString(filepath.Join(root, filepath.FromSlash(f.Path)))
-		list.WriteByte('\n')
-		which = append(which, i)
 	}
-	if len(which) == 0 {
-		return nil
+	close(work)
+	wg.Wait()
+}
+
+// blobID is git's object id of a blob holding the regular file at p
+// ("" for anything else, or a file that cannot be read).
+func blobID(newHash func() hash.Hash, p string) string {
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		return "" // a symlink's blob is its target's name, not its content
 	}
-	cmd := gitx.Command(ctx, root, "hash-object", "--stdin-paths")
-	cmd.Stdin = &list
-	res, err := gitx.Exec(ctx, cmd)
+	f, err := os.Open(p)
 	if err != nil {
-		return err
+		return ""
 	}
-	if res.Exit != 0 {
-		return res.Describe("hash-object", "--stdin-paths")
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
 	}
-	ids := strings.Fields(res.Stdout)
-	if len(ids) != len(which) {
-		return nil // a file vanished while hashed: leave the hashes out
+	h := newHash()
+	fmt.Fprintf(h, "blob %d\x00", st.Size())
+	if n, err := io.Copy(h, f); err != nil || n != st.Size() {
+		return "" // changed while read: no id rather than a wrong one
 	}
-	for k, i := range which {
-		files[i].Hash = ids[k]
-	}
-	return nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // gitStartError says git is missing when that is why it did not start.

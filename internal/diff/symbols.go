@@ -7,10 +7,12 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index"
@@ -46,30 +48,40 @@ type span struct {
 
 // Reach returns, per changed file path, the symbols its hunks touch.
 func (s IndexSymbols) Reach(ctx context.Context, files []File) (map[string][]SymbolReach, error) {
-	touched := map[string][]span{}
-	var names []string
-	for _, f := range files {
+	// Each file is read and parsed on its own, so the files are shared
+	// out among the CPUs.
+	found := make([][]span, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				found[i] = s.touched(files[i])
+			}
+		}()
+	}
+	for i, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
 		if f.Kind == KindDeleted || f.Kind == KindSubmodule || f.Binary || f.Truncated || len(f.Hunks) == 0 {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		lang := index.LangOf(f.Path)
-		switch lang {
-		case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
-		default:
-			continue
-		}
-		src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(f.Path)))
-		if err != nil {
-			continue // gone or unreadable since the diff: nothing to say
-		}
-		for _, sp := range spans(lang, f.Path, src) {
-			if overlaps(sp, f.Hunks) {
-				touched[f.Path] = append(touched[f.Path], sp)
-				names = append(names, sp.sym.Name)
-			}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	touched := map[string][]span{}
+	var names []string
+	for i, sps := range found {
+		for _, sp := range sps {
+			touched[files[i].Path] = append(touched[files[i].Path], sp)
+			names = append(names, sp.sym.Name)
 		}
 	}
 	out := map[string][]SymbolReach{}
@@ -153,6 +165,27 @@ func (s IndexSymbols) referrers(names []string) (map[string][]string, error) {
 		out[id] = list
 	}
 	return out, nil
+}
+
+// touched is the declarations of f that its hunks touch.
+func (s IndexSymbols) touched(f File) []span {
+	lang := index.LangOf(f.Path)
+	switch lang {
+	case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
+	default:
+		return nil
+	}
+	src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(f.Path)))
+	if err != nil {
+		return nil // gone or unreadable since the diff: nothing to say
+	}
+	var out []span
+	for _, sp := range spans(lang, f.Path, src) {
+		if overlaps(sp, f.Hunks) {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // overlaps reports whether any hunk's new lines fall in the span; a hunk

@@ -31,9 +31,10 @@ func (e *BaseError) Error() string {
 // against (tree: a commit, or the empty tree before the first commit).
 type resolved struct {
 	Base
-	tree  string
-	empty string // the empty tree
-	head  string // HEAD's commit, "" before the first
+	tree   string
+	empty  string // the empty tree
+	format string // the object format: sha1 or sha256
+	head   string // HEAD's commit, "" before the first
 }
 
 // sessionKey names the review session of the working tree: the current
@@ -80,7 +81,7 @@ func resolve(ctx context.Context, root, base string) (resolved, error) {
 		return resolved{}, ErrNotRepository
 	}
 	var r resolved
-	r.empty = emptyTrees[facts[1]]
+	r.empty, r.format = emptyTrees[facts[1]], facts[1]
 	if branch.Exit == 0 {
 		r.Branch = branch.Text()
 	}
