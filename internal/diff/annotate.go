@@ -41,7 +41,15 @@ func Annotate(ctx context.Context, ws *workspace.Workspace, root string, ch Chan
 
 	reach := map[string][]SymbolReach{}
 	if syms != nil {
-		r, err := syms.Reach(ctx, ch.Files)
+		// Generated files are read last and their symbols are not the
+		// change a person made: they get no reach.
+		var authored []File
+		for _, f := range ch.Files {
+			if role(ws, owners.Of(f.Path), f.Path) != RoleGenerated {
+				authored = append(authored, f)
+			}
+		}
+		r, err := syms.Reach(ctx, authored)
 		if err != nil {
 			return Review{}, err
 		}

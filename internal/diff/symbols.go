@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -22,6 +21,12 @@ import (
 // MaxReferrers bounds the files listed for one changed symbol; the answer
 // says how many there were (SymbolReach.FilesTotal).
 const MaxReferrers = 50
+
+// MaxReachFile bounds the files parsed for the declarations a change
+// touches: a larger one is almost always generated or minified (a bundle
+// of 200 KB takes longer to parse than a hundred source files) and gets no
+// symbol reach.
+const MaxReachFile = 128 << 10
 
 // Symbols answers which declarations the hunks of the changed files touch
 // and who references each.
@@ -176,8 +181,8 @@ func (s IndexSymbols) touched(f File) []span {
 		return nil
 	}
 	src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(f.Path)))
-	if err != nil {
-		return nil // gone or unreadable since the diff: nothing to say
+	if err != nil || len(src) > MaxReachFile {
+		return nil // gone since the diff, or too large to be worth it
 	}
 	var out []span
 	for _, sp := range spans(lang, f.Path, src) {
@@ -204,24 +209,26 @@ func overlaps(sp span, hunks []Hunk) bool {
 }
 
 // spans are the declarations of a file with their lines. Go's come from
-// go/parser and are exact; for the other languages a declaration runs to
-// the line before the next one (or the end of the file), which is close
-// for top-level declarations and generous for the last one.
+// one go/parser pass, named and kinded as the index's reference parser
+// names them (Type.Method; func, method, type, var, const), with their
+// exact extent; for the other languages the index's parser finds them and
+// a declaration runs to the line before the next one (or the end of the
+// file), which is close for top-level declarations and generous for the
+// last one.
 func spans(lang, p string, src []byte) []span {
+	if lang == parse.LangGo {
+		if out, ok := goSpans(src); ok {
+			return out
+		}
+	}
 	rec := parse.File(lang, p, src)
 	syms := slices.Clone(rec.Symbols)
 	sort.SliceStable(syms, func(i, j int) bool { return syms[i].Line < syms[j].Line })
 	lines := strings.Count(string(src), "\n") + 1
-	var exact map[string]int
-	if lang == parse.LangGo {
-		exact = goEnds(src)
-	}
 	out := make([]span, 0, len(syms))
 	for i, s := range syms {
 		end := lines
-		if e, ok := exact[goKey(s.Name, s.Line)]; ok {
-			end = e
-		} else if i+1 < len(syms) && syms[i+1].Line > s.Line {
+		if i+1 < len(syms) && syms[i+1].Line > s.Line {
 			end = syms[i+1].Line - 1
 		}
 		out = append(out, span{sym: s, start: s.Line, end: max(end, s.Line)})
@@ -229,45 +236,49 @@ func spans(lang, p string, src []byte) []span {
 	return out
 }
 
-func goKey(name string, line int) string { return name + "@" + strconv.Itoa(line) }
-
-// goEnds maps each Go declaration ("Name@line" or "Type.Method@line") to
-// its last line.
-func goEnds(src []byte) map[string]int {
+// goSpans are a Go file's declarations; false when it does not parse.
+func goSpans(src []byte) ([]span, bool) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
-	if f == nil {
-		return nil
+	if f == nil || err != nil {
+		return nil, false
 	}
-	_ = err // a partial tree still places the declarations it has
-	out := map[string]int{}
-	add := func(name string, from, to token.Pos) {
-		out[goKey(name, fset.Position(from).Line)] = fset.Position(to).Line
+	var out []span
+	add := func(name, kind string, at, end token.Pos) {
+		if name == "_" {
+			return
+		}
+		pos := fset.Position(at)
+		out = append(out, span{sym: parse.Symbol{Name: name, Kind: kind, Line: pos.Line, Col: pos.Column}, start: pos.Line, end: fset.Position(end).Line})
 	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			name := d.Name.Name
-			if d.Recv != nil && len(d.Recv.List) == 1 {
+			name, kind := d.Name.Name, "func"
+			if d.Recv != nil && len(d.Recv.List) > 0 {
 				if r := parse.ReceiverType(d.Recv.List[0].Type); r != "" {
-					name = r + "." + name
+					name, kind = r+"."+name, "method"
 				}
 			}
-			add(name, d.Name.Pos(), d.End())
+			add(name, kind, d.Name.Pos(), d.End())
 		case *ast.GenDecl:
-			for _, s := range d.Specs {
-				switch s := s.(type) {
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
 				case *ast.TypeSpec:
-					add(s.Name.Name, s.Name.Pos(), s.End())
+					add(sp.Name.Name, "type", sp.Name.Pos(), sp.End())
 				case *ast.ValueSpec:
-					for _, n := range s.Names {
-						add(n.Name, n.Pos(), s.End())
+					kind := "var"
+					if d.Tok == token.CONST {
+						kind = "const"
+					}
+					for _, n := range sp.Names {
+						add(n.Name, kind, n.Pos(), sp.End())
 					}
 				}
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // readBounded reads a regular file of at most TruncateAt bytes.
