@@ -105,7 +105,7 @@ func ReadContext(ctx context.Context, s IndexSymbols, id string) (Context, error
 		if err := ctx.Err(); err != nil {
 			return Context{}, err
 		}
-		csrc, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(p)))
+		csrc, err := readBounded(s.Root, p)
 		if err != nil {
 			continue // gone since the index saw it
 		}
@@ -138,7 +138,7 @@ func findSymbolFile(root, id string) (file, name string, src []byte, err error) 
 		if p == "" || n == "" || !filepath.IsLocal(filepath.FromSlash(p)) || strings.Contains(p, "\\") {
 			continue
 		}
-		if data, err := readBounded(filepath.Join(root, filepath.FromSlash(p))); err == nil {
+		if data, err := readBounded(root, p); err == nil {
 			return p, n, data, nil
 		}
 	}

@@ -65,3 +65,18 @@ func FuzzFindSymbolFile(f *testing.F) {
 		}
 	})
 }
+
+func TestASymlinkedDirectoryCannotLeadContextOutOfTheWorkspace(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package s\n\nfunc Secret() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadContext(context.Background(), IndexSymbols{Root: root}, "symbol:link/secret.go#Secret")
+	if !errors.Is(err, ErrUnknownSymbol) {
+		t.Errorf("err = %v: a file outside the workspace was read", err)
+	}
+}

@@ -104,7 +104,7 @@ func (s Source) view(stored reviewstate.Session, ch Change) reviewstate.Session 
 	return stored.View(hashes, func(p string, n int) (string, bool) {
 		ls, ok := lines[p]
 		if !ok {
-			if src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(path.Clean(p)))); err == nil {
+			if src, err := readBounded(s.Root, path.Clean(p)); err == nil {
 				ls = bytes.Split(src, []byte("\n"))
 			}
 			lines[p] = ls

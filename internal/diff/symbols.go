@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -180,7 +181,7 @@ func (s IndexSymbols) touched(f File) []span {
 	default:
 		return nil
 	}
-	src, err := readBounded(filepath.Join(s.Root, filepath.FromSlash(f.Path)))
+	src, err := readBounded(s.Root, f.Path)
 	if err != nil || len(src) > MaxReachFile {
 		return nil // gone since the diff, or too large to be worth it
 	}
@@ -281,14 +282,28 @@ func goSpans(src []byte) ([]span, bool) {
 	return out, true
 }
 
-// readBounded reads a regular file of at most TruncateAt bytes.
-func readBounded(p string) ([]byte, error) {
-	st, err := os.Lstat(p)
+// readBounded reads the regular file rel (slash-separated) under root, of
+// at most TruncateAt bytes. It goes through an os.Root: a path or a
+// symlinked directory that leads out of the workspace is refused, so a
+// crafted id or session path never reads a file elsewhere.
+func readBounded(root, rel string) ([]byte, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(rel)
+	st, err := r.Lstat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() || st.Size() > TruncateAt {
 		return nil, os.ErrInvalid
 	}
-	return os.ReadFile(p)
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, TruncateAt+1))
 }
