@@ -56,22 +56,23 @@ func diffError(err error) error {
 	return err
 }
 
-// diffSource is the live view's side of a diff page.
-func diffSource(ws *live.Workspace, sessions *reviewstate.Store) diff.Source {
-	return diff.Source{Root: ws.Root(), Declared: ws.Declared, Index: ws.Indexer(), Sessions: sessions}
+// diffSource is the live view's side of a diff page, with the cache the
+// server's diff routes share.
+func diffSource(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Cache) diff.Source {
+	return diff.Source{Root: ws.Root(), Declared: ws.Declared, Index: ws.Indexer(), Sessions: sessions, Cache: cache}
 }
 
 // diffHandler serves GET /api/v1/diff: the annotated change and the
 // caller's review session. A repeat with nothing changed is a 304: the
 // ETag covers the working tree, HEAD, the declared coverage files and the
 // session's version (diff.Source.ETag).
-func diffHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway.HandlerFunc {
+func diffHandler(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Cache) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := diffParams(r, "base")
 		if err != nil {
 			return err
 		}
-		src := diffSource(ws, sessions)
+		src := diffSource(ws, sessions, cache)
 		etag, err := src.ETag(r.Context(), q.Get("base"))
 		if err != nil {
 			return diffError(err)
@@ -122,7 +123,7 @@ func diffPatchHandler(ws *live.Workspace) gateway.HandlerFunc {
 }
 
 // diffContextHandler serves GET /api/v1/diff/context?symbol=ID.
-func diffContextHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway.HandlerFunc {
+func diffContextHandler(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Cache) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := diffParams(r, "symbol")
 		if err != nil {
@@ -132,7 +133,7 @@ func diffContextHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway
 		if id == "" {
 			return apierr.BadRequest("symbol is required: /api/v1/diff/context?symbol=symbol:<path>#<name>")
 		}
-		c, err := diffSource(ws, sessions).Context(r.Context(), id)
+		c, err := diffSource(ws, sessions, cache).Context(r.Context(), id)
 		switch {
 		case errors.Is(err, diff.ErrNotSymbolID):
 			return apierr.BadRequest("%v", err)

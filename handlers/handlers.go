@@ -20,6 +20,7 @@ import (
 	"github.com/corehq/core/internal/activity"
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
@@ -83,10 +84,11 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("graph", graphHandler(d.Workspace))
 	reg.Handle("events", d.Hub.Serve)
 	reg.Handle("plan", planHandler(d.Workspace, d.Runner))
-	reg.Handle("diff", diffHandler(d.Workspace, d.Sessions))
+	reviews := &diff.Cache{} // shared by the review's routes
+	reg.Handle("diff", diffHandler(d.Workspace, d.Sessions, reviews))
 	reg.Handle("diff-patch", diffPatchHandler(d.Workspace))
 	reg.Handle("diff-branches", diffBranchesHandler(d.Workspace))
-	reg.Handle("diff-context", diffContextHandler(d.Workspace, d.Sessions))
+	reg.Handle("diff-context", diffContextHandler(d.Workspace, d.Sessions, reviews))
 	reg.Handle("diff-session", diffSessionHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))
 	reg.Handle("console", consoleHandler(d.Console))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -163,5 +164,47 @@ func TestCoverageNotYetProducedIsUnknownWithAReason(t *testing.T) {
 				t.Errorf("coverage = %+v", c)
 			}
 		}
+	}
+}
+
+func TestACachedReviewIsTheSameAndFollowsEdits(t *testing.T) {
+	r := reviewRepo(t)
+	ws, err := workspace.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ix, err := live.Build(r.dir, filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &Cache{}
+	syms := IndexSymbols{Root: r.dir, Index: ix, Cache: cache}
+	first, err := Annotate(context.Background(), ws, r.dir, r.read(""), syms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Annotate(context.Background(), ws, r.dir, r.read(""), syms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, again) {
+		t.Error("the cached answer differs from the first")
+	}
+	// An edit to Sub's body changes the file's hash: Sub is found.
+	r.write("libs/mathx/add.go", replaceLine(replaceLine(addGo, 5, "\treturn b + a // commutes"), 10, "\treturn a - b - 0"))
+	edited, err := Annotate(context.Background(), ws, r.dir, r.read(""), syms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range edited.Files {
+		if f.Path == "libs/mathx/add.go" {
+			for _, s := range f.Symbols {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	if !slices.Equal(names, []string{"Add", "Sub"}) {
+		t.Errorf("symbols after the edit = %v, want [Add Sub]", names)
 	}
 }

@@ -33,6 +33,8 @@ type Source struct {
 	// reach empty.
 	Index    *index.Indexer
 	Sessions *reviewstate.Store
+	// Cache keeps what unchanged files gave the last answers; nil for none.
+	Cache *Cache
 }
 
 // Page reads the change against base, annotates it and adds the session.
@@ -86,7 +88,7 @@ func (s Source) Context(ctx context.Context, id string) (Context, error) {
 
 func (s Source) symbols(ws *workspace.Workspace) IndexSymbols {
 	owners := graph.NewOwners(ws)
-	return IndexSymbols{Root: s.Root, Index: s.Index, Owner: func(p string) string {
+	return IndexSymbols{Root: s.Root, Index: s.Index, Cache: s.Cache, Owner: func(p string) string {
 		if o := owners.Of(p); o != nil {
 			return o.Name
 		}

@@ -44,6 +44,8 @@ type IndexSymbols struct {
 	Index *index.Indexer
 	// Owner names a file's project ("" for none).
 	Owner func(path string) string
+	// Cache, when set, keeps declarations and references between calls.
+	Cache *Cache
 }
 
 // span is a declaration's lines.
@@ -131,6 +133,10 @@ func (s IndexSymbols) referrers(names []string) (map[string][]string, error) {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
+	version := s.Index.SymbolsVersion()
+	if r, ok := s.Cache.refsOf(version, names); ok {
+		return r, nil
+	}
 	g, ok, err := s.Index.SymbolsNear(names)
 	if err == nil && !ok {
 		g, err = s.Index.Symbols()
@@ -170,11 +176,28 @@ func (s IndexSymbols) referrers(names []string) (map[string][]string, error) {
 		sort.Strings(list)
 		out[id] = list
 	}
+	s.Cache.keepRefs(version, names, out)
 	return out, nil
 }
 
 // touched is the declarations of f that its hunks touch.
 func (s IndexSymbols) touched(f File) []span {
+	all, ok := s.Cache.spansOf(f.Path, f.Hash)
+	if !ok {
+		all = s.declared(f)
+		s.Cache.keepSpans(f.Path, f.Hash, all)
+	}
+	var out []span
+	for _, sp := range all {
+		if overlaps(sp, f.Hunks) {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// declared is every declaration of f as it is in the working tree.
+func (s IndexSymbols) declared(f File) []span {
 	lang := index.LangOf(f.Path)
 	switch lang {
 	case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
@@ -185,13 +208,7 @@ func (s IndexSymbols) touched(f File) []span {
 	if err != nil || len(src) > MaxReachFile {
 		return nil // gone since the diff, or too large to be worth it
 	}
-	var out []span
-	for _, sp := range spans(lang, f.Path, src) {
-		if overlaps(sp, f.Hunks) {
-			out = append(out, sp)
-		}
-	}
-	return out
+	return spans(lang, f.Path, src)
 }
 
 // overlaps reports whether any hunk's new lines fall in the span; a hunk

@@ -34,6 +34,10 @@ func (ix *Indexer) Symbols() (*graph.Graph, error) {
 	return g, nil
 }
 
+// SymbolsVersion changes whenever the symbol part of the index may have:
+// what was derived from it at another version is stale.
+func (ix *Indexer) SymbolsVersion() uint64 { return ix.symGen.Load() }
+
 // SymbolsReady reports whether the whole symbol graph of the current index
 // is assembled, so that Symbols returns at once.
 func (ix *Indexer) SymbolsReady() bool {
