@@ -73,14 +73,20 @@ func diffHandler(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Ca
 			return err
 		}
 		src := diffSource(ws, sessions, cache)
-		etag, err := src.ETag(r.Context(), q.Get("base"))
-		if err != nil {
-			return diffError(err)
+		base := q.Get("base")
+		// A client that holds an answer is likely to get a 304: the
+		// stamp alone (one git status) decides. Otherwise the page's own
+		// read gives its ETag.
+		if r.Header.Get("If-None-Match") != "" {
+			etag, err := src.ETag(r.Context(), base)
+			if err != nil {
+				return diffError(err)
+			}
+			if notModified(w, r, etag) {
+				return nil
+			}
 		}
-		if notModified(w, r, etag) {
-			return nil
-		}
-		page, err := src.Page(r.Context(), q.Get("base"))
+		page, etag, err := src.TaggedPage(r.Context(), base)
 		if err != nil {
 			return diffError(err)
 		}
@@ -89,7 +95,10 @@ func diffHandler(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Ca
 			return err
 		}
 		h := w.Header()
-		h.Set("ETag", etag)
+		h.Set("Cache-Control", "no-cache")
+		if etag != "" {
+			h.Set("ETag", etag)
+		}
 		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = w.Write(body)
@@ -106,21 +115,28 @@ func diffPatchHandler(ws *live.Workspace) gateway.HandlerFunc {
 			return err
 		}
 		base := q.Get("base")
-		stamp, err := diff.Stamp(r.Context(), ws.Root(), base)
-		if err != nil {
-			return diffError(err)
-		}
-		etag := `"patch-` + stamp + `"`
-		if notModified(w, r, etag) {
-			return nil
+		if r.Header.Get("If-None-Match") != "" {
+			stamp, err := diff.Stamp(r.Context(), ws.Root(), base)
+			if err != nil {
+				return diffError(err)
+			}
+			if notModified(w, r, patchETag(stamp)) {
+				return nil
+			}
 		}
 		h := w.Header()
-		h.Set("ETag", etag)
+		h.Set("Cache-Control", "no-cache")
 		h.Set("Content-Type", "text/x-diff; charset=utf-8")
 		h.Set("X-Content-Type-Options", "nosniff")
-		return diffError(diff.WritePatch(r.Context(), w, ws.Root(), base))
+		return diffError(diff.WritePatchStamped(r.Context(), w, ws.Root(), base, func(stamp string) {
+			if stamp != "" {
+				h.Set("ETag", patchETag(stamp))
+			}
+		}))
 	}
 }
+
+func patchETag(stamp string) string { return `"patch-` + stamp + `"` }
 
 // diffContextHandler serves GET /api/v1/diff/context?symbol=ID.
 func diffContextHandler(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Cache) gateway.HandlerFunc {

@@ -26,6 +26,9 @@ const (
 type Change struct {
 	Base  Base   `json:"base"`
 	Files []File `json:"files"` // sorted by Path
+	// Stamp is the change's Stamp as of this read, "" when a file changed
+	// while it was read (then the answer gets no ETag).
+	Stamp string `json:"-"`
 }
 
 // Base is what the change is measured against.

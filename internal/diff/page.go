@@ -39,9 +39,17 @@ type Source struct {
 
 // Page reads the change against base, annotates it and adds the session.
 func (s Source) Page(ctx context.Context, base string) (Page, error) {
+	p, _, err := s.TaggedPage(ctx, base)
+	return p, err
+}
+
+// TaggedPage is Page with the ETag ETag would give it, taken from the same
+// read ("" when the change moved while it was read).
+func (s Source) TaggedPage(ctx context.Context, base string) (Page, string, error) {
 	// The session's branch is found while the change is read.
 	type loaded struct {
 		s   reviewstate.Session
+		key string
 		err error
 	}
 	stored := make(chan loaded, 1)
@@ -52,15 +60,15 @@ func (s Source) Page(ctx context.Context, base string) (Page, error) {
 			return
 		}
 		sess, err := s.Sessions.Load(key)
-		stored <- loaded{sess, err}
+		stored <- loaded{sess, key, err}
 	}()
 	ch, err := Read(ctx, s.Root, base)
 	if err != nil {
-		return Page{}, err
+		return Page{}, "", err
 	}
 	ws, err := s.Declared()
 	if err != nil {
-		return Page{}, err
+		return Page{}, "", err
 	}
 	var syms Symbols
 	if s.Index != nil {
@@ -68,13 +76,13 @@ func (s Source) Page(ctx context.Context, base string) (Page, error) {
 	}
 	rev, err := Annotate(ctx, ws, s.Root, ch, syms)
 	if err != nil {
-		return Page{}, err
+		return Page{}, "", err
 	}
 	l := <-stored
 	if l.err != nil {
-		return Page{}, l.err
+		return Page{}, "", l.err
 	}
-	return Page{Review: rev, Session: s.view(l.s, ch)}, nil
+	return Page{Review: rev, Session: s.view(l.s, ch)}, s.tag(ch.Stamp, l.key, l.s.Version), nil
 }
 
 // Context is the body of GET /api/v1/diff/context for symbol id.
@@ -127,6 +135,21 @@ func (s Source) ETag(ctx context.Context, base string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	key := b.sessionKey()
+	sess, err := s.Sessions.Load(key)
+	if err != nil {
+		return "", err
+	}
+	return s.tag(stamp, key, sess.Version), nil
+}
+
+// tag is the page's ETag: the change's stamp, the declared coverage files'
+// identities (outputs, usually ignored by git) and the session's version;
+// "" when the stamp is (the change moved while it was read).
+func (s Source) tag(stamp, key string, version int) string {
+	if stamp == "" {
+		return ""
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "stamp %s\n", stamp)
 	if ws, err := s.Declared(); err == nil {
@@ -138,13 +161,8 @@ func (s Source) ETag(ctx context.Context, base string) (string, error) {
 			}
 		}
 	}
-	key := b.sessionKey()
-	sess, err := s.Sessions.Load(key)
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(h, "session %s %d\n", key, sess.Version)
-	return `"` + hex.EncodeToString(h.Sum(nil))[:32] + `"`, nil
+	fmt.Fprintf(h, "session %s %d\n", key, version)
+	return `"` + hex.EncodeToString(h.Sum(nil))[:32] + `"`
 }
 
 // SessionETag is the ETag of a session version, as POST answers it.

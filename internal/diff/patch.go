@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/corehq/core/internal/gitx"
 )
@@ -21,6 +22,15 @@ import (
 // held whole in memory; an error before the first byte is written leaves w
 // untouched.
 func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
+	return WritePatchStamped(ctx, w, root, base, nil)
+}
+
+// WritePatchStamped is WritePatch that calls head, before the first byte,
+// with the stamp of the change it writes (Stamp's value, from the same
+// read; "" when a file moved while it was read): an HTTP handler sets its
+// ETag there.
+func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head func(stamp string)) error {
+	started := time.Now()
 	b, err := resolve(ctx, root, base)
 	if err != nil {
 		return err
@@ -77,6 +87,16 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 		}
 		<-found
 		werr := errors.Join(rerr, uerr)
+		if werr == nil && head != nil {
+			paths := make([]string, 0, len(files)+len(large)+len(u.paths))
+			for _, f := range append(files, large...) {
+				paths = append(paths, f.Path)
+			}
+			for p := range u.paths {
+				paths = append(paths, p)
+			}
+			head(b.stampRead(root, paths, started))
+		}
 		if werr == nil {
 			werr = writeNotes(w, append(large, u.large...), b.Commit)
 		}

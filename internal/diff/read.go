@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/corehq/core/internal/gitx"
 )
@@ -36,6 +37,7 @@ func Read(ctx context.Context, root, base string) (Change, error) {
 		return Change{}, err
 	}
 	// Tracked and untracked files are diffed side by side (see untracked).
+	started := time.Now()
 	args := []string{"-z", "--raw", "--numstat", "--patch", "--unified=0"}
 	var u *untracked
 	var ufiles []File
@@ -87,10 +89,14 @@ func Read(ctx context.Context, root, base string) (Change, error) {
 	}
 	hashFiles(ctx, root, b.format, files)
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
 	if files == nil {
 		files = []File{}
 	}
-	return Change{Base: b.Base, Files: files}, nil
+	return Change{Base: b.Base, Files: files, Stamp: b.stampRead(root, paths, started)}, nil
 }
 
 // runDiff runs a git diff of the combined form parseDiff reads.

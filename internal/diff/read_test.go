@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // repo is a real git repository in a temporary directory.
@@ -415,5 +416,41 @@ func TestAFileTakenOutOfTheIndexIsShownOnceAsUntracked(t *testing.T) {
 	ch := r.read("")
 	if len(ch.Files) != 1 || ch.Files[0].Path != "a.txt" || !ch.Files[0].Untracked || ch.Files[0].Kind != KindAdded {
 		t.Errorf("files = %+v", ch.Files)
+	}
+}
+
+func TestReadsStampIsStampsWhenNothingMovesAndNoneWhenAFileJustChanged(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "one\n")
+	r.write("b.txt", "two\n")
+	r.commit("init")
+	r.write("a.txt", "changed\n")
+	r.write("new.txt", "new\n")
+	r.git("mv", "b.txt", "c.txt")
+	// Every file (and the index) as if written a minute ago.
+	past := time.Now().Add(-time.Minute)
+	for _, p := range []string{"a.txt", "new.txt", "c.txt", ".git/index"} {
+		if err := os.Chtimes(filepath.Join(r.dir, p), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := r.read("")
+	stamp, err := Stamp(context.Background(), r.dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Stamp == "" || ch.Stamp != stamp {
+		t.Errorf("Read's stamp %q, Stamp's %q: a repeat would not be a 304", ch.Stamp, stamp)
+	}
+	var patchStamp string
+	if err := WritePatchStamped(context.Background(), &bytes.Buffer{}, r.dir, "", func(s string) { patchStamp = s }); err != nil {
+		t.Fatal(err)
+	}
+	if patchStamp != stamp {
+		t.Errorf("the patch's stamp %q, Stamp's %q", patchStamp, stamp)
+	}
+	r.write("a.txt", "changed again\n") // now
+	if ch := r.read(""); ch.Stamp != "" {
+		t.Error("a file written as it was read still gave a stamp")
 	}
 }

@@ -4,67 +4,93 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/corehq/core/internal/gitx"
 )
 
 // Stamp is a fingerprint of the change Read would return, for an ETag: the
-// base's commit, HEAD, the index file's identity, and for each path git
-// status lists (staged, unstaged or untracked) its size, mode and
-// modification time. It changes whenever Read's answer can, and costs one
-// git status instead of a diff. (A file rewritten within the same
-// nanosecond with the same size would not change it; git's own index has
-// the same blind spot.)
+// base's commit, HEAD and the branch, the index file's identity, and the
+// size, mode and modification time of each path the change names. Read
+// computes the same from the paths it found (Change.Stamp); Stamp finds
+// them with one git status instead of a diff, for a request that may be
+// answered 304. (A file rewritten within the same nanosecond with the same
+// size would not change it; git's own index has the same blind spot.)
 func Stamp(ctx context.Context, root, base string) (string, error) {
 	stamp, _, err := stampOf(ctx, root, base)
 	return stamp, err
 }
 
-// stampOf is Stamp with the base it resolved. The index's path and the
-// repository's top, and git status, are asked for at once.
+// stampOf is Stamp with the base it resolved.
 func stampOf(ctx context.Context, root, base string) (string, resolved, error) {
 	b, err := resolve(ctx, root, base)
 	if err != nil {
 		return "", resolved{}, err
 	}
-	var paths, st gitx.Result
-	var errPaths, errSt error
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		paths, errPaths = gitx.Run(ctx, root, "rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel")
-	}()
-	go func() {
-		defer wg.Done()
-		st, errSt = gitx.Run(ctx, root, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none", "--", ".")
-	}()
-	wg.Wait()
-	if err := errors.Join(errPaths, errSt); err != nil {
+	st, err := gitx.Run(ctx, root, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none", "--", ".")
+	if err != nil {
 		return "", resolved{}, err
 	}
 	if st.Exit != 0 {
 		return "", resolved{}, st.Describe("status", "--porcelain=v2")
 	}
-	lines := strings.Split(paths.Text(), "\n")
-	if paths.Exit != 0 || len(lines) != 2 {
-		return "", resolved{}, paths.Describe("rev-parse", "--git-path", "index", "--show-toplevel")
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "base %s %s %s head %s\n", b.Ref, b.Commit, b.Branch, b.head)
-	statInto(h, "index", lines[0])
-	h.Write([]byte(st.Stdout))
+	var paths []string
 	for _, p := range statusPaths(st.Stdout) {
-		statInto(h, p, filepath.Join(lines[1], filepath.FromSlash(p)))
+		if rel, ok := strings.CutPrefix(p, b.prefix); ok {
+			paths = append(paths, rel)
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32], b, nil
+	return b.stamp(root, paths), b, nil
+}
+
+// settle is how far before a read of the change a file's modification
+// time must lie for the read to be trusted to have seen it: file systems
+// stamp writes with a clock that can lag by a tick.
+const settle = 50 * time.Millisecond
+
+// stampRead is the stamp of a change git read from started on, or "" when
+// a file (or the index) was modified too close to that moment: the answer
+// may then hold older content than its stamp would name, and a client that
+// cached it under that stamp would keep it after the change. Such an
+// answer gets no ETag.
+func (r resolved) stampRead(root string, paths []string, started time.Time) string {
+	recent := func(p string) bool {
+		st, err := os.Lstat(p)
+		return err == nil && st.ModTime().After(started.Add(-settle))
+	}
+	if recent(r.index) {
+		return ""
+	}
+	for _, p := range paths {
+		if recent(filepath.Join(root, filepath.FromSlash(p))) {
+			return ""
+		}
+	}
+	return r.stamp(root, paths)
+}
+
+// stamp is the fingerprint of a change naming these paths (relative to
+// root; order and repeats do not matter).
+func (r resolved) stamp(root string, paths []string) string {
+	paths = slices.Clone(paths)
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	h := sha256.New()
+	fmt.Fprintf(h, "base %s %s %s head %s\n", r.Ref, r.Commit, r.Branch, r.head)
+	statInto(h, "index", r.index)
+	for _, p := range paths {
+		if strings.HasSuffix(p, "/") {
+			continue // a nested repository: not part of the change
+		}
+		statInto(h, p, filepath.Join(root, filepath.FromSlash(p)))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 func statInto(h hash.Hash, name, path string) {

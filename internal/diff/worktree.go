@@ -34,6 +34,8 @@ type resolved struct {
 	tree   string
 	empty  string // the empty tree
 	format string // the object format: sha1 or sha256
+	index  string // the repository's index file, absolute
+	prefix string // root relative to the repository's top, "" or "dir/"
 	head   string // HEAD's commit, "" before the first
 }
 
@@ -62,7 +64,7 @@ func resolve(ctx context.Context, root, base string) (resolved, error) {
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
-		inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format")
+		inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format", "--path-format=absolute", "--git-path", "index", "--show-prefix")
 	}()
 	go func() {
 		defer wg.Done()
@@ -76,12 +78,17 @@ func resolve(ctx context.Context, root, base string) (resolved, error) {
 	if err := errors.Join(errInside, errHead, errBranch); err != nil {
 		return resolved{}, err
 	}
-	facts := strings.Fields(inside.Stdout)
-	if inside.Exit != 0 || len(facts) != 2 || facts[0] != "true" {
+	// One line each: "true", the format, the index, the prefix (an empty
+	// line at the top).
+	facts := strings.Split(strings.TrimSuffix(inside.Stdout, "\n"), "\n")
+	if inside.Exit != 0 || len(facts) < 3 || facts[0] != "true" {
 		return resolved{}, ErrNotRepository
 	}
 	var r resolved
-	r.empty, r.format = emptyTrees[facts[1]], facts[1]
+	r.empty, r.format, r.index = emptyTrees[facts[1]], facts[1], facts[2]
+	if len(facts) > 3 {
+		r.prefix = facts[3]
+	}
 	if branch.Exit == 0 {
 		r.Branch = branch.Text()
 	}
