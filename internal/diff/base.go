@@ -1,20 +1,30 @@
 package diff
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/quote"
 )
+
+// ErrNotRepository says the workspace is not inside a git repository: the
+// diff routes have nothing to compare.
+var ErrNotRepository = errors.New("the workspace is not inside a git repository: the diff routes compare the working tree with git; run git init and commit once")
+
+// SessionKey names the review session of the working tree: the current
+// branch, or "detached@<12 hex digits>" on a detached HEAD. A branch with
+// no commit yet still has its name.
+func SessionKey(ctx context.Context, root string) (string, error) {
+	r, err := resolve(ctx, root, "")
+	if err != nil {
+		return "", err
+	}
+	return r.sessionKey(), nil
+}
 
 // BaseError says the base asked for cannot be compared against; the
 // handler answers 400 with its message, which names the ref and the fix.
@@ -143,102 +153,4 @@ func revParse(ctx context.Context, root, rev string) (string, error) {
 		return "", nil
 	}
 	return res.Text(), nil
-}
-
-// untracked is the working tree's untracked files (not ignored) as git
-// can diff them: a private index, made for the purpose, that holds only
-// them, marked intent-to-add. Diffed against the empty tree it shows each
-// as a new file, while the tracked files are diffed with the repository's
-// own index, which is never written; the two run side by side.
-type untracked struct {
-	root  string
-	dir   string // holds the private index
-	index string
-	paths map[string]bool // relative to root, git's order
-	list  []string
-	large []File // over TruncateAt: left out of the index, listed as truncated
-}
-
-// findUntracked lists the untracked files and indexes them privately.
-func findUntracked(ctx context.Context, root string) (*untracked, error) {
-	u := &untracked{root: root, paths: map[string]bool{}}
-	others, err := gitx.Run(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
-	if err != nil {
-		return nil, err
-	}
-	if others.Exit != 0 {
-		return nil, others.Describe("ls-files", "--others")
-	}
-	var list bytes.Buffer
-	for _, p := range strings.Split(others.Stdout, "\x00") {
-		// A directory (trailing slash) is a nested repository: adding it
-		// would record an embedded repository, so it stays out.
-		if p == "" || strings.HasSuffix(p, "/") {
-			continue
-		}
-		u.paths[p] = true
-		if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil && st.Mode().IsRegular() && st.Size() > TruncateAt {
-			u.large = append(u.large, File{Path: p, Kind: KindAdded, NewMode: "100644", Untracked: true, Truncated: true, Hunks: []Hunk{}})
-			continue
-		}
-		u.list = append(u.list, p)
-		list.WriteString(p)
-		list.WriteByte(0)
-	}
-	if len(u.list) == 0 {
-		return u, nil
-	}
-	if u.dir, err = os.MkdirTemp("", "core-diff-"); err != nil {
-		return nil, err
-	}
-	u.index = filepath.Join(u.dir, "index")
-	cmd := u.git(ctx, "--literal-pathspecs", "add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")
-	cmd.Stdin = &list
-	res, err := gitx.Exec(ctx, cmd)
-	if err != nil {
-		u.close()
-		return nil, err
-	}
-	if res.Exit != 0 {
-		u.close()
-		return nil, res.Describe("add", "--intent-to-add")
-	}
-	return u, nil
-}
-
-// git is a git command that reads the private index.
-func (u *untracked) git(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := gitx.Command(ctx, u.root, args...)
-	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+u.index)
-	return cmd
-}
-
-func (u *untracked) close() {
-	if u.dir != "" {
-		_ = os.RemoveAll(u.dir)
-	}
-}
-
-// diffArgs are the options every reader of the change gives git diff:
-// renames found, files over TruncateAt shown as binary (git's
-// core.bigFileThreshold), paths relative to root, then tree.
-func diffArgs(tree string, args ...string) []string {
-	full := []string{"-c", "core.bigFileThreshold=" + strconv.Itoa(TruncateAt), "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--relative"}
-	full = append(full, args...)
-	return append(full, tree, "--")
-}
-
-// trackedDiff is git diff of the tracked files against tree, through the
-// repository's own index (read, never written: GIT_OPTIONAL_LOCKS=0).
-func trackedDiff(ctx context.Context, root, tree string, args ...string) *exec.Cmd {
-	return gitx.Command(ctx, root, diffArgs(tree, args...)...)
-}
-
-// diff is git diff of the untracked files: new files against the empty
-// tree; nil when there are none.
-func (u *untracked) diff(ctx context.Context, empty string, args ...string) *exec.Cmd {
-	if len(u.list) == 0 {
-		return nil
-	}
-	return u.git(ctx, diffArgs(empty, args...)...)
 }
