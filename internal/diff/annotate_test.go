@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -75,13 +76,9 @@ func reviewRepo(t *testing.T) *repo {
 	return r
 }
 
-func replaceLine(s string, n int, with string) string {
-	lines := strings.Split(s, "\n")
-	lines[n-1] = with
-	return strings.Join(lines, "\n")
-}
-
-func TestAnnotateGivesRolesReachCoverageChainsAndOrder(t *testing.T) {
+// indexedReviewRepo is reviewRepo with its workspace loaded and indexed.
+func indexedReviewRepo(t *testing.T) (*repo, *workspace.Workspace, *index.Indexer) {
+	t.Helper()
 	r := reviewRepo(t)
 	ws, err := workspace.Load(r.dir)
 	if err != nil {
@@ -91,6 +88,17 @@ func TestAnnotateGivesRolesReachCoverageChainsAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, ws, ix
+}
+
+func replaceLine(s string, n int, with string) string {
+	lines := strings.Split(s, "\n")
+	lines[n-1] = with
+	return strings.Join(lines, "\n")
+}
+
+func TestAnnotateGivesRolesReachCoverageChainsAndOrder(t *testing.T) {
+	r, ws, ix := indexedReviewRepo(t)
 	ch := r.read("")
 	owners := graph.NewOwners(ws)
 	syms := IndexSymbols{Root: r.dir, Index: ix, Owner: func(p string) string {
@@ -168,15 +176,7 @@ func TestCoverageNotYetProducedIsUnknownWithAReason(t *testing.T) {
 }
 
 func TestACachedReviewIsTheSameAndFollowsEdits(t *testing.T) {
-	r := reviewRepo(t)
-	ws, err := workspace.Load(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ix, err := live.Build(r.dir, filepath.Join(t.TempDir(), "cache"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, ws, ix := indexedReviewRepo(t)
 	cache := &Cache{}
 	syms := IndexSymbols{Root: r.dir, Index: ix, Cache: cache}
 	first, err := Annotate(context.Background(), ws, r.dir, r.read(""), syms)

@@ -13,11 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/corehq/core/internal/gitx"
@@ -135,27 +133,9 @@ func hashFiles(ctx context.Context, root, format string, files []File) {
 	if format == "sha256" {
 		newHash = sha256.New
 	}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				files[i].Hash = blobID(newHash, filepath.Join(root, filepath.FromSlash(files[i].Path)))
-			}
-		}()
-	}
-	for i, f := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		if f.Kind != KindDeleted && f.Kind != KindSubmodule {
-			work <- i
-		}
-	}
-	close(work)
-	wg.Wait()
+	eachFile(ctx, files, func(f File) bool { return f.Kind != KindDeleted && f.Kind != KindSubmodule }, func(i int) {
+		files[i].Hash = blobID(newHash, filepath.Join(root, filepath.FromSlash(files[i].Path)))
+	})
 }
 
 // blobID is git's object id of a blob holding the regular file at p

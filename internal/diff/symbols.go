@@ -8,11 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index"
@@ -59,28 +57,9 @@ func (s IndexSymbols) Reach(ctx context.Context, files []File) (map[string][]Sym
 	// Each file is read and parsed on its own, so the files are shared
 	// out among the CPUs.
 	found := make([][]span, len(files))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				found[i] = s.touched(files[i])
-			}
-		}()
-	}
-	for i, f := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		if f.Kind == KindDeleted || f.Kind == KindSubmodule || f.Binary || f.Truncated || len(f.Hunks) == 0 {
-			continue
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	eachFile(ctx, files, func(f File) bool {
+		return f.Kind != KindDeleted && f.Kind != KindSubmodule && !f.Binary && !f.Truncated && len(f.Hunks) > 0
+	}, func(i int) { found[i] = s.touched(files[i]) })
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
