@@ -454,3 +454,14 @@ func TestReadsStampIsStampsWhenNothingMovesAndNoneWhenAFileJustChanged(t *testin
 		t.Error("a file written as it was read still gave a stamp")
 	}
 }
+
+func TestCRLFFilesCountTheirLinesAsGitDoes(t *testing.T) {
+	r := newRepo(t)
+	r.write("win.txt", "one\r\ntwo\r\nthree\r\n")
+	r.commit("init")
+	r.write("win.txt", "one\r\nTWO\r\nthree\r\n")
+	f := byPath(r.read(""))["win.txt"]
+	if f.Kind != KindModified || f.Added != 1 || f.Deleted != 1 || len(f.Hunks) != 1 || f.Hunks[0].NewStart != 2 || f.Binary {
+		t.Errorf("win.txt = %+v", f)
+	}
+}
