@@ -45,6 +45,13 @@ type Config struct {
 		MaxBody           int64         `koanf:"max_body" validate:"min=1024,max=1073741824" help:"largest request body a route accepts, in bytes (a row's max_body overrides)"`
 	} `koanf:"server"`
 
+	// The code forge that GET /api/v1/diff/review and check-review ask
+	// (internal/forge). Token is a secret: never shown, logged or echoed.
+	Forge struct {
+		Token  string `koanf:"token" help:"GitHub token for the branch's pull request (empty: GH_TOKEN, then GITHUB_TOKEN)"`
+		APIURL string `koanf:"api_url" validate:"omitempty,apiurl" help:"GitHub API base URL, for GitHub Enterprise e.g. https://ghe.example.com/api/v3/ (empty: https://api.github.com/)"`
+	} `koanf:"forge"`
+
 	Events struct {
 		KeepAlive time.Duration `koanf:"keepalive" validate:"min=100ms,max=10m" help:"interval of SSE keep-alive comments"`
 		Debounce  time.Duration `koanf:"debounce" validate:"min=1ms,max=10s" help:"quiet time after a file change before the graph is rebuilt"`

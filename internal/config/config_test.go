@@ -45,6 +45,8 @@ func TestEnvironmentNamesFollowTheKeys(t *testing.T) {
 		"concurrency":           "CORE_CONCURRENCY",
 		"cache_dir":             "CORE_CACHE_DIR",
 		"log_viewer_url":        "CORE_LOG_VIEWER_URL",
+		"forge.token":           "CORE_FORGE_TOKEN",
+		"forge.api_url":         "CORE_FORGE_API_URL",
 	}
 	for key, want := range cases {
 		if _, ok := keyIndex[key]; !ok {
@@ -102,6 +104,10 @@ func TestInvalidValuesNameKeyValueSourceAndAllowed(t *testing.T) {
 			[]string{"events.debounce", "not a duration"}},
 		{"a file that is not YAML", nil, "mcp: [\n",
 			[]string{"not a valid YAML config file"}},
+		{"a forge API over http to another host", []string{"CORE_FORGE_API_URL=http://ghe.example.com/api/v3/"}, "",
+			[]string{`forge.api_url="http://ghe.example.com/api/v3/"`, "CORE_FORGE_API_URL", "loopback"}},
+		{"a forge API that is not a URL", nil, "forge:\n  api_url: ghe.example.com\n",
+			[]string{"forge.api_url", "https"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+" is refused with its key and what is allowed", func(t *testing.T) {
@@ -153,4 +159,52 @@ func TestEffectiveListsEveryKey(t *testing.T) {
 	if len(eff) != len(Keys()) || eff["mcp.address"] != "127.0.0.1:7391" || eff["console.enabled"] != "true" {
 		t.Fatalf("effective = %v", eff)
 	}
+}
+
+func TestForgeKeys(t *testing.T) {
+	cases := []struct {
+		name   string
+		env    []string
+		apiURL string
+	}{
+		{"no forge settings leave both empty", nil, ""},
+		{"a GitHub Enterprise API address is taken as written", []string{"CORE_FORGE_API_URL=https://ghe.example.com/api/v3/"}, "https://ghe.example.com/api/v3/"},
+		{"http is accepted to a loopback host", []string{"CORE_FORGE_API_URL=http://127.0.0.1:8080/"}, "http://127.0.0.1:8080/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, tc.env, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Forge.APIURL != tc.apiURL || c.Forge.Token != "" {
+				t.Errorf("forge = %+v, want api_url %q and no token", c.Forge, tc.apiURL)
+			}
+		})
+	}
+}
+
+func TestForgeTokenIsNeverShown(t *testing.T) {
+	const secret = "ghp_secretsecretsecret1234"
+	t.Run("the effective configuration redacts it", func(t *testing.T) {
+		c, err := load(t, []string{"CORE_FORGE_TOKEN=" + secret}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Forge.Token != secret {
+			t.Fatalf("token not read from CORE_FORGE_TOKEN")
+		}
+		if got := Effective(c)["forge.token"]; got != "<redacted>" {
+			t.Errorf("effective forge.token = %q", got)
+		}
+	})
+	t.Run("a token of the wrong type is refused without its value", func(t *testing.T) {
+		_, err := load(t, nil, "forge:\n  token: [12345678901234]\n", nil)
+		if err == nil {
+			t.Fatal("accepted")
+		}
+		if strings.Contains(err.Error(), "12345678901234") || !strings.Contains(err.Error(), "forge.token=<redacted>") {
+			t.Errorf("error = %q", err)
+		}
+	})
 }

@@ -163,7 +163,7 @@ func Load(src Sources) (*Config, error) {
 				continue
 			}
 			if msg := checkType(info, l.k.Get(key)); msg != "" {
-				problems = append(problems, fmt.Sprintf("%s=%s (from %s): %s", key, quote(l.k.Get(key)), source, msg))
+				problems = append(problems, fmt.Sprintf("%s=%s (from %s): %s", key, shown(key, l.k.Get(key)), source, msg))
 			}
 		}
 		if err := merged.Merge(l.k); err != nil {
@@ -190,7 +190,7 @@ func Load(src Sources) (*Config, error) {
 					break
 				}
 			}
-			problems = append(problems, fmt.Sprintf("%s=%s (from %s): %s", fe.key, quote(merged.Get(fe.key)), src, fe.msg))
+			problems = append(problems, fmt.Sprintf("%s=%s (from %s): %s", fe.key, shown(fe.key, merged.Get(fe.key)), src, fe.msg))
 		}
 		return nil, &Error{Problems: problems}
 	}
@@ -290,6 +290,26 @@ func checkType(info KeyInfo, v any) string {
 	return ""
 }
 
+// shown is v as a problem message may show it: a secret key's value is
+// never echoed.
+func shown(key string, v any) string {
+	if Secret(key) {
+		return "<redacted>"
+	}
+	return quote(v)
+}
+
+// Secret says whether key's name suggests a secret (token, secret, password,
+// key): its value is redacted wherever configuration is shown.
+func Secret(key string) bool {
+	for _, s := range []string{"token", "secret", "password", "key"} {
+		if strings.Contains(key, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func quote(v any) string {
 	if s, ok := v.(string); ok {
 		return strconv.Quote(s)
@@ -313,8 +333,8 @@ func suggest(key string) string {
 }
 
 // Effective returns every key with its value as text, for the status
-// snapshot. Keys whose names suggest a secret are redacted; none holds one
-// today, and the rule keeps it that way if one is added.
+// snapshot. Keys whose names suggest a secret (Secret: forge.token) are
+// redacted when set.
 func Effective(c *Config) map[string]string {
 	out := make(map[string]string, len(keys))
 	v := reflect.ValueOf(*c)
@@ -324,10 +344,8 @@ func Effective(c *Config) map[string]string {
 			f = fieldByTag(f, part)
 		}
 		val := fmt.Sprint(f.Interface())
-		for _, secret := range []string{"token", "secret", "password", "key"} {
-			if strings.Contains(k.Key, secret) && val != "" {
-				val = "<redacted>"
-			}
+		if Secret(k.Key) && val != "" {
+			val = "<redacted>"
 		}
 		out[k.Key] = val
 	}

@@ -31,6 +31,9 @@ func newValidator() *validator.Validate {
 			_, err := ParseOrigin(fl.Field().String())
 			return err == nil
 		})
+		_ = v.RegisterValidation("apiurl", func(fl validator.FieldLevel) bool {
+			return CheckAPIURL(fl.Field().String()) == nil
+		})
 		validatorInst = v
 	})
 	return validatorInst
@@ -71,8 +74,41 @@ func explain(fe validator.FieldError) string {
 		return "must be at most " + fe.Param()
 	case "url":
 		return "must be an absolute URL such as https://logs.example.com"
+	case "apiurl":
+		return fmt.Sprintf("%v; write the API's base URL, e.g. https://ghe.example.com/api/v3/", CheckAPIURL(fmt.Sprint(fe.Value())))
 	}
 	return fmt.Sprintf("fails the %q rule", fe.Tag())
+}
+
+// CheckAPIURL accepts a forge API base URL: https with a host, or http to a
+// loopback host only (a token is never sent in clear over a network), with
+// no user info, query or fragment.
+func CheckAPIURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("not a URL")
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return fmt.Errorf("scheme %q is not https", u.Scheme)
+	case u.Hostname() == "":
+		return fmt.Errorf("no host")
+	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+		return fmt.Errorf("http is allowed only to a loopback host (the token would cross the network in clear)")
+	case u.User != nil:
+		return fmt.Errorf("user info is not allowed (the token goes in forge.token)")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return fmt.Errorf("query and fragment are not allowed")
+	}
+	return nil
+}
+
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // CheckHostPort accepts host:port with a non-empty host and a port in
