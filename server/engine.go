@@ -11,6 +11,7 @@ import (
 
 	"github.com/corehq/core/internal/activity"
 	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/forge"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
@@ -30,6 +31,7 @@ type engine struct {
 	jobs     *jobs.Manager
 	activity *activity.Store
 	notes    *notes.Store
+	forge    *forge.Client
 }
 
 func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, ws *live.Workspace, counters *metrics.Counters, log zerolog.Logger) (*engine, error) {
@@ -68,7 +70,10 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 	if err := e.jobs.Persist(filepath.Join(cacheDir, "jobs.json")); err != nil {
 		log.Warn().Str(logx.Reason, err.Error()).Msg("job history")
 	}
-	deps := maintenance.Deps{Root: root, CacheDir: cacheDir, Workspace: ws, Runner: e.runner, Activity: e.activity}
+	// One forge client, so that check-review and GET /api/v1/diff/review
+	// share its caches (and the forge's rate limit).
+	e.forge = forge.New(forge.Config{Token: cfg.Forge.Token, APIURL: cfg.Forge.APIURL}, root, nil)
+	deps := maintenance.Deps{Root: root, CacheDir: cacheDir, Workspace: ws, Runner: e.runner, Activity: e.activity, Forge: e.forge}
 	for _, j := range maintenance.Jobs(deps) {
 		e.jobs.Register(j)
 	}

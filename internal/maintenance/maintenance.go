@@ -35,6 +35,9 @@ type Deps struct {
 	Workspace      *live.Workspace
 	Runner         *runner.Runner
 	Activity       *activity.Store
+	// Forge, when set, tells check-review about squash and rebase merges
+	// (internal/forge); nil leaves it to git's ancestry.
+	Forge review.Forge
 }
 
 // reviewsFile is where check-review keeps the branches it watches.
@@ -114,7 +117,7 @@ func Jobs(d Deps) []jobs.Job {
 		{
 			Name: "check-review", Unit: "branches", Every: ReviewEvery,
 			Description: "Note when a review this tree took part in has merged.",
-			Run:         func(ctx context.Context) (string, error) { return review.Report(ctx, d.Root, reviews) },
+			Run:         func(ctx context.Context) (string, error) { return review.Report(ctx, d.Root, reviews, d.Forge) },
 			Size: func() int64 {
 				n, _ := review.Size(reviews)
 				return n

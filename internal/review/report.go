@@ -9,22 +9,29 @@ import (
 // Report observes the current branch, then checks for merges, and says
 // what it found in one line, the check-review job's message: the tracked
 // branches that merged since the last check ("feature/x merged into main
-// (abc1234)", several joined by "; "), or how many branches are watched.
-func Report(ctx context.Context, root, statePath string) (string, error) {
+// (abc1234)", several joined by "; "), or how many branches are watched;
+// then, when the forge f could not answer, why ("forge: ...").
+func Report(ctx context.Context, root, statePath string, f Forge) (string, error) {
 	if err := Observe(ctx, root, statePath); err != nil {
 		return "", err
 	}
-	merged, err := Check(ctx, root, statePath)
+	merged, problem, err := check(ctx, root, statePath, f)
 	if err != nil {
 		return "", err
 	}
+	var msg string
 	if len(merged) == 0 {
 		n, _ := Size(statePath)
-		return fmt.Sprintf("no review merged (%d branches watched)", n), nil
+		msg = fmt.Sprintf("no review merged (%d branches watched)", n)
+	} else {
+		msgs := make([]string, len(merged))
+		for i, m := range merged {
+			msgs[i] = m.String()
+		}
+		msg = strings.Join(msgs, "; ")
 	}
-	msgs := make([]string, len(merged))
-	for i, m := range merged {
-		msgs[i] = m.String()
+	if problem != "" {
+		msg += "; forge: " + problem
 	}
-	return strings.Join(msgs, "; "), nil
+	return msg, nil
 }

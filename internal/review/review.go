@@ -17,7 +17,17 @@
 //     reported before is watched again.
 //   - "Merged" means the recorded head is an ancestor of the default branch
 //     (git merge-base --is-ancestor): merge commits and fast-forwards are
-//     seen; squash and rebase merges, which rewrite the commits, are not.
+//     seen; squash and rebase merges, which rewrite the commits, are not by
+//     git alone. When a Forge is configured (internal/forge: a token and an
+//     origin on GitHub), a branch git does not see merged is also merged
+//     when one of its pull requests was merged on the forge (merged_at set)
+//     with the recorded head as its head, or an ancestor of it: that sees
+//     squash and rebase merges. The forge is asked outside the state
+//     file's lock, about at most MaxForgeAsks branches per check (the most
+//     recently seen first; the rest wait for the next check), and not at
+//     all without a forge: then only git decides, as before. A forge that
+//     cannot answer (rate limit, network) stops the asking for this check
+//     and is said in the report, never failing the job.
 //   - A tracked head that no longer exists (garbage-collected) is dropped;
 //     a reported branch is dropped once its local branch is deleted; at most
 //     MaxTracked branches are kept (the least recently seen go first).
@@ -44,15 +54,34 @@ import (
 // MaxTracked bounds the branches the state file remembers.
 const MaxTracked = 500
 
+// MaxForgeAsks bounds the branches one check asks the forge about.
+const MaxForgeAsks = 20
+
+// Forge is a code forge check-review may ask whether a branch's pull
+// request merged (internal/forge's Client is one).
+type Forge interface {
+	// MergedHeads returns the head commits of branch's merged pull
+	// requests. asked is false when no forge is configured; err is a
+	// configured forge that could not answer.
+	MergedHeads(ctx context.Context, branch string) (heads []string, asked bool, err error)
+}
+
 // Merged is a tracked branch whose work landed on the default branch.
 type Merged struct {
 	Branch string // "feature/x"
 	Head   string // the recorded head commit (full hash)
 	Into   string // the default branch, "main"
+	// OnForge: the forge said its pull request merged (a squash or rebase
+	// merge git's ancestry does not show).
+	OnForge bool
 }
 
-// String reads "feature/x merged into main (abc1234)".
+// String reads "feature/x merged into main (abc1234)", or "feature/x
+// merged into main on the forge (abc1234)".
 func (m Merged) String() string {
+	if m.OnForge {
+		return fmt.Sprintf("%s merged into %s on the forge (%s)", m.Branch, m.Into, short(m.Head))
+	}
 	return fmt.Sprintf("%s merged into %s (%s)", m.Branch, m.Into, short(m.Head))
 }
 
@@ -125,12 +154,26 @@ func Observe(ctx context.Context, root, statePath string) error {
 }
 
 // Check reports, once each, the tracked branches whose recorded head is now
-// on the default branch, sorted by branch name.
-func Check(ctx context.Context, root, statePath string) (merged []Merged, err error) {
+// on the default branch, or whose pull request f says merged (f nil: git
+// only), sorted by branch name.
+func Check(ctx context.Context, root, statePath string, f Forge) ([]Merged, error) {
+	merged, _, err := check(ctx, root, statePath, f)
+	return merged, err
+}
+
+// pending is a branch git does not see merged, to ask the forge about.
+type pending struct {
+	name, head string
+	lastSeen   time.Time
+}
+
+// check is Check, and what kept the forge from answering ("" when nothing).
+func check(ctx context.Context, root, statePath string, f Forge) (merged []Merged, forgeProblem string, err error) {
 	def, err := defaultBranch(ctx, root)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	var ask []pending
 	err = update(statePath, func(s *stateFile) (bool, error) {
 		changed := false
 		names := make([]string, 0, len(s.Branches))
@@ -164,14 +207,79 @@ func Check(ctx context.Context, root, statePath string) (merged []Merged, err er
 				b.Reported, b.Into = true, def.name
 				merged = append(merged, Merged{Branch: name, Head: b.Head, Into: def.name})
 				changed = true
+			} else {
+				ask = append(ask, pending{name: name, head: b.Head, lastSeen: b.LastSeen})
 			}
 		}
 		return changed, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return merged, nil
+	if f == nil || len(ask) == 0 {
+		return merged, "", nil
+	}
+	found, forgeProblem, err := askForge(ctx, root, f, ask)
+	if err != nil || len(found) == 0 {
+		return merged, forgeProblem, err
+	}
+	err = update(statePath, func(s *stateFile) (bool, error) {
+		changed := false
+		for _, p := range found {
+			b := s.Branches[p.name]
+			if b == nil || b.Reported || b.Head != p.head {
+				continue // moved on, or reported, while the forge was asked
+			}
+			b.Reported, b.Into = true, def.name
+			merged = append(merged, Merged{Branch: p.name, Head: b.Head, Into: def.name, OnForge: true})
+			changed = true
+		}
+		return changed, nil
+	})
+	sort.Slice(merged, func(i, j int) bool { return merged[i].Branch < merged[j].Branch })
+	return merged, forgeProblem, err
+}
+
+// askForge asks f about the most recently seen of ask and returns those
+// whose recorded head is, or is an ancestor of, a merged pull request's
+// head.
+func askForge(ctx context.Context, root string, f Forge, ask []pending) (found []pending, problem string, err error) {
+	sort.Slice(ask, func(i, j int) bool { return ask[i].lastSeen.After(ask[j].lastSeen) })
+	if len(ask) > MaxForgeAsks {
+		ask = ask[:MaxForgeAsks]
+	}
+	for _, p := range ask {
+		heads, asked, ferr := f.MergedHeads(ctx, p.name)
+		if !asked {
+			return found, "", nil // no forge configured
+		}
+		if ferr != nil {
+			return found, ferr.Error(), nil
+		}
+		for _, h := range heads {
+			ok, err := landedIn(ctx, root, p.head, h)
+			if err != nil {
+				return found, "", err
+			}
+			if ok {
+				found = append(found, p)
+				break
+			}
+		}
+	}
+	return found, "", nil
+}
+
+// landedIn says whether head is the merged pull request's head prHead, or
+// an ancestor of it (commits pushed after the recorded head, then merged).
+func landedIn(ctx context.Context, root, head, prHead string) (bool, error) {
+	if strings.EqualFold(head, prHead) {
+		return true, nil
+	}
+	if _, code, err := git(ctx, root, "rev-parse", "--verify", "--quiet", prHead+"^{commit}"); err != nil || code != 0 {
+		return false, err // the pull request's head is not here: cannot tell
+	}
+	return isAncestor(ctx, root, head, prHead)
 }
 
 // Size reports how many tracked branches are waiting for their merge: the

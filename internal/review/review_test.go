@@ -81,7 +81,7 @@ func TestMergedBranchIsReportedOnce(t *testing.T) {
 	})
 
 	t.Run("an unmerged branch is not reported", func(t *testing.T) {
-		merged, err := Check(ctx, repo, state)
+		merged, err := Check(ctx, repo, state, nil)
 		if err != nil || len(merged) != 0 {
 			t.Errorf("merged = %v, err = %v", merged, err)
 		}
@@ -95,7 +95,7 @@ func TestMergedBranchIsReportedOnce(t *testing.T) {
 	g(t, repo, "merge", "-q", "--no-ff", "-m", "merge feature/x", "feature/x")
 
 	t.Run("a merged branch is reported with its head", func(t *testing.T) {
-		merged, err := Check(ctx, repo, state)
+		merged, err := Check(ctx, repo, state, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestMergedBranchIsReportedOnce(t *testing.T) {
 	})
 
 	t.Run("a reported branch is not reported again", func(t *testing.T) {
-		merged, err := Check(ctx, repo, state)
+		merged, err := Check(ctx, repo, state, nil)
 		if err != nil || len(merged) != 0 {
 			t.Errorf("merged = %v, err = %v", merged, err)
 		}
@@ -130,7 +130,7 @@ func TestMergedBranchIsReportedOnce(t *testing.T) {
 		}
 		g(t, repo, "checkout", "-q", "main")
 		g(t, repo, "merge", "-q", "--ff-only", "feature/x")
-		merged, err := Check(ctx, repo, state)
+		merged, err := Check(ctx, repo, state, nil)
 		if err != nil || len(merged) != 1 {
 			t.Errorf("after a fast-forward: merged = %v, err = %v", merged, err)
 		}
@@ -138,7 +138,7 @@ func TestMergedBranchIsReportedOnce(t *testing.T) {
 
 	t.Run("a reported branch is forgotten once deleted", func(t *testing.T) {
 		g(t, repo, "branch", "-q", "-d", "feature/x")
-		if _, err := Check(ctx, repo, state); err != nil {
+		if _, err := Check(ctx, repo, state, nil); err != nil {
 			t.Fatal(err)
 		}
 		s, err := read(state)
@@ -222,7 +222,7 @@ func TestOriginHEADIsTheDefaultBranch(t *testing.T) {
 	g(t, upstream, "merge", "-q", "--no-ff", "-m", "merge feature/y", "feature/y")
 
 	t.Run("a merge not fetched yet is not reported", func(t *testing.T) {
-		merged, err := Check(ctx, work, state)
+		merged, err := Check(ctx, work, state, nil)
 		if err != nil || len(merged) != 0 {
 			t.Errorf("merged = %v, err = %v", merged, err)
 		}
@@ -231,7 +231,7 @@ func TestOriginHEADIsTheDefaultBranch(t *testing.T) {
 	g(t, work, "fetch", "-q", "origin")
 
 	t.Run("a merge into origin's default branch is reported once fetched", func(t *testing.T) {
-		merged, err := Check(ctx, work, state)
+		merged, err := Check(ctx, work, state, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestErrors(t *testing.T) {
 		state := filepath.Join(t.TempDir(), "review.json")
 		for name, err := range map[string]error{
 			"observe": Observe(ctx, dir, state),
-			"check":   func() error { _, err := Check(ctx, dir, state); return err }(),
+			"check":   func() error { _, err := Check(ctx, dir, state, nil); return err }(),
 		} {
 			if err == nil || !strings.Contains(err.Error(), "not a git repository") {
 				t.Errorf("%s: err = %v", name, err)
@@ -262,7 +262,7 @@ func TestErrors(t *testing.T) {
 	t.Run("a repository without a default branch is a clear error", func(t *testing.T) {
 		repo := newRepo(t)
 		g(t, repo, "branch", "-q", "-m", "main", "trunk")
-		_, err := Check(ctx, repo, filepath.Join(t.TempDir(), "review.json"))
+		_, err := Check(ctx, repo, filepath.Join(t.TempDir(), "review.json"), nil)
 		if err == nil || !strings.Contains(err.Error(), "no default branch") {
 			t.Errorf("err = %v", err)
 		}
@@ -274,7 +274,7 @@ func TestErrors(t *testing.T) {
 		if err := os.WriteFile(state, []byte("nope"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Check(ctx, repo, state); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		if _, err := Check(ctx, repo, state, nil); err == nil || !strings.Contains(err.Error(), "corrupt") {
 			t.Errorf("err = %v", err)
 		}
 	})
@@ -286,7 +286,7 @@ func TestErrors(t *testing.T) {
 		if err := os.WriteFile(state, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		merged, err := Check(ctx, repo, state)
+		merged, err := Check(ctx, repo, state, nil)
 		if err != nil || len(merged) != 0 || size(t, state) != 0 {
 			t.Errorf("merged = %v, err = %v, size = %d", merged, err, size(t, state))
 		}
@@ -302,13 +302,13 @@ func TestReport(t *testing.T) {
 	t.Run("check-review observes the branch and reports its merge", func(t *testing.T) {
 		g(t, repo, "checkout", "-q", "-b", "feature/z")
 		head := commit(t, repo, "z.txt", "z\n")
-		msg, err := Report(ctx, repo, state)
+		msg, err := Report(ctx, repo, state, nil)
 		if err != nil || size(t, state) != 1 || msg != "no review merged (1 branches watched)" {
 			t.Errorf("first report: %q, %v, size %d", msg, err, size(t, state))
 		}
 		g(t, repo, "checkout", "-q", "main")
 		g(t, repo, "merge", "-q", "--no-ff", "-m", "merge", "feature/z")
-		msg, err = Report(ctx, repo, state)
+		msg, err = Report(ctx, repo, state, nil)
 		if want := "feature/z merged into main (" + head[:7] + ")"; msg != want || err != nil {
 			t.Errorf("second report: %q, %v; want %q", msg, err, want)
 		}
