@@ -324,7 +324,7 @@ func (c *Client) hostProblem(host string) string {
 	}
 	api := strings.ToLower(c.base.Hostname())
 	if c.cfg.APIURL == "" {
-		return fmt.Sprintf("the origin remote is on %s, not github.com: for GitHub Enterprise set forge.api_url to its API, e.g. https://%s/api/v3/", host, host)
+		return fmt.Sprintf("the origin remote is on %s, not github.com, and core's forge is GitHub: if %s is a GitHub Enterprise server, set forge.api_url to its API, e.g. https://%s/api/v3/", host, host, host)
 	}
 	if host == api || "api."+host == api {
 		return ""
