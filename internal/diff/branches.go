@@ -2,6 +2,8 @@ package diff
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -87,11 +89,13 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 		list = append(list, r)
 	}
 	// The working tree as a commit, so that merge-tree sees uncommitted
-	// edits too (stash create writes objects only, never a ref, the index
-	// or the working tree); HEAD when nothing is uncommitted.
+	// edits too; HEAD when nothing is uncommitted. git stash create
+	// writes objects and no ref, but refreshes the index it reads, so it
+	// reads a private copy: the repository's index (its lock, its stat
+	// data, the diff routes' ETags) is never touched.
 	ours := b.Commit
-	if stash, err := git(ctx, root, "-c", "user.name=core", "-c", "user.email=core@localhost", "stash", "create"); err == nil && strings.TrimSpace(stash) != "" {
-		ours = strings.TrimSpace(stash)
+	if stash, err := stashCreate(ctx, root, b.index); err == nil && stash != "" {
+		ours = stash
 	}
 	mergeTree := true
 	for _, r := range list {
@@ -180,4 +184,31 @@ func names(ctx context.Context, root string, args ...string) ([]string, error) {
 		}
 	}
 	return list, nil
+}
+
+// stashCreate is `git stash create` over a private copy of the index.
+func stashCreate(ctx context.Context, root, index string) (string, error) {
+	data, err := os.ReadFile(index)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "core-stash-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	copyPath := filepath.Join(dir, "index")
+	if err := os.WriteFile(copyPath, data, 0o600); err != nil {
+		return "", err
+	}
+	cmd := gitx.Command(ctx, root, "-c", "user.name=core", "-c", "user.email=core@localhost", "stash", "create")
+	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+copyPath)
+	res, err := gitx.Exec(ctx, cmd)
+	if err != nil {
+		return "", err
+	}
+	if res.Exit != 0 {
+		return "", res.Describe("stash", "create")
+	}
+	return res.Text(), nil
 }

@@ -2,6 +2,8 @@ package diff
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -40,6 +42,10 @@ func TestOtherBranchesFindsOverlapsAndConflicts(t *testing.T) {
 	r.git("checkout", "-q", "-b", "feature")
 	r.write("shared.txt", "one\ntwo (mine, uncommitted)\nthree\n")
 
+	before, err := os.Stat(filepath.Join(r.dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := OtherBranches(context.Background(), r.dir, []string{"shared.txt"})
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +70,9 @@ func TestOtherBranchesFindsOverlapsAndConflicts(t *testing.T) {
 	remote := by["origin/remote-work"]
 	if !remote.Remote || !slices.Equal(remote.Overlap, []string{"shared.txt"}) || remote.Conflicts {
 		t.Errorf("origin/remote-work = %+v", remote)
+	}
+	if after, err := os.Stat(filepath.Join(r.dir, ".git", "index")); err != nil || !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
+		t.Error("the repository's index was rewritten")
 	}
 	if unstaged, staged := r.git("diff", "--name-only"), r.git("diff", "--cached", "--name-only"); unstaged != "shared.txt" || staged != "" || r.git("stash", "list") != "" {
 		t.Errorf("the repository changed: unstaged %q, staged %q, stash %q", unstaged, staged, r.git("stash", "list"))
