@@ -72,7 +72,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 	}
 	// One forge client, so that check-review and GET /api/v1/diff/review
 	// share its caches (and the forge's rate limit).
-	e.forge = forge.New(forge.Config{Token: cfg.Forge.Token, APIURL: cfg.Forge.APIURL}, root, nil)
+	e.forge = forge.New(forge.Config{Token: cfg.Forge.Token, APIURL: cfg.Forge.APIURL, Log: &log}, root, nil)
 	deps := maintenance.Deps{Root: root, CacheDir: cacheDir, Workspace: ws, Runner: e.runner, Activity: e.activity, Forge: e.forge}
 	for _, j := range maintenance.Jobs(deps) {
 		e.jobs.Register(j)
