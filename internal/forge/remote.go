@@ -88,7 +88,7 @@ func Redact(raw string) string {
 			s = s[:i+3] + "***@" + rest[at+1:]
 		}
 	} else if colon := strings.Index(s, ":"); colon > 0 {
-		if at := strings.LastIndex(s[:colon], "@"); at >= 0 && at > 0 {
+		if at := strings.LastIndex(s[:colon], "@"); at >= 0 {
 			s = "***@" + s[at+1:]
 		}
 	}
