@@ -13,6 +13,7 @@ import (
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/diff"
+	"github.com/corehq/core/internal/forge"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/quote"
@@ -233,4 +234,17 @@ func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 	w.Header().Set("ETag", etag)
 	w.WriteHeader(http.StatusNotModified)
 	return true
+}
+
+// diffReviewHandler serves GET /api/v1/diff/review: the branch's pull
+// request on the forge, its reviews, comments and checks. Every failure
+// (no remote, no token, no network, no pull request) is a 200 whose state
+// and message say which (forge.Review never fails).
+func diffReviewHandler(fc *forge.Client) gateway.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := diffParams(r); err != nil {
+			return err
+		}
+		return writeJSON(w, fc.Review(r.Context()))
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/forge"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/metrics"
@@ -53,6 +54,8 @@ type Deps struct {
 	Affected  *affected.Published
 	// Sessions holds the review sessions of POST /api/v1/diff/session.
 	Sessions *reviewstate.Store
+	// Forge answers GET /api/v1/diff/review (shared with check-review).
+	Forge *forge.Client
 	// CacheDir holds the run journals the viewer reads.
 	CacheDir string
 	// RunContext outlives requests: runs started by a request end with it
@@ -88,6 +91,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("diff", diffHandler(d.Workspace, d.Sessions, reviews))
 	reg.Handle("diff-patch", diffPatchHandler(d.Workspace))
 	reg.Handle("diff-branches", diffBranchesHandler(d.Workspace))
+	reg.Handle("diff-review", diffReviewHandler(d.Forge))
 	reg.Handle("diff-context", diffContextHandler(d.Workspace, d.Sessions, reviews))
 	reg.Handle("diff-session", diffSessionHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))

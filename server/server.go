@@ -138,7 +138,7 @@ func Run(ctx context.Context, o Options) error {
 	handlers.Register(reg, handlers.Deps{
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
-		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir),
+		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
 		Facts: handlers.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
 	})
 	table, err := gateway.Load(core.RoutesFile, core.Routes, reg)
