@@ -301,17 +301,11 @@ func DefaultBase(ctx context.Context, root string) (string, error) {
 // git runs git -C root args and returns its stdout; an error names the
 // command and carries git's message.
 func git(ctx context.Context, root string, args ...string) ([]byte, error) {
-	res, err := gitx.Run(ctx, root, args...)
+	out, err := gitx.Output(ctx, root, args...)
 	if errors.Is(err, gitx.ErrNotInstalled) {
 		return nil, fmt.Errorf("%w to use core affected", err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if res.Exit != 0 {
-		return nil, res.Describe(args...)
-	}
-	return []byte(res.Stdout), nil
+	return []byte(out), err
 }
 
 // Published is the last affected set the CLI handed to the server (`core

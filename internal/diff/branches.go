@@ -57,12 +57,12 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 		out.Note = "HEAD has no commit yet: no branch shares history with it"
 		return out, nil
 	}
-	prefix, err := git(ctx, root, "rev-parse", "--show-prefix")
+	prefix, err := gitx.Output(ctx, root, "rev-parse", "--show-prefix")
 	if err != nil {
 		return Branches{}, err
 	}
 	prefix = strings.TrimSpace(prefix)
-	refs, err := git(ctx, root, "for-each-ref", "--sort=-committerdate",
+	refs, err := gitx.Output(ctx, root, "for-each-ref", "--sort=-committerdate",
 		"--format=%(refname)%00%(symref)%00%(objectname)%00%(committerdate:iso-strict)%00%(authorname)%00%(subject)",
 		"refs/heads", "refs/remotes")
 	if err != nil {
@@ -109,7 +109,7 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 			break
 		}
 		out.Checked++
-		mb, err := git(ctx, root, "merge-base", r.commit, b.Commit)
+		mb, err := gitx.Output(ctx, root, "merge-base", r.commit, b.Commit)
 		if err != nil {
 			continue // no shared history
 		}
@@ -159,21 +159,9 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 	return out, nil
 }
 
-// git runs git and returns its output; a failure names the command.
-func git(ctx context.Context, root string, args ...string) (string, error) {
-	res, err := gitx.Run(ctx, root, args...)
-	if err != nil {
-		return "", err
-	}
-	if res.Exit != 0 {
-		return "", res.Describe(args...)
-	}
-	return res.Stdout, nil
-}
-
 // names runs a git command printing NUL-separated paths.
 func names(ctx context.Context, root string, args ...string) ([]string, error) {
-	out, err := git(ctx, root, args...)
+	out, err := gitx.Output(ctx, root, args...)
 	if err != nil {
 		return nil, err
 	}

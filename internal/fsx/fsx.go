@@ -7,6 +7,7 @@ package fsx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -157,6 +158,28 @@ func EnsureCacheDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// ErrTooLarge says a file is over the limit ReadAtMost was given.
+var ErrTooLarge = errors.New("file is over its size limit")
+
+// ReadAtMost reads a file of at most limit bytes, never holding more than
+// limit+1 of them: a larger file is ErrTooLarge (ReadSized, by contrast,
+// takes a size already known, not a limit).
+func ReadAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", path, ErrTooLarge, limit)
+	}
+	return data, nil
 }
 
 // ReadSized reads a regular file whose size the caller has just seen (a

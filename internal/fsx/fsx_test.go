@@ -161,3 +161,19 @@ func TestABatchWithAFailedWriteTouchesNoFile(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", ents)
 	}
 }
+
+func TestReadAtMostReadsUpToItsLimitAndRefusesMore(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("12345"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadAtMost(p, 5); err != nil || string(got) != "12345" {
+		t.Errorf("at the limit: %q, %v", got, err)
+	}
+	if _, err := ReadAtMost(p, 4); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+	if _, err := ReadAtMost(filepath.Join(t.TempDir(), "none"), 4); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+}

@@ -69,6 +69,19 @@ func Exec(ctx context.Context, cmd *exec.Cmd) (Result, error) {
 	return res, fmt.Errorf("run git: %w", err)
 }
 
+// Output runs `git -C dir args...` and returns its standard output; a
+// non-zero exit is an error naming the command and carrying git's message.
+func Output(ctx context.Context, dir string, args ...string) (string, error) {
+	res, err := Run(ctx, dir, args...)
+	if err != nil {
+		return "", err
+	}
+	if res.Exit != 0 {
+		return "", res.Describe(args...)
+	}
+	return res.Stdout, nil
+}
+
 // Describe turns a failed command into an error naming it and git's
 // message.
 func (r Result) Describe(args ...string) error {

@@ -26,7 +26,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -127,9 +126,12 @@ func (s *Store) Load(branch string) (Session, error) {
 func (s *Store) read(branch string) (file, error) {
 	p := s.path(branch)
 	empty := file{Session: Session{Branch: branch, Viewed: []Mark{}, Comments: []Comment{}}, NextID: 1}
-	data, err := readAtMost(p, maxFile)
+	data, err := fsx.ReadAtMost(p, maxFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return empty, nil
+	}
+	if errors.Is(err, fsx.ErrTooLarge) {
+		return empty, fmt.Errorf("the review session file is over %d MB: delete it or some of its comments (%w)", maxFile>>20, err)
 	}
 	if err != nil {
 		return empty, err
@@ -218,22 +220,4 @@ func (s Session) View(current map[string]string, lineAt func(path string, line i
 		c.Outdated = !ok || text != c.Text
 	}
 	return out
-}
-
-// readAtMost reads a file of at most limit bytes; a larger one is an error
-// (never read whole).
-func readAtMost(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("the review session file %s is over %d MB: delete comments or the file", p, limit>>20)
-	}
-	return data, nil
 }
