@@ -13,7 +13,7 @@ import (
 )
 
 // rowFields are the keys a row may carry, with what each holds.
-var rowFields = []string{"name", "path", "method", "procedure", "grant", "exposure", "handler", "hosted", "loopback_peer", "prefix", "stream", "max_body", "summary"}
+var rowFields = []string{"name", "path", "method", "procedure", "grant", "exposure", "handler", "hosted", "any_origin", "loopback_peer", "prefix", "stream", "max_body", "summary"}
 
 // decode reads the YAML strictly: the document is a list of mappings whose
 // keys are rowFields with values of the right type. It walks yaml.Node
@@ -104,6 +104,8 @@ func decodeRow(i int, n *yaml.Node) (Row, []Problem) {
 			str(&row.Summary)
 		case "hosted":
 			boolean(&row.Hosted)
+		case "any_origin":
+			boolean(&row.AnyOrigin)
 		case "loopback_peer":
 			boolean(&row.LoopbackPeer)
 		case "prefix":

@@ -78,6 +78,7 @@ type Listener struct {
 	peersOnly  bool
 	cors       *cors.Cors
 	corsHosted *cors.Cors
+	corsAny    *cors.Cors
 	noRoute    zerolog.Logger   // the access log of paths no row serves
 	accessAll  bool             // log every request, not only the 5xx
 	counts     [6]*atomic.Int64 // requests_total, then 1xx..5xx by status/100
@@ -90,6 +91,7 @@ type route struct {
 	path    string
 	prefix  bool
 	hosted  bool
+	anyOrig bool // no Host guard, no Origin check, CORS for every origin
 	public  bool
 	connect bool
 	allow   string
@@ -150,6 +152,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 	}
 	l.cors = newCORS(func(o string) bool { return l.origins.corsAllowed(o, false) })
 	l.corsHosted = newCORS(func(o string) bool { return l.origins.corsAllowed(o, true) })
+	l.corsAny = newCORS(func(string) bool { return true })
 
 	rows := t.Select(cfg.Exposure, cfg.Keep)
 	for i := range rows {
@@ -170,7 +173,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		}
 		rt := l.exact[row.Path]
 		if rt == nil {
-			rt = &route{name: row.Name, log: ep.log, path: row.Path, prefix: row.Prefix, hosted: row.Hosted, public: row.Public(), connect: row.Procedure != ""}
+			rt = &route{name: row.Name, log: ep.log, path: row.Path, prefix: row.Prefix, hosted: row.Hosted, anyOrig: row.AnyOrigin, public: row.Public(), connect: row.Procedure != ""}
 			l.exact[row.Path] = rt
 			if row.Prefix {
 				l.prefixes = append(l.prefixes, rt)
@@ -201,8 +204,8 @@ func newCORS(allowed func(string) bool) *cors.Cors {
 	return cors.New(cors.Options{
 		AllowOriginFunc:     allowed,
 		AllowedMethods:      []string{http.MethodGet, http.MethodPost},
-		AllowedHeaders:      []string{"Authorization", "Content-Type", "Connect-Protocol-Version", "Connect-Timeout-Ms", "Last-Event-Id"},
-		ExposedHeaders:      []string{"WWW-Authenticate", "ETag"},
+		AllowedHeaders:      []string{"Authorization", "Content-Type", "Connect-Protocol-Version", "Connect-Timeout-Ms", "Last-Event-Id", "Mcp-Protocol-Version", "Mcp-Session-Id"},
+		ExposedHeaders:      []string{"WWW-Authenticate", "ETag", "Mcp-Session-Id"},
 		AllowPrivateNetwork: true,
 		MaxAge:              600,
 	})
@@ -232,7 +235,8 @@ func (l *Listener) match(path string) *route {
 // log, Host guard, Origin check, CORS and Private Network Access (preflights
 // end there), then the route: authenticate, method, grant, loopback peer,
 // body limit, and the handler, with the caller's identity and a logger in
-// the request's context.
+// the request's context. An any_origin row (/mcp) skips the Host guard and
+// the Origin check and answers every origin's CORS: its token is its guard.
 func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := getRecorder(w)
 	start := time.Now()
@@ -248,17 +252,21 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer l.finish(rec, r, rt, start)
 
 	hosted := rt != nil && rt.hosted
-	if !l.hostAllowed(r.Host, hosted) {
+	anyOrigin := rt != nil && rt.anyOrig
+	if !anyOrigin && !l.hostAllowed(r.Host, hosted) {
 		writeError(rec, r, rt, errForbiddenHost)
 		return
 	}
 	// One Origin at most: with two, CORS would answer for both.
-	if o := r.Header.Values("Origin"); len(o) > 1 || len(o) == 1 && o[0] != "" && !l.origins.allowed(o[0], hosted) {
+	if o := r.Header.Values("Origin"); !anyOrigin && (len(o) > 1 || len(o) == 1 && o[0] != "" && !l.origins.allowed(o[0], hosted)) {
 		writeError(rec, r, rt, errForbiddenOrigin)
 		return
 	}
 	c := l.cors
-	if hosted {
+	switch {
+	case anyOrigin:
+		c = l.corsAny
+	case hosted:
 		c = l.corsHosted
 	}
 	c.HandlerFunc(rec, r)

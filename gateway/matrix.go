@@ -44,6 +44,9 @@ func flags(r *Row) string {
 	if r.Hosted {
 		add("hosted")
 	}
+	if r.AnyOrigin {
+		add("any-origin")
+	}
 	if r.LoopbackPeer {
 		add("loopback-peer")
 	}

@@ -29,6 +29,11 @@ var loopbackOnly = []struct{ path, why string }{
 	{"/core.token.", "token management is loopback-only"},
 }
 
+// anyOriginPath is the one path allowed to drop the Host and Origin guards:
+// the spec says /mcp "has no host or origin guard, answers any origin and
+// relies on its bearer token alone".
+const anyOriginPath = "/mcp"
+
 // shareable lists what the share listener may serve (the spec's list, plus
 // the console page that a share link opens); everything else stays off it.
 var shareable = []string{
@@ -145,6 +150,18 @@ func checkRows(rows []Row) []Problem {
 		default:
 			bad("stream", quote(r.Stream)+" is not a stream kind; allowed: sse")
 		}
+		if r.AnyOrigin {
+			switch {
+			case r.Path != anyOriginPath:
+				bad("any_origin", "only "+anyOriginPath+" may drop the Host and Origin guards (the spec's exception); every other row keeps them")
+			case r.Grant != auth.MCP:
+				bad("any_origin", "a row without the Host and Origin guards relies on its token alone, so it needs grant mcp, not "+quote(r.grant))
+			case seenExp[ExposureShare]:
+				bad("any_origin", "cannot be exposed on share: the share listener keeps every guard")
+			case r.Hosted:
+				bad("any_origin", "hosted is meaningless on a row that admits every host and origin")
+			}
+		}
 		if r.Hosted && !strings.HasPrefix(r.Path, "/api/") && r.Procedure == "" {
 			bad("hosted", "only /api/ rows and Connect rows can admit the hosted console")
 		}
@@ -163,6 +180,8 @@ func checkRows(rows []Row) []Problem {
 			switch {
 			case o.Prefix != r.Prefix:
 				bad("prefix", "rows sharing a path must agree on prefix (row "+itoa(j)+" differs)")
+			case o.AnyOrigin != r.AnyOrigin:
+				bad("any_origin", "rows sharing a path must agree on any_origin, because the host is checked before the method (row "+itoa(j)+" differs)")
 			case o.Hosted != r.Hosted:
 				bad("hosted", "rows sharing a path must agree on hosted, because the host is checked before the method (row "+itoa(j)+" differs)")
 			case (o.grant == GrantNone) != (r.grant == GrantNone):

@@ -45,6 +45,10 @@ type Row struct {
 
 	// Hosted rows also accept the hosted console's host and origin.
 	Hosted bool
+	// AnyOrigin rows have no Host guard and no Origin check and answer any
+	// origin's CORS preflight: the bearer token alone guards them. The spec
+	// asks this of /mcp, and a load rule allows it there alone.
+	AnyOrigin bool
 	// LoopbackPeer rows also require the TCP peer to be a loopback address.
 	LoopbackPeer bool
 	// Prefix rows serve the subtree under Path (which ends in "/").

@@ -19,10 +19,12 @@ import (
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/activity"
 	"github.com/corehq/core/internal/affected"
+	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/forge"
+	"github.com/corehq/core/internal/handoff"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/metrics"
@@ -56,6 +58,10 @@ type Deps struct {
 	Sessions *reviewstate.Store
 	// Forge answers GET /api/v1/diff/review (shared with check-review).
 	Forge *forge.Client
+	// Attention is the queue of agents' requests for a person; Handoff the
+	// session jobs (work handed to agents). Both nil in a build without MCP.
+	Attention *attention.Queue
+	Handoff   *handoff.Store
 	// CacheDir holds the run journals the viewer reads.
 	CacheDir string
 	// RunContext outlives requests: runs started by a request end with it
@@ -96,6 +102,12 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("diff-session", diffSessionHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))
 	reg.Handle("console", consoleHandler(d.Console))
+	reg.Handle("attention-list", attentionListHandler(d.Attention))
+	reg.Handle("attention-dispose", attentionDisposeHandler(d.Attention))
+	reg.Handle("mcp", mcpHandler(mcpDeps{
+		ws: d.Workspace, sessions: d.Sessions, reviews: reviews, runner: d.Runner, runCtx: d.RunContext,
+		cacheDir: d.CacheDir, attention: d.Attention, handoff: d.Handoff, version: d.Facts.Version,
+	}))
 
 	// Small answers are not worth compressing; big ones (a run's output)
 	// are.
@@ -105,7 +117,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	service("ToolService", bind(toolv1alpha1connect.NewToolServiceHandler, &toolService{ws: d.Workspace, metrics: d.Metrics}))
 	service("MetricsService", bind(metricsv1alpha1connect.NewMetricsServiceHandler, &metricsService{metrics: d.Metrics}))
 	service("StatusService", bind(statusv1alpha1connect.NewStatusServiceHandler, &statusService{ws: d.Workspace, runner: d.Runner, affected: d.Affected, facts: d.Facts}))
-	service("JobService", bind(jobv1alpha1connect.NewJobServiceHandler, &jobService{jobs: d.Jobs, metrics: d.Metrics}))
+	service("JobService", bind(jobv1alpha1connect.NewJobServiceHandler, &jobService{jobs: d.Jobs, handoff: d.Handoff, metrics: d.Metrics}))
 	service("ActivityService", bind(activityv1alpha1connect.NewActivityServiceHandler, &activityService{activity: d.Activity}))
 	service("ViewerService", bind(viewerv1alpha1connect.NewViewerServiceHandler, &viewerService{cacheDir: d.CacheDir}))
 	service("NotesService", bind(notesv1alpha1connect.NewNotesServiceHandler, &notesService{notes: d.Notes}))

@@ -148,7 +148,16 @@ func TestRouteMatrix(t *testing.T) {
 		fresh := func() string { return s.Tokens.Mint(kind, grant, time.Hour) }
 		method := row.Method
 		okOrigin := "http://127.0.0.1:" + s.port
+		served := map[string]bool{} // the methods the rows of this path serve
+		for _, r := range tab.Rows {
+			if r.Path == row.Path {
+				served[r.Method] = true
+			}
+		}
 		t.Run(row.Name, func(t *testing.T) {
+			if row.AnyOrigin {
+				anyOriginMatrix(t, s, row, fresh)
+			}
 			if !row.Public() {
 				t.Run("no token is 401 with a Bearer challenge", func(t *testing.T) {
 					resp := s.do(t, row, probe{method: method})
@@ -193,6 +202,9 @@ func TestRouteMatrix(t *testing.T) {
 					others = append(others, http.MethodGet)
 				}
 				for _, m := range others {
+					if served[m] {
+						continue // another row of the path serves it
+					}
 					resp := s.do(t, row, probe{method: m, token: fresh()})
 					want(t, resp, http.StatusMethodNotAllowed)
 					if allow := resp.Header.Get("Allow"); !strings.Contains(allow, method) {
@@ -200,6 +212,9 @@ func TestRouteMatrix(t *testing.T) {
 					}
 				}
 			})
+			if row.AnyOrigin {
+				return // the guards below are the ones an any_origin row drops
+			}
 			t.Run("a foreign Host is 403 before the token is looked at", func(t *testing.T) {
 				for _, h := range []string{"evil.example", "127.0.0.1.evil.example", "localhost.evil.example:" + s.port, "192.168.1.10:" + s.port, "0.0.0.0:" + s.port} {
 					want(t, s.do(t, row, probe{method: method, host: h}), http.StatusForbidden)
@@ -264,6 +279,41 @@ func TestRouteMatrix(t *testing.T) {
 			})
 		})
 	}
+}
+
+// anyOriginMatrix drives an any_origin row (/mcp): every Host and Origin is
+// served with the token, none without it, and any origin's preflight is
+// answered, because the spec says /mcp "answers any origin and relies on
+// its bearer token alone".
+func anyOriginMatrix(t *testing.T, s *running, row gateway.Row, fresh func() string) {
+	hosts := []string{"evil.example", "127.0.0.1.evil.example", "192.168.1.10:" + s.port, "0.0.0.0:" + s.port}
+	origins := []string{"http://evil.example", "null", hostedOrigin, "http://[::1]:" + s.port}
+	t.Run("a foreign Host or Origin is served with the token and refused without it", func(t *testing.T) {
+		for _, h := range hosts {
+			want(t, s.do(t, row, probe{method: row.Method, host: h}), http.StatusUnauthorized)
+			if resp := s.do(t, row, probe{method: row.Method, host: h, token: fresh()}); resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+				t.Errorf("Host %s with the token: status %d", h, resp.StatusCode)
+			}
+		}
+		for _, o := range origins {
+			want(t, s.do(t, row, probe{method: row.Method, origin: o}), http.StatusUnauthorized)
+			resp := s.do(t, row, probe{method: row.Method, origin: o, token: fresh()})
+			if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+				t.Errorf("Origin %s with the token: status %d", o, resp.StatusCode)
+			}
+			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != o {
+				t.Errorf("Origin %s: Access-Control-Allow-Origin = %q", o, got)
+			}
+		}
+	})
+	t.Run("any origin's preflight is answered", func(t *testing.T) {
+		pre := map[string]string{"Access-Control-Request-Method": row.Method, "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version"}
+		resp := s.do(t, row, probe{method: http.MethodOptions, origin: "http://evil.example", host: "evil.example", headers: pre})
+		want(t, resp, http.StatusNoContent)
+		if resp.Header.Get("Access-Control-Allow-Origin") != "http://evil.example" {
+			t.Errorf("Access-Control-Allow-Origin = %q", resp.Header.Get("Access-Control-Allow-Origin"))
+		}
+	})
 }
 
 func TestRemovedAndUnknownPathsAre404(t *testing.T) {

@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -21,10 +22,12 @@ import (
 	core "github.com/corehq/core"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
+	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/handoff"
 	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
@@ -134,8 +137,13 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	log.Debug().Str("console", consoleFrom).Msg("built console")
+	queue, handed, err := openAgentStores(cacheDir, hub)
+	if err != nil {
+		return err
+	}
 	reg := gateway.NewRegistry()
 	handlers.Register(reg, handlers.Deps{
+		Attention: queue, Handoff: handed,
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
 		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
@@ -161,6 +169,9 @@ func Run(ctx context.Context, o Options) error {
 	if !cfg.Console.Enabled {
 		log.Info().Msg("console.enabled is false: no console route is registered")
 	}
+	if !handlers.WithMCP {
+		consoleMount = false // the spec: builds without MCP have no console
+	}
 	// Without the console there is no hosted console either: its origin
 	// would otherwise still reach the Connect rows flagged hosted.
 	hostedOrigin := cfg.Console.HostedOrigin
@@ -177,7 +188,7 @@ func Run(ctx context.Context, o Options) error {
 		Tokens:            tokens,
 		Kinds:             []auth.Kind{auth.KindConsole, auth.KindAdmin, auth.KindPair, auth.KindMCP},
 		MaxBody:           cfg.Server.MaxBody,
-		Keep:              func(r *gateway.Row) bool { return consoleMount || !r.IsConsole() },
+		Keep:              Keep(consoleMount),
 		Log:               log,
 		Metrics:           counters,
 		AccessLog:         cfg.Log.Access,
@@ -244,6 +255,41 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	return nil
+}
+
+// Keep says which rows a loopback listener mounts: the console's rows only
+// when the console mounts, and in a build without MCP (-tags nomcp) neither
+// /mcp nor any console row (no /api/v1/, no pages): only what the CLI uses.
+func Keep(consoleMount bool) func(*gateway.Row) bool {
+	return func(r *gateway.Row) bool {
+		if !handlers.WithMCP && (r.IsConsole() || r.AnyOrigin) {
+			return false
+		}
+		return consoleMount || !r.IsConsole()
+	}
+}
+
+// openAgentStores opens the attention queue and the session jobs, which
+// only a build with MCP has (agents are their other half); a change to the
+// queue is announced on the event stream as `event: attention`.
+func openAgentStores(cacheDir string, hub *events.Hub) (*attention.Queue, *handoff.Store, error) {
+	if !handlers.WithMCP {
+		return nil, nil, nil
+	}
+	var q *attention.Queue
+	announce := func() {
+		data, _ := json.Marshal(events.Attention{Open: q.List().Open})
+		hub.Publish(events.KindAttention, data)
+	}
+	q, err := attention.Open(filepath.Join(cacheDir, "attention.json"), announce)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := handoff.Open(filepath.Join(cacheDir, "session-jobs.json"), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, h, nil
 }
 
 // waitOrTimeout runs wait, giving up when ctx ends.

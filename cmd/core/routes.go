@@ -15,14 +15,22 @@ func newRoutesCmd() *cobra.Command {
 this binary, checked exactly as the server checks it: name, method, path, the
 grant a token needs, and on which listener it is exposed (loopback, share).
 Rows marked console are removed when console.enabled is false or the server
-binds a non-loopback address.`,
+binds a non-loopback address. A build without MCP (go build -tags nomcp)
+prints only what it serves: no /mcp and no console rows.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			t, err := server.RouteTable()
 			if err != nil {
 				return err
 			}
-			_, err = cmd.OutOrStdout().Write([]byte(gateway.Matrix(t)))
+			keep := server.Keep(true)
+			served := &gateway.Table{}
+			for _, r := range t.Rows {
+				if keep(&r) {
+					served.Rows = append(served.Rows, r)
+				}
+			}
+			_, err = cmd.OutOrStdout().Write([]byte(gateway.Matrix(served)))
 			return err
 		},
 	}

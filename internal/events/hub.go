@@ -30,7 +30,14 @@ import (
 const (
 	KindGraph      = "graph"      // the workspace graph changed: data is a Graph
 	KindDiagnostic = "diagnostic" // a source's problem began or ended: data is a Diagnostic
+	KindAttention  = "attention"  // the attention queue changed: data is an Attention
 )
+
+// Attention is the data of `event: attention`: how many requests are open
+// now. The console refetches the queue on it.
+type Attention struct {
+	Open int `json:"open"`
+}
 
 // Graph is the data of `event: graph`. The explorer refetches on any graph
 // event; the fields let a client tell what changed: a new version of the

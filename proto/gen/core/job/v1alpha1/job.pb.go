@@ -26,6 +26,104 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type HandJobRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the agent should do.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// The graph node the work is about (optional).
+	Node          string `protobuf:"bytes,2,opt,name=node,proto3" json:"node,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandJobRequest) Reset() {
+	*x = HandJobRequest{}
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandJobRequest) ProtoMessage() {}
+
+func (x *HandJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandJobRequest.ProtoReflect.Descriptor instead.
+func (*HandJobRequest) Descriptor() ([]byte, []int) {
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *HandJobRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *HandJobRequest) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+type HandJobResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Job           *Job                   `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandJobResponse) Reset() {
+	*x = HandJobResponse{}
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandJobResponse) ProtoMessage() {}
+
+func (x *HandJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandJobResponse.ProtoReflect.Descriptor instead.
+func (*HandJobResponse) Descriptor() ([]byte, []int) {
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *HandJobResponse) GetJob() *Job {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
 type RunJobRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "jobs/<job>".
@@ -36,7 +134,7 @@ type RunJobRequest struct {
 
 func (x *RunJobRequest) Reset() {
 	*x = RunJobRequest{}
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[0]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -48,7 +146,7 @@ func (x *RunJobRequest) String() string {
 func (*RunJobRequest) ProtoMessage() {}
 
 func (x *RunJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[0]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -61,7 +159,7 @@ func (x *RunJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunJobRequest.ProtoReflect.Descriptor instead.
 func (*RunJobRequest) Descriptor() ([]byte, []int) {
-	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{0}
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RunJobRequest) GetName() string {
@@ -83,7 +181,7 @@ type RunJobResponse struct {
 
 func (x *RunJobResponse) Reset() {
 	*x = RunJobResponse{}
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[1]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -95,7 +193,7 @@ func (x *RunJobResponse) String() string {
 func (*RunJobResponse) ProtoMessage() {}
 
 func (x *RunJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[1]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -108,7 +206,7 @@ func (x *RunJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunJobResponse.ProtoReflect.Descriptor instead.
 func (*RunJobResponse) Descriptor() ([]byte, []int) {
-	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{1}
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RunJobResponse) GetJob() *Job {
@@ -133,7 +231,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[2]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -145,7 +243,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[2]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -158,7 +256,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{2}
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{4}
 }
 
 type ListJobsResponse struct {
@@ -170,7 +268,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[3]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -182,7 +280,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[3]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -195,7 +293,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{3}
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListJobsResponse) GetJobs() []*Job {
@@ -212,21 +310,26 @@ type Job struct {
 	// "server" (the server's own maintenance) or "session" (work handed to an
 	// agent session).
 	Holder string `protobuf:"bytes,2,opt,name=holder,proto3" json:"holder,omitempty"`
-	// "idle" or "running".
+	// Server jobs: "idle" or "running". Session jobs: "waiting" (for an
+	// agent to claim it), "running" (an agent holds it) or "done".
 	State   string  `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
 	LastRun *JobRun `protobuf:"bytes,4,opt,name=last_run,json=lastRun,proto3" json:"last_run,omitempty"`
 	// Current size of what the job maintains (entries, bytes, nodes: see
 	// target_unit).
-	TargetSize    int64  `protobuf:"varint,5,opt,name=target_size,json=targetSize,proto3" json:"target_size,omitempty"`
-	TargetUnit    string `protobuf:"bytes,6,opt,name=target_unit,json=targetUnit,proto3" json:"target_unit,omitempty"`
-	Description   string `protobuf:"bytes,7,opt,name=description,proto3" json:"description,omitempty"`
+	TargetSize  int64  `protobuf:"varint,5,opt,name=target_size,json=targetSize,proto3" json:"target_size,omitempty"`
+	TargetUnit  string `protobuf:"bytes,6,opt,name=target_unit,json=targetUnit,proto3" json:"target_unit,omitempty"`
+	Description string `protobuf:"bytes,7,opt,name=description,proto3" json:"description,omitempty"`
+	// Session jobs: the graph node the work is about, and the mcp token id of
+	// the agent that claimed it.
+	Node          string `protobuf:"bytes,8,opt,name=node,proto3" json:"node,omitempty"`
+	ClaimedBy     string `protobuf:"bytes,9,opt,name=claimed_by,json=claimedBy,proto3" json:"claimed_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[4]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -238,7 +341,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[4]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -251,7 +354,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{4}
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Job) GetName() string {
@@ -303,6 +406,20 @@ func (x *Job) GetDescription() string {
 	return ""
 }
 
+func (x *Job) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *Job) GetClaimedBy() string {
+	if x != nil {
+		return x.ClaimedBy
+	}
+	return ""
+}
+
 type JobRun struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	StartTime *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
@@ -311,7 +428,7 @@ type JobRun struct {
 	Result string `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
 	// What the run did ("removed 12 journals").
 	Message string `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
-	// "request" or "schedule".
+	// "request" or "schedule"; "hand" for a session job.
 	Trigger       string `protobuf:"bytes,5,opt,name=trigger,proto3" json:"trigger,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -319,7 +436,7 @@ type JobRun struct {
 
 func (x *JobRun) Reset() {
 	*x = JobRun{}
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[5]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -331,7 +448,7 @@ func (x *JobRun) String() string {
 func (*JobRun) ProtoMessage() {}
 
 func (x *JobRun) ProtoReflect() protoreflect.Message {
-	mi := &file_core_job_v1alpha1_job_proto_msgTypes[5]
+	mi := &file_core_job_v1alpha1_job_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -344,7 +461,7 @@ func (x *JobRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobRun.ProtoReflect.Descriptor instead.
 func (*JobRun) Descriptor() ([]byte, []int) {
-	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{5}
+	return file_core_job_v1alpha1_job_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *JobRun) GetStartTime() *timestamppb.Timestamp {
@@ -386,7 +503,12 @@ var File_core_job_v1alpha1_job_proto protoreflect.FileDescriptor
 
 const file_core_job_v1alpha1_job_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcore/job/v1alpha1/job.proto\x12\x11core.job.v1alpha1\x1a\x1fgoogle/protobuf/timestamp.proto\"#\n" +
+	"\x1bcore/job/v1alpha1/job.proto\x12\x11core.job.v1alpha1\x1a\x1fgoogle/protobuf/timestamp.proto\"8\n" +
+	"\x0eHandJobRequest\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
+	"\x04node\x18\x02 \x01(\tR\x04node\";\n" +
+	"\x0fHandJobResponse\x12(\n" +
+	"\x03job\x18\x01 \x01(\v2\x16.core.job.v1alpha1.JobR\x03job\"#\n" +
 	"\rRunJobRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"T\n" +
 	"\x0eRunJobResponse\x12(\n" +
@@ -394,7 +516,7 @@ const file_core_job_v1alpha1_job_proto_rawDesc = "" +
 	"\astarted\x18\x02 \x01(\bR\astarted\"\x11\n" +
 	"\x0fListJobsRequest\">\n" +
 	"\x10ListJobsResponse\x12*\n" +
-	"\x04jobs\x18\x01 \x03(\v2\x16.core.job.v1alpha1.JobR\x04jobs\"\xe1\x01\n" +
+	"\x04jobs\x18\x01 \x03(\v2\x16.core.job.v1alpha1.JobR\x04jobs\"\x94\x02\n" +
 	"\x03Job\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06holder\x18\x02 \x01(\tR\x06holder\x12\x14\n" +
@@ -404,18 +526,22 @@ const file_core_job_v1alpha1_job_proto_rawDesc = "" +
 	"targetSize\x12\x1f\n" +
 	"\vtarget_unit\x18\x06 \x01(\tR\n" +
 	"targetUnit\x12 \n" +
-	"\vdescription\x18\a \x01(\tR\vdescription\"\xc6\x01\n" +
+	"\vdescription\x18\a \x01(\tR\vdescription\x12\x12\n" +
+	"\x04node\x18\b \x01(\tR\x04node\x12\x1d\n" +
+	"\n" +
+	"claimed_by\x18\t \x01(\tR\tclaimedBy\"\xc6\x01\n" +
 	"\x06JobRun\x129\n" +
 	"\n" +
 	"start_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tstartTime\x125\n" +
 	"\bend_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x16\n" +
 	"\x06result\x18\x03 \x01(\tR\x06result\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x18\n" +
-	"\atrigger\x18\x05 \x01(\tR\atrigger2\xb0\x01\n" +
+	"\atrigger\x18\x05 \x01(\tR\atrigger2\x82\x02\n" +
 	"\n" +
 	"JobService\x12M\n" +
 	"\x06RunJob\x12 .core.job.v1alpha1.RunJobRequest\x1a!.core.job.v1alpha1.RunJobResponse\x12S\n" +
-	"\bListJobs\x12\".core.job.v1alpha1.ListJobsRequest\x1a#.core.job.v1alpha1.ListJobsResponseB@Z>github.com/corehq/core/proto/gen/core/job/v1alpha1;jobv1alpha1b\x06proto3"
+	"\bListJobs\x12\".core.job.v1alpha1.ListJobsRequest\x1a#.core.job.v1alpha1.ListJobsResponse\x12P\n" +
+	"\aHandJob\x12!.core.job.v1alpha1.HandJobRequest\x1a\".core.job.v1alpha1.HandJobResponseB@Z>github.com/corehq/core/proto/gen/core/job/v1alpha1;jobv1alpha1b\x06proto3"
 
 var (
 	file_core_job_v1alpha1_job_proto_rawDescOnce sync.Once
@@ -429,31 +555,36 @@ func file_core_job_v1alpha1_job_proto_rawDescGZIP() []byte {
 	return file_core_job_v1alpha1_job_proto_rawDescData
 }
 
-var file_core_job_v1alpha1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_core_job_v1alpha1_job_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_core_job_v1alpha1_job_proto_goTypes = []any{
-	(*RunJobRequest)(nil),         // 0: core.job.v1alpha1.RunJobRequest
-	(*RunJobResponse)(nil),        // 1: core.job.v1alpha1.RunJobResponse
-	(*ListJobsRequest)(nil),       // 2: core.job.v1alpha1.ListJobsRequest
-	(*ListJobsResponse)(nil),      // 3: core.job.v1alpha1.ListJobsResponse
-	(*Job)(nil),                   // 4: core.job.v1alpha1.Job
-	(*JobRun)(nil),                // 5: core.job.v1alpha1.JobRun
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*HandJobRequest)(nil),        // 0: core.job.v1alpha1.HandJobRequest
+	(*HandJobResponse)(nil),       // 1: core.job.v1alpha1.HandJobResponse
+	(*RunJobRequest)(nil),         // 2: core.job.v1alpha1.RunJobRequest
+	(*RunJobResponse)(nil),        // 3: core.job.v1alpha1.RunJobResponse
+	(*ListJobsRequest)(nil),       // 4: core.job.v1alpha1.ListJobsRequest
+	(*ListJobsResponse)(nil),      // 5: core.job.v1alpha1.ListJobsResponse
+	(*Job)(nil),                   // 6: core.job.v1alpha1.Job
+	(*JobRun)(nil),                // 7: core.job.v1alpha1.JobRun
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
 }
 var file_core_job_v1alpha1_job_proto_depIdxs = []int32{
-	4, // 0: core.job.v1alpha1.RunJobResponse.job:type_name -> core.job.v1alpha1.Job
-	4, // 1: core.job.v1alpha1.ListJobsResponse.jobs:type_name -> core.job.v1alpha1.Job
-	5, // 2: core.job.v1alpha1.Job.last_run:type_name -> core.job.v1alpha1.JobRun
-	6, // 3: core.job.v1alpha1.JobRun.start_time:type_name -> google.protobuf.Timestamp
-	6, // 4: core.job.v1alpha1.JobRun.end_time:type_name -> google.protobuf.Timestamp
-	0, // 5: core.job.v1alpha1.JobService.RunJob:input_type -> core.job.v1alpha1.RunJobRequest
-	2, // 6: core.job.v1alpha1.JobService.ListJobs:input_type -> core.job.v1alpha1.ListJobsRequest
-	1, // 7: core.job.v1alpha1.JobService.RunJob:output_type -> core.job.v1alpha1.RunJobResponse
-	3, // 8: core.job.v1alpha1.JobService.ListJobs:output_type -> core.job.v1alpha1.ListJobsResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	6, // 0: core.job.v1alpha1.HandJobResponse.job:type_name -> core.job.v1alpha1.Job
+	6, // 1: core.job.v1alpha1.RunJobResponse.job:type_name -> core.job.v1alpha1.Job
+	6, // 2: core.job.v1alpha1.ListJobsResponse.jobs:type_name -> core.job.v1alpha1.Job
+	7, // 3: core.job.v1alpha1.Job.last_run:type_name -> core.job.v1alpha1.JobRun
+	8, // 4: core.job.v1alpha1.JobRun.start_time:type_name -> google.protobuf.Timestamp
+	8, // 5: core.job.v1alpha1.JobRun.end_time:type_name -> google.protobuf.Timestamp
+	2, // 6: core.job.v1alpha1.JobService.RunJob:input_type -> core.job.v1alpha1.RunJobRequest
+	4, // 7: core.job.v1alpha1.JobService.ListJobs:input_type -> core.job.v1alpha1.ListJobsRequest
+	0, // 8: core.job.v1alpha1.JobService.HandJob:input_type -> core.job.v1alpha1.HandJobRequest
+	3, // 9: core.job.v1alpha1.JobService.RunJob:output_type -> core.job.v1alpha1.RunJobResponse
+	5, // 10: core.job.v1alpha1.JobService.ListJobs:output_type -> core.job.v1alpha1.ListJobsResponse
+	1, // 11: core.job.v1alpha1.JobService.HandJob:output_type -> core.job.v1alpha1.HandJobResponse
+	9, // [9:12] is the sub-list for method output_type
+	6, // [6:9] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_core_job_v1alpha1_job_proto_init() }
@@ -467,7 +598,7 @@ func file_core_job_v1alpha1_job_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_job_v1alpha1_job_proto_rawDesc), len(file_core_job_v1alpha1_job_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -40,6 +40,8 @@ const (
 	JobServiceRunJobProcedure = "/core.job.v1alpha1.JobService/RunJob"
 	// JobServiceListJobsProcedure is the fully-qualified name of the JobService's ListJobs RPC.
 	JobServiceListJobsProcedure = "/core.job.v1alpha1.JobService/ListJobs"
+	// JobServiceHandJobProcedure is the fully-qualified name of the JobService's HandJob RPC.
+	JobServiceHandJobProcedure = "/core.job.v1alpha1.JobService/HandJob"
 )
 
 // JobServiceClient is a client for the core.job.v1alpha1.JobService service.
@@ -49,6 +51,10 @@ type JobServiceClient interface {
 	RunJob(context.Context, *v1alpha1.RunJobRequest) (*v1alpha1.RunJobResponse, error)
 	// Lists every job with its running state, last run and target size.
 	ListJobs(context.Context, *v1alpha1.ListJobsRequest) (*v1alpha1.ListJobsResponse, error)
+	// Hands work to an agent session: a session job ("jobs/session-<n>",
+	// holder "session") that waits until an agent claims it on /mcp.
+	// InvalidArgument for an empty or oversized text.
+	HandJob(context.Context, *v1alpha1.HandJobRequest) (*v1alpha1.HandJobResponse, error)
 }
 
 // NewJobServiceClient constructs a client for the core.job.v1alpha1.JobService service. By default,
@@ -74,6 +80,12 @@ func NewJobServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...
 			connect.WithSchema(jobServiceMethods.ByName("ListJobs")),
 			connect.WithClientOptions(opts...),
 		),
+		handJob: connect.NewClient[v1alpha1.HandJobRequest, v1alpha1.HandJobResponse](
+			httpClient,
+			baseURL+JobServiceHandJobProcedure,
+			connect.WithSchema(jobServiceMethods.ByName("HandJob")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -81,6 +93,7 @@ func NewJobServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...
 type jobServiceClient struct {
 	runJob   *connect.Client[v1alpha1.RunJobRequest, v1alpha1.RunJobResponse]
 	listJobs *connect.Client[v1alpha1.ListJobsRequest, v1alpha1.ListJobsResponse]
+	handJob  *connect.Client[v1alpha1.HandJobRequest, v1alpha1.HandJobResponse]
 }
 
 // RunJob calls core.job.v1alpha1.JobService.RunJob.
@@ -101,6 +114,15 @@ func (c *jobServiceClient) ListJobs(ctx context.Context, req *v1alpha1.ListJobsR
 	return nil, err
 }
 
+// HandJob calls core.job.v1alpha1.JobService.HandJob.
+func (c *jobServiceClient) HandJob(ctx context.Context, req *v1alpha1.HandJobRequest) (*v1alpha1.HandJobResponse, error) {
+	response, err := c.handJob.CallUnary(ctx, connect.NewRequest(req))
+	if response != nil {
+		return response.Msg, err
+	}
+	return nil, err
+}
+
 // JobServiceHandler is an implementation of the core.job.v1alpha1.JobService service.
 type JobServiceHandler interface {
 	// Submits a registered job by resource name ("jobs/sync-graph") and
@@ -108,6 +130,10 @@ type JobServiceHandler interface {
 	RunJob(context.Context, *v1alpha1.RunJobRequest) (*v1alpha1.RunJobResponse, error)
 	// Lists every job with its running state, last run and target size.
 	ListJobs(context.Context, *v1alpha1.ListJobsRequest) (*v1alpha1.ListJobsResponse, error)
+	// Hands work to an agent session: a session job ("jobs/session-<n>",
+	// holder "session") that waits until an agent claims it on /mcp.
+	// InvalidArgument for an empty or oversized text.
+	HandJob(context.Context, *v1alpha1.HandJobRequest) (*v1alpha1.HandJobResponse, error)
 }
 
 // NewJobServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -129,12 +155,20 @@ func NewJobServiceHandler(svc JobServiceHandler, opts ...connect.HandlerOption) 
 		connect.WithSchema(jobServiceMethods.ByName("ListJobs")),
 		connect.WithHandlerOptions(opts...),
 	)
+	jobServiceHandJobHandler := connect.NewUnaryHandlerSimple(
+		JobServiceHandJobProcedure,
+		svc.HandJob,
+		connect.WithSchema(jobServiceMethods.ByName("HandJob")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/core.job.v1alpha1.JobService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case JobServiceRunJobProcedure:
 			jobServiceRunJobHandler.ServeHTTP(w, r)
 		case JobServiceListJobsProcedure:
 			jobServiceListJobsHandler.ServeHTTP(w, r)
+		case JobServiceHandJobProcedure:
+			jobServiceHandJobHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -150,4 +184,8 @@ func (UnimplementedJobServiceHandler) RunJob(context.Context, *v1alpha1.RunJobRe
 
 func (UnimplementedJobServiceHandler) ListJobs(context.Context, *v1alpha1.ListJobsRequest) (*v1alpha1.ListJobsResponse, error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("core.job.v1alpha1.JobService.ListJobs is not implemented"))
+}
+
+func (UnimplementedJobServiceHandler) HandJob(context.Context, *v1alpha1.HandJobRequest) (*v1alpha1.HandJobResponse, error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("core.job.v1alpha1.JobService.HandJob is not implemented"))
 }

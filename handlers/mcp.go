@@ -1,0 +1,90 @@
+//go:build !nomcp
+
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/corehq/core/gateway"
+	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/attention"
+	"github.com/corehq/core/internal/caller"
+	"github.com/corehq/core/internal/diff"
+	"github.com/corehq/core/internal/handoff"
+	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/reviewstate"
+	"github.com/corehq/core/internal/runner"
+)
+
+// WithMCP says whether this build serves /mcp (built without -tags nomcp).
+const WithMCP = true
+
+// mcpInstructions is what an agent reads first, on initialize.
+const mcpInstructions = `core serves the knowledge graph of this monorepo (projects, targets, spells, docs, files, packages, symbols), runs the targets targets.yaml declares, and shows the person's working change with its blast radius.
+Start with query_graph or explain_node to learn the workspace, find_symbol for code, affected and read_diff for the change. run_target runs only declared targets; read_run reads a run's journal.
+review comments, suggests and resolves on the person's review of their change; your writes are stamped as you.
+request_attention asks the person and waits for their answer; use it before anything risky or when you are unsure. claim_job and complete_job take work the person handed to agent sessions.`
+
+// mcpDeps is what the MCP tools use.
+type mcpDeps struct {
+	ws        *live.Workspace
+	sessions  *reviewstate.Store
+	reviews   *diff.Cache
+	runner    *runner.Runner
+	runCtx    context.Context
+	cacheDir  string
+	attention *attention.Queue
+	handoff   *handoff.Store
+	version   string
+}
+
+// mcpHandler serves /mcp: the official MCP Go SDK's Streamable HTTP
+// transport, stateless (every POST stands alone, so an agent survives a
+// restart of the server and the gateway's POST-only row fits). The gateway
+// has already authenticated an mcp token (the row's grant), put the caller
+// in the context the tools read, and bounded the body; so the SDK's own
+// localhost protection is off (the spec: /mcp has no Host guard) and its
+// body limit is the row's.
+func mcpHandler(d mcpDeps) gateway.HandlerFunc {
+	if d.ws == nil { // `core routes`: names only
+		return func(http.ResponseWriter, *http.Request) error { return apierr.NotFound("no workspace") }
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: d.version},
+		&mcp.ServerOptions{Instructions: mcpInstructions})
+	addTools(s, d)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		DisableLocalhostProtection:   true,
+		MaxRequestBodyBytes:          -1, // the gateway's MaxBytesReader holds the row's max_body
+		PropagateRequestCancellation: true,
+	})
+	return func(w http.ResponseWriter, r *http.Request) error {
+		h.ServeHTTP(w, r)
+		return nil
+	}
+}
+
+// agent is the caller of a tool: the mcp token the gateway authenticated.
+// Authorship of every write comes from here, never from a tool's input.
+func agent(ctx context.Context) (reviewstate.Author, error) {
+	p, ok := caller.Principal(ctx)
+	if !ok {
+		return reviewstate.Author{}, errors.New("no authenticated caller")
+	}
+	return reviewstate.Author{Kind: string(p.Kind), ID: p.ID}, nil
+}
+
+// textResult is a tool's answer as one JSON text block, which every MCP
+// client shows and every model reads.
+func textResult(v any) (*mcp.CallToolResult, any, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+}

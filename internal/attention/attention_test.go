@@ -1,0 +1,156 @@
+package attention
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func open(t *testing.T) (*Queue, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "attention.json")
+	q, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, path
+}
+
+func TestADisposeReleasesTheWaitingAgentWithTheReason(t *testing.T) {
+	q, _ := open(t)
+	r, err := q.Create("agent1", Ask{Need: "may I delete libs/old?", Node: "project:old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan Request, 1)
+	go func() {
+		w, _ := q.Wait(context.Background(), r.ID)
+		got <- w
+	}()
+	if _, err := q.Dispose(r.ID, "yes, it is unused", "console1"); err != nil {
+		t.Fatal(err)
+	}
+	w := <-got
+	if w.State != StateDisposed || w.Reason != "yes, it is unused" || w.DisposedBy != "console1" || w.Closed == nil {
+		t.Fatalf("wait returned %+v", w)
+	}
+}
+
+func TestTheQueueSurvivesARestart(t *testing.T) {
+	q, path := open(t)
+	r, _ := q.Create("agent1", Ask{Need: "review this"})
+	q2, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := q2.Get(r.ID)
+	if !ok || got.State != StateOpen || got.Need != "review this" {
+		t.Fatalf("after reopen: %+v %v", got, ok)
+	}
+	if _, err := q2.Dispose(r.ID, "done", "p"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDisposeRefusesBadInput(t *testing.T) {
+	q, _ := open(t)
+	r, _ := q.Create("agent1", Ask{Need: "x"})
+	w, _ := q.Create("agent1", Ask{Need: "y"})
+	if _, err := q.Withdraw(w.ID, "agent1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, id, reason string
+		want             error
+	}{
+		{"an unknown id is not found", "att-nope", "ok", ErrNotFound},
+		{"an empty reason is invalid", r.ID, "  ", ErrInvalid},
+		{"an oversized reason is invalid", r.ID, strings.Repeat("x", MaxReason+1), ErrInvalid},
+		{"a withdrawn request is closed", w.ID, "ok", ErrClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := q.Dispose(tc.id, tc.reason, "p"); !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if _, err := q.Dispose(r.ID, "ok", "p"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Dispose(r.ID, "again", "p"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a second dispose: %v", err)
+	}
+}
+
+func TestOnlyTheAskingAgentWithdraws(t *testing.T) {
+	q, _ := open(t)
+	r, _ := q.Create("agent1", Ask{Need: "x"})
+	if _, err := q.Withdraw(r.ID, "agent2"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("another agent withdrew: %v", err)
+	}
+}
+
+func TestAWaitThatTimesOutLeavesTheRequestOpen(t *testing.T) {
+	q, _ := open(t)
+	r, _ := q.Create("agent1", Ask{Need: "x"})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	w, err := q.Wait(ctx, r.ID)
+	if err != nil || w.State != StateOpen {
+		t.Fatalf("got %+v %v", w, err)
+	}
+}
+
+func TestListShowsOpenRequestsFirst(t *testing.T) {
+	q, _ := open(t)
+	a, _ := q.Create("agent1", Ask{Need: "a"})
+	b, _ := q.Create("agent1", Ask{Need: "b"})
+	c, _ := q.Create("agent1", Ask{Need: "c"})
+	_, _ = q.Dispose(a.ID, "ok", "p")
+	l := q.List()
+	var ids []string
+	for _, r := range l.Requests {
+		ids = append(ids, r.ID)
+	}
+	if l.Open != 2 || strings.Join(ids, ",") != b.ID+","+c.ID+","+a.ID {
+		t.Fatalf("list %v open %d", ids, l.Open)
+	}
+}
+
+func TestCreateRefusesAnEmptyNeedAndAFullQueue(t *testing.T) {
+	q, _ := open(t)
+	if _, err := q.Create("a", Ask{Need: " "}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("empty need: %v", err)
+	}
+	for i := 0; i < MaxOpen; i++ {
+		if _, err := q.Create("a", Ask{Need: "n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Create("a", Ask{Need: "n"}); !errors.Is(err, ErrFull) {
+		t.Fatalf("full queue: %v", err)
+	}
+}
+
+func TestACorruptFileIsMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "attention.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := q.List(); len(l.Requests) != 0 {
+		t.Fatalf("queue not empty: %+v", l)
+	}
+	m, _ := filepath.Glob(path + ".corrupt-*")
+	if len(m) != 1 {
+		t.Fatalf("no file aside: %v", m)
+	}
+}
