@@ -82,7 +82,7 @@ func agent(ctx context.Context) (reviewstate.Author, error) {
 // textResult is a tool's answer as one JSON text block, which every MCP
 // client shows and every model reads.
 func textResult(v any) (*mcp.CallToolResult, any, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, nil, err
 	}

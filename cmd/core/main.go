@@ -73,6 +73,7 @@ core walks up from the current directory to find it.`,
 		newRunCmd(g),
 		newAffectedCmd(g),
 		newDiffCmd(g),
+		newSessionCmd(g),
 	)
 	return root
 }

@@ -21,18 +21,29 @@ func newConfigCmd(g *globals) *cobra.Command {
 They are stored only as SHA-256 hashes in <cache>/tokens.json (mode 0600) and
 work at once, whether the server started before or after they were made.`,
 	}
-	token.AddCommand(newTokenCreateCmd(g), newTokenListCmd(g), newTokenRevokeCmd(g))
+	token.AddCommand(newTokenCreateCmd(g, auth.KindConsole), newTokenListCmd(g, auth.KindConsole), newTokenRevokeCmd(g, auth.KindConsole))
 	console.AddCommand(token)
-	cmd.AddCommand(console)
+	mcp := &cobra.Command{Use: "mcp", Short: "Configure access for coding agents (MCP)"}
+	mcpToken := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list and revoke mcp tokens, for agents at /mcp",
+		Long: `An mcp token lets a coding agent use the MCP server at <base URL>/mcp
+(Authorization: Bearer <token>); it works there alone, and a console token is
+refused there. Like console tokens they are stored only as SHA-256 hashes in
+<cache>/tokens.json and work at once.`,
+	}
+	mcpToken.AddCommand(newTokenCreateCmd(g, auth.KindMCP), newTokenListCmd(g, auth.KindMCP), newTokenRevokeCmd(g, auth.KindMCP))
+	mcp.AddCommand(mcpToken)
+	cmd.AddCommand(console, mcp)
 	return cmd
 }
 
-func newTokenCreateCmd(g *globals) *cobra.Command {
+func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
 	var expires time.Duration
 	var grants []string
 	cmd := &cobra.Command{
 		Use:   "create",
-		Short: "Mint a console token; it is printed once, alone on the last line",
+		Short: "Mint a " + string(kind) + " token; it is printed once, alone on the last line",
 		Example: `  core config console token create
   core config console token create --expires 1h --grant console=read
   TOKEN=$(core config console token create | tail -n1)`,
@@ -49,37 +60,50 @@ func newTokenCreateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			secret, rec, err := store.Create(auth.KindConsole, gr, expires)
+			secret, rec, err := store.Create(kind, gr, expires)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created console token %s (%s), expires %s\n", rec.ID, strings.Join(rec.Grants, ", "), rec.ExpiresAt.Local().Format(time.DateTime))
+			fmt.Fprintf(out, "created %s token %s (%s), expires %s\n", kind, rec.ID, strings.Join(rec.Grants, ", "), rec.ExpiresAt.Local().Format(time.DateTime))
 			fmt.Fprintln(out, secret)
 			return nil
 		},
+	}
+	if kind == auth.KindMCP {
+		cmd.Example = `  core config mcp token create
+  TOKEN=$(core config mcp token create | tail -n1)   # then give the agent http://127.0.0.1:7391/mcp and this token`
+		cmd.Flags().DurationVar(&expires, "expires", auth.MCPTokenTTL, "lifetime of the token")
+		grants = []string{"mcp"} // an mcp token carries the mcp grant alone
+		return cmd
 	}
 	cmd.Flags().DurationVar(&expires, "expires", auth.ConsoleTokenTTL, "lifetime of the token")
 	cmd.Flags().StringSliceVar(&grants, "grant", []string{"console=read", "console=write"}, "grant to give (repeatable): console=read, console=write")
 	return cmd
 }
 
-func newTokenListCmd(g *globals) *cobra.Command {
+func newTokenListCmd(g *globals, kind auth.Kind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List console tokens (never their secrets)",
+		Short: "List " + string(kind) + " tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, err := g.tokenStore()
 			if err != nil {
 				return err
 			}
-			recs, err := store.List()
+			all, err := store.List()
 			if err != nil {
 				return err
 			}
+			var recs []auth.Record
+			for _, r := range all {
+				if r.Kind == kind {
+					recs = append(recs, r)
+				}
+			}
 			if len(recs) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "no tokens; mint one with `core config console token create`")
+				fmt.Fprintf(cmd.OutOrStdout(), "no %s tokens; mint one with `core config %s token create`\n", kind, kind)
 				return nil
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
@@ -98,7 +122,7 @@ func newTokenListCmd(g *globals) *cobra.Command {
 	}
 }
 
-func newTokenRevokeCmd(g *globals) *cobra.Command {
+func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a token by its id (see list); it stops working at once",
@@ -107,6 +131,15 @@ func newTokenRevokeCmd(g *globals) *cobra.Command {
 			store, err := g.tokenStore()
 			if err != nil {
 				return err
+			}
+			recs, err := store.List()
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if r.ID == args[0] && r.Kind != kind {
+					return fmt.Errorf("%s is a %s token, not a %s token: revoke it with `core config %s token revoke %s`", r.ID, r.Kind, kind, r.Kind, r.ID)
+				}
 			}
 			if err := store.Revoke(args[0]); err != nil {
 				return err

@@ -10,6 +10,9 @@ const (
 	ConsoleTokenTTL = 12 * time.Hour
 	// PairTTL is how long a pairing link stays usable.
 	PairTTL = 5 * time.Minute
+	// MCPTokenTTL is the default lifetime of `core config mcp token
+	// create`: an agent's setup outlives a working day.
+	MCPTokenTTL = 30 * 24 * time.Hour
 	// MaxTokenTTL caps the lifetime a persistent token may be created with.
 	MaxTokenTTL = 90 * 24 * time.Hour
 )
