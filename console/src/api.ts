@@ -2,6 +2,7 @@
 // <token>`; the token never goes into a URL.
 
 import { parseGraph, type GraphData } from './model';
+import { parseQueue, type AttentionQueue } from './attentionmodel';
 import type { Flavor } from './fragment';
 import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
 
@@ -170,6 +171,26 @@ export class Api {
     });
     if (!res.body) throw new ApiError('network', res.status, 'the event stream has no body');
     return res;
+  }
+
+  /** attention is GET /api/v1/attention: what agents wait on a person for. */
+  async attention(signal?: AbortSignal): Promise<AttentionQueue> {
+    const res = await send(`${this.origin}/api/v1/attention`, { headers: this.headers(), signal });
+    try {
+      return parseQueue(await readJSON(res));
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      throw new ApiError('format', res.status, (e as Error).message);
+    }
+  }
+
+  /** disposeAttention answers one request: POST /api/v1/attention {id, reason}. */
+  async disposeAttention(id: string, reason: string): Promise<void> {
+    await send(`${this.origin}/api/v1/attention`, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ id, reason }),
+    });
   }
 
   /** diff is GET /api/v1/diff: the annotated change and the review session. */

@@ -14,6 +14,7 @@ import { disconnectedBanner } from './backoff';
 import { TokenStore, browserStorage } from './storage';
 import { indexProblemsView, renderIndexProblems } from './problems';
 import { ReviewView } from './review';
+import { AttentionView } from './attention';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
@@ -41,6 +42,9 @@ const els = {
   viewTargets: byId<HTMLButtonElement>('view-targets'),
   viewReview: byId<HTMLButtonElement>('view-review'),
   review: byId('review'),
+  viewAttention: byId<HTMLButtonElement>('view-attention'),
+  attentionCount: byId('attention-count'),
+  attention: byId('attention'),
   sidebar: byId('sidebar'),
   stage: byId('stage'),
 };
@@ -169,13 +173,43 @@ els.diff.addEventListener('click', () => explorer.togglePaint());
 els.relayout.addEventListener('click', () => explorer.relayout());
 els.viewKnowledge.addEventListener('click', () => {
   showReview(false);
+  showAttention(false);
   switchView('knowledge');
 });
 els.viewTargets.addEventListener('click', () => {
   showReview(false);
+  showAttention(false);
   switchView('targets');
 });
-els.viewReview.addEventListener('click', () => showReview(true));
+els.viewReview.addEventListener('click', () => {
+  showAttention(false);
+  showReview(true);
+});
+els.viewAttention.addEventListener('click', () => {
+  showReview(false);
+  showAttention(true);
+});
+
+// ---- the Attention view (live mode) ----------------------------------------
+
+const attention = new AttentionView(els.attention, els.attentionCount, () => session?.api ?? null);
+
+/** showAttention puts the attention queue in the graph's place, or takes it away. */
+function showAttention(on: boolean): void {
+  const was = !els.attention.hidden;
+  show(els.attention, on);
+  show(els.stage, !on);
+  show(els.sidebar, !on);
+  if (on) show(els.details, false);
+  els.viewAttention.setAttribute('aria-pressed', String(on));
+  if (on) {
+    els.viewKnowledge.setAttribute('aria-pressed', 'false');
+    els.viewTargets.setAttribute('aria-pressed', 'false');
+    void attention.load();
+  } else if (was && session && els.review.hidden) {
+    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
+  }
+}
 
 // ---- the Review view (live mode) -------------------------------------------
 
@@ -480,6 +514,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
       onEvent: (ev) => {
         if (ev.type === 'graph') scheduleRefetch(s);
         else if (ev.type === 'diagnostic') void s.api.status().then(applyStatus, () => {});
+        else if (ev.type === 'attention') void attention.load();
       },
       onDown: () => {
         s.disconnected = true;
@@ -491,6 +526,8 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   session = s;
   searcher = liveSearch;
   els.viewReview.disabled = false;
+  els.viewAttention.disabled = false;
+  void attention.load();
   setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
   switchView = (v) => {
     const f: Flavor = v === 'targets' ? 'targets' : 'knowledge';
