@@ -67,3 +67,29 @@ func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
 		t.Errorf("docs/mcp.md is out of date: run go test ./handlers -run TestTheToolReferenceIsTheServersOwn -update")
 	}
 }
+
+// TestAToolThatPanicsIsAToolErrorNotACrash: the SDK runs tools outside the
+// gateway's recover, so addTool must catch it.
+func TestAToolThatPanicsIsAToolErrorNotACrash(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Version: "test"}, nil)
+	addTool(s, &mcp.Tool{Name: "boom", Description: "panics"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		panic("boom")
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom"})
+	if err != nil || !res.IsError {
+		t.Fatalf("a panicking tool: %v %+v", err, res)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.Contains(tc.Text, "a bug") {
+		t.Errorf("the error says %+v", res.Content)
+	}
+}

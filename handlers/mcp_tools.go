@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -18,8 +19,10 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
+	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/reviewstate"
@@ -108,7 +111,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 		return &mcp.Tool{Name: name, Title: title, Description: desc, Annotations: ann}
 	}
 
-	mcp.AddTool(s, add("query_graph", "Query the knowledge graph",
+	addTool(s, add("query_graph", "Query the knowledge graph",
 		"Select nodes of the workspace's knowledge graph with query terms and return them with their neighbours and the edges among them (at most 400 nodes).", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in queryIn) (*mcp.CallToolResult, any, error) {
 			q, err := query.Parse(in.Query)
@@ -122,7 +125,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(capGraph(g))
 		})
 
-	mcp.AddTool(s, add("explain_node", "Explain a node",
+	addTool(s, add("explain_node", "Explain a node",
 		"Describe one node of the knowledge graph: its fields, and every edge in and out with the node at the other end.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in nodeIn) (*mcp.CallToolResult, any, error) {
 			e, err := explainNode(d, in.ID)
@@ -132,7 +135,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(e)
 		})
 
-	mcp.AddTool(s, add("find_symbol", "Find a symbol",
+	addTool(s, add("find_symbol", "Find a symbol",
 		"Find the declarations of a code symbol by name (file and line) and the files that reference each.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in symbolIn) (*mcp.CallToolResult, any, error) {
 			if strings.TrimSpace(in.Name) == "" || strings.ContainsAny(in.Name, " \t\n") {
@@ -149,7 +152,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(symbolsOf(g))
 		})
 
-	mcp.AddTool(s, add("affected", "What the change affects",
+	addTool(s, add("affected", "What the change affects",
 		"The projects and targets the working change affects (committed on the branch since its merge base with base, staged, unstaged and untracked), each with the reason chain that makes it affected.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in baseIn) (*mcp.CallToolResult, any, error) {
 			ws, err := d.ws.Declared()
@@ -179,7 +182,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(out)
 		})
 
-	mcp.AddTool(s, add("run_target", "Run a declared target",
+	addTool(s, add("run_target", "Run a declared target",
 		"Run one target that targets.yaml declares (with its dependencies, through the build cache) and wait for it to end, up to wait_seconds. Answers the run id, its status and the end of its output. Only declared targets run; nothing else is executed.",
 		&mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in runIn) (*mcp.CallToolResult, any, error) {
@@ -208,7 +211,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(readRun(d.cacheDir, id))
 		})
 
-	mcp.AddTool(s, add("read_run", "Read a run's journal",
+	addTool(s, add("read_run", "Read a run's journal",
 		"The journal of a run: target, status, exit code, the command, and the end of its output.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in readRunIn) (*mcp.CallToolResult, any, error) {
 			if !runner.ValidID(in.Run) {
@@ -221,7 +224,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(r)
 		})
 
-	mcp.AddTool(s, add("read_diff", "Read the annotated change",
+	addTool(s, add("read_diff", "Read the annotated change",
 		"The person's working change (staged, unstaged, untracked) against HEAD, or the merge base with base: per file its change, role, owning project, blast radius with reasons, changed symbols and their reach, coverage of changed lines, a reading order, and the review session (comments, viewed marks).", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in baseIn) (*mcp.CallToolResult, any, error) {
 			p, err := diffSource(d.ws, d.sessions, d.reviews).Page(ctx, in.Base)
@@ -231,7 +234,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(p)
 		})
 
-	mcp.AddTool(s, add("read_patch", "Read the change as a patch",
+	addTool(s, add("read_patch", "Read the change as a patch",
 		"The working change as one unified patch (untracked files as new files), at most 256 KB; a longer patch is cut with a note.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in baseIn) (*mcp.CallToolResult, any, error) {
 			var b capBuffer
@@ -246,7 +249,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
 
-	mcp.AddTool(s, add("review", "Comment on the person's change",
+	addTool(s, add("review", "Comment on the person's change",
 		"Write on the person's review of their working change, next to their own comments, stamped as you: op comment (path, line, body), suggest (path, line, body, suggestion: the replacement for that line), resolve or reopen (id). read_diff shows the session.",
 		&mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn) (*mcp.CallToolResult, any, error) {
@@ -261,7 +264,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(s)
 		})
 
-	mcp.AddTool(s, add("request_attention", "Ask the person",
+	addTool(s, add("request_attention", "Ask the person",
 		"Ask the person something and wait for their answer (the console shows your request in its attention queue; only the person closes it). Answers state disposed with their reason, or state open if the wait timed out: then await_attention waits again.",
 		&mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in attentionIn) (*mcp.CallToolResult, any, error) {
@@ -280,7 +283,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return awaitAttention(ctx, d, r.ID, wait)
 		})
 
-	mcp.AddTool(s, add("await_attention", "Wait for the person's answer",
+	addTool(s, add("await_attention", "Wait for the person's answer",
 		"Wait again for the answer to an attention request (after a timeout, or after reconnecting).", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in awaitIn) (*mcp.CallToolResult, any, error) {
 			wait, err := seconds(in.TimeoutSeconds, mcpDefaultWait, 1)
@@ -290,7 +293,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return awaitAttention(ctx, d, in.ID, wait)
 		})
 
-	mcp.AddTool(s, add("withdraw_attention", "Withdraw a request",
+	addTool(s, add("withdraw_attention", "Withdraw a request",
 		"Withdraw your own open attention request, when you no longer need the answer.", nil),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in withdrawIn) (*mcp.CallToolResult, any, error) {
 			a, err := agent(ctx)
@@ -304,13 +307,13 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(r)
 		})
 
-	mcp.AddTool(s, add("list_session_jobs", "List handed work",
+	addTool(s, add("list_session_jobs", "List handed work",
 		"The work the person handed to agent sessions: waiting, running (claimed) and done.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noIn) (*mcp.CallToolResult, any, error) {
 			return textResult(map[string]any{"jobs": d.handoff.List()})
 		})
 
-	mcp.AddTool(s, add("claim_job", "Claim handed work",
+	addTool(s, add("claim_job", "Claim handed work",
 		"Claim a waiting session job (or the oldest one): it becomes yours, running, until you complete it.", nil),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in claimIn) (*mcp.CallToolResult, any, error) {
 			a, err := agent(ctx)
@@ -324,7 +327,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			return textResult(j)
 		})
 
-	mcp.AddTool(s, add("complete_job", "Complete handed work",
+	addTool(s, add("complete_job", "Complete handed work",
 		"Finish a session job you claimed, with result succeeded or failed and a message for the person.", nil),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in completeIn) (*mcp.CallToolResult, any, error) {
 			a, err := agent(ctx)
@@ -340,6 +343,21 @@ func addTools(s *mcp.Server, d mcpDeps) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// addTool registers a tool whose handler cannot take the server down: the
+// SDK runs handlers on its own goroutines, outside the gateway's recover,
+// so a panic becomes a tool error here and is logged (never the input).
+func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				caller.Log(ctx).Error().Str(logx.Tool, t.Name).Str(logx.Panic, fmt.Sprint(v)).Str(logx.Stack, string(debug.Stack())).Msg("mcp tool panicked")
+				res, out, err = nil, nil, fmt.Errorf("%s failed inside core (a bug, logged on the server)", t.Name)
+			}
+		}()
+		return h(ctx, req, in)
+	})
+}
 
 // seconds reads an optional wait in seconds, def when absent, between min
 // and mcpMaxWait.

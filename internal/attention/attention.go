@@ -20,10 +20,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -108,24 +106,9 @@ type file struct {
 // onChange, if set, is called after every change, outside the lock.
 func Open(path string, onChange func()) (*Queue, error) {
 	q := &Queue{path: path, onChange: onChange, now: time.Now, changed: make(chan struct{})}
-	data, err := fsx.ReadAtMost(path, maxFileSize)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return q, nil
-	case err != nil && !errors.Is(err, fsx.ErrTooLarge):
-		return nil, fmt.Errorf("attention queue: %w", err)
-	}
 	var f file
-	if err == nil {
-		err = json.Unmarshal(data, &f)
-	}
-	if err != nil {
-		// Keep the bytes for a person to look at; start afresh.
-		aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405")
-		if rerr := os.Rename(path, aside); rerr != nil {
-			return nil, fmt.Errorf("attention queue %s is unreadable (%v) and cannot be moved aside: %w", path, err, rerr)
-		}
-		return q, nil
+	if _, err := fsx.LoadJSON(path, maxFileSize, &f); err != nil {
+		return nil, fmt.Errorf("attention queue: %w", err)
 	}
 	q.reqs = f.Requests
 	return q, nil
@@ -297,11 +280,7 @@ func (q *Queue) change(fn func() error) error {
 		q.mu.Unlock()
 		return err
 	}
-	data, err := json.MarshalIndent(file{Version: 1, Requests: q.reqs}, "", "  ")
-	if err == nil {
-		err = fsx.WriteFileAtomic(q.path, append(data, '\n'), 0o600)
-	}
-	if err != nil {
+	if err := fsx.SaveJSON(q.path, file{Version: 1, Requests: q.reqs}); err != nil {
 		q.reqs = before
 		q.mu.Unlock()
 		return fmt.Errorf("save the attention queue: %w", err)

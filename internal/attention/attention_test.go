@@ -154,3 +154,30 @@ func TestACorruptFileIsMovedAside(t *testing.T) {
 		t.Fatalf("no file aside: %v", m)
 	}
 }
+
+// FuzzOpen: whatever bytes the queue file holds, Open either loads it or
+// moves it aside; the queue then works.
+func FuzzOpen(f *testing.F) {
+	f.Add([]byte(`{"version":1,"requests":[{"id":"att-1","state":"open","need":"x","agent":"a","created":"2026-11-24T10:00:00Z"}]}`))
+	f.Add([]byte(`{"requests":[{"id":"att-1","state":"bogus"}]}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte{0xff, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "attention.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		q, err := Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = q.List()
+		r, err := q.Create("agent", Ask{Need: "n"})
+		if err != nil {
+			return // a full queue from the file is fine
+		}
+		if _, err := q.Dispose(r.ID, "ok", "p"); err != nil {
+			t.Fatalf("dispose of a fresh request: %v", err)
+		}
+	})
+}

@@ -12,10 +12,8 @@
 package handoff
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,22 +90,11 @@ type Store struct {
 // set, is called after every change, outside the lock.
 func Open(path string, onChange func()) (*Store, error) {
 	s := &Store{path: path, onChange: onChange, now: time.Now, f: file{Version: 1, Next: 1}}
-	data, err := fsx.ReadAtMost(path, maxFileSize)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return s, nil
-	case err != nil && !errors.Is(err, fsx.ErrTooLarge):
+	var f file
+	if _, err := fsx.LoadJSON(path, maxFileSize, &f); err != nil {
 		return nil, fmt.Errorf("session jobs: %w", err)
 	}
-	var f file
-	if err == nil {
-		err = json.Unmarshal(data, &f)
-	}
-	if err != nil {
-		aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405")
-		if rerr := os.Rename(path, aside); rerr != nil {
-			return nil, fmt.Errorf("session jobs %s are unreadable (%v) and cannot be moved aside: %w", path, err, rerr)
-		}
+	if f.Version == 0 { // missing or set aside: start afresh
 		return s, nil
 	}
 	if f.Next < 1 {
@@ -249,11 +236,7 @@ func (s *Store) change(fn func() error) error {
 		s.mu.Unlock()
 		return err
 	}
-	data, err := json.MarshalIndent(s.f, "", "  ")
-	if err == nil {
-		err = fsx.WriteFileAtomic(s.path, append(data, '\n'), 0o600)
-	}
-	if err != nil {
+	if err := fsx.SaveJSON(s.path, s.f); err != nil {
 		s.f = before
 		s.mu.Unlock()
 		return fmt.Errorf("save the session jobs: %w", err)

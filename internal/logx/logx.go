@@ -33,6 +33,7 @@ const (
 	Token     = "token_id" // a token's id (tok_...), never the token
 	Kind      = "kind"
 	Run       = "run_id"
+	Tool      = "tool" // an MCP tool's name
 )
 
 // New returns a logger writing to w at level ("debug", "info", "warn",
