@@ -25,6 +25,7 @@ import (
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/forge"
 	"github.com/corehq/core/internal/handoff"
+	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/metrics"
@@ -33,6 +34,7 @@ import (
 	"github.com/corehq/core/internal/runner"
 
 	"github.com/corehq/core/proto/gen/core/activity/v1alpha1/activityv1alpha1connect"
+	"github.com/corehq/core/proto/gen/core/insight/v1alpha1/insightv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/metrics/v1alpha1/metricsv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/notes/v1alpha1/notesv1alpha1connect"
@@ -62,6 +64,8 @@ type Deps struct {
 	// session jobs (work handed to agents). Both nil in a build without MCP.
 	Attention *attention.Queue
 	Handoff   *handoff.Store
+	// Insight answers the insight route and service.
+	Insight *insight.Engine
 	// CacheDir holds the run journals the viewer reads.
 	CacheDir string
 	// RunContext outlives requests: runs started by a request end with it
@@ -102,6 +106,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("diff-session", diffSessionHandler(d.Workspace, d.Sessions))
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))
 	reg.Handle("console", consoleHandler(d.Console))
+	reg.Handle("insight", insightHandler(d.Insight))
 	reg.Handle("attention-list", attentionListHandler(d.Attention))
 	reg.Handle("attention-dispose", attentionDisposeHandler(d.Attention))
 	reg.Handle("mcp", mcpHandler(mcpDeps{
@@ -120,6 +125,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	service("JobService", bind(jobv1alpha1connect.NewJobServiceHandler, &jobService{jobs: d.Jobs, handoff: d.Handoff, metrics: d.Metrics}))
 	service("ActivityService", bind(activityv1alpha1connect.NewActivityServiceHandler, &activityService{activity: d.Activity}))
 	service("ViewerService", bind(viewerv1alpha1connect.NewViewerServiceHandler, &viewerService{cacheDir: d.CacheDir}))
+	service("InsightService", bind(insightv1alpha1connect.NewInsightServiceHandler, &insightService{engine: d.Insight}))
 	service("NotesService", bind(notesv1alpha1connect.NewNotesServiceHandler, &notesService{notes: d.Notes}))
 }
 

@@ -27,8 +27,10 @@ import (
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/handoff"
 	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
@@ -141,9 +143,24 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	lenses := insight.New(insight.Options{
+		Root: o.Root, CacheDir: cacheDir, BulkFiles: cfg.Insight.BulkFiles, Declared: ws.Declared,
+		Graph: func() *graph.Graph {
+			if snap, err := ws.Current(); err == nil {
+				return snap.Graph()
+			}
+			return nil
+		},
+	})
+	// The first question should not pay for reading the whole history.
+	go func() {
+		if _, err := lenses.Update(runCtx); err != nil && !errors.Is(err, insight.ErrNotRepository) && runCtx.Err() == nil {
+			log.Warn().Str(logx.Reason, err.Error()).Msg("insight: reading the git history")
+		}
+	}()
 	reg := gateway.NewRegistry()
 	handlers.Register(reg, handlers.Deps{
-		Attention: queue, Handoff: handed,
+		Attention: queue, Handoff: handed, Insight: lenses,
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
 		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,

@@ -74,6 +74,7 @@ core walks up from the current directory to find it.`,
 		newAffectedCmd(g),
 		newDiffCmd(g),
 		newSessionCmd(g),
+		newInsightCmd(g),
 	)
 	return root
 }

@@ -52,6 +52,11 @@ type Config struct {
 		APIURL string `koanf:"api_url" validate:"omitempty,apiurl" help:"GitHub API base URL, for GitHub Enterprise e.g. https://ghe.example.com/api/v3/ (empty: https://api.github.com/)"`
 	} `koanf:"forge"`
 
+	// The insight lenses (internal/insight).
+	Insight struct {
+		BulkFiles int `koanf:"bulk_files" validate:"min=1,max=1000000" help:"a commit touching more files than this is a bulk change (vendoring, mass renames): left out of hotspots, affinity and ownership, counted in trend"`
+	} `koanf:"insight"`
+
 	Events struct {
 		KeepAlive time.Duration `koanf:"keepalive" validate:"min=100ms,max=10m" help:"interval of SSE keep-alive comments"`
 		Debounce  time.Duration `koanf:"debounce" validate:"min=1ms,max=10s" help:"quiet time after a file change before the graph is rebuilt"`
@@ -69,6 +74,7 @@ func Defaults() Config {
 	c.Server.IdleTimeout = 120 * time.Second
 	c.Server.ShutdownTimeout = 10 * time.Second
 	c.Server.MaxBody = 1 << 20
+	c.Insight.BulkFiles = 100
 	c.Events.KeepAlive = 15 * time.Second
 	c.Events.Debounce = 20 * time.Millisecond
 	return c

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/gitx"
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/insight"
+	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/workspace"
+)
+
+func newInsightCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	var p insight.Params
+	cmd := &cobra.Command{
+		Use:   "insight [hotspots|affinity|ownership|trend|volatility] [--json]",
+		Short: "What the git history says: hotspots, affinity, ownership, trend, volatility",
+		Long: `Reads the whole git history of HEAD (once; later runs read only the new
+commits) and the run journals, and prints the five lenses, or the one named:
+
+  hotspots    files and projects by changes in the window x complexity now
+  affinity    files and projects changed in the same commits; "hidden" marks
+              project pairs with no declared or inferred dependency
+  ownership   each author's share, the bus factor, owners who went quiet
+  trend       commits per project per week, the last 12 weeks
+  volatility  targets whose result flips under the same cache key
+
+README "Insight" gives each formula. Outside a workspace (no targets.yaml) it
+reads the git repository of the current directory, without projects. With
+--json it prints the bytes of GET /api/v1/insight. No server is needed.`,
+		Example: `  core insight
+  core insight hotspots --window 90d --limit 10
+  core insight ownership --project api
+  core insight --json | jq '.affinity.projects[] | select(.hidden)'`,
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: insight.Lenses,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				p.Lenses = []string{args[0]}
+			}
+			e, err := insightEngine(cmd.Context(), g)
+			if err != nil {
+				return err
+			}
+			rep, err := e.Report(cmd.Context(), p)
+			if errors.Is(err, insight.ErrNotRepository) {
+				return fmt.Errorf("%w (here: %s)", err, e.Root())
+			}
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				data, err := json.Marshal(rep)
+				if err != nil {
+					return err
+				}
+				_, err = out.Write(append(data, '\n'))
+				return err
+			}
+			printInsight(out, rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the lenses as JSON (the bytes of GET /api/v1/insight)")
+	cmd.Flags().StringVar(&p.Window, "window", "", "the span counted: 90d, 1y, all, or a number of days (default 1y)")
+	cmd.Flags().StringVar(&p.Project, "project", "", "only this project")
+	cmd.Flags().IntVar(&p.Limit, "limit", 0, fmt.Sprintf("rows per list (default %d, at most %d)", insight.DefaultLimit, insight.MaxLimit))
+	return cmd
+}
+
+// insightEngine is an engine over the workspace, or, outside one, over the
+// git repository of the current directory (its history kept in the user's
+// cache directory, not in the repository).
+func insightEngine(ctx context.Context, g *globals) (*insight.Engine, error) {
+	e, err := g.load(nil)
+	if err == nil {
+		ws, werr := workspace.Load(e.root)
+		if werr != nil {
+			return nil, werr
+		}
+		gr, _, gerr := live.Build(e.root, e.cacheDir)
+		return insight.New(insight.Options{
+			Root: e.root, CacheDir: e.cacheDir, BulkFiles: e.cfg.Insight.BulkFiles,
+			Declared: func() (*workspace.Workspace, error) { return ws, nil },
+			Graph: func() *graph.Graph {
+				if gerr != nil {
+					return nil
+				}
+				return gr
+			},
+		}), nil
+	}
+	if g.workspace != "" || !errors.Is(err, workspace.ErrNotFound) {
+		return nil, err
+	}
+	wd, werr := os.Getwd()
+	if werr != nil {
+		return nil, werr
+	}
+	top, gerr := gitx.Output(ctx, wd, "rev-parse", "--show-toplevel")
+	if gerr != nil {
+		return nil, fmt.Errorf("%w; and %s is not in a git repository either: core insight reads git history", err, wd)
+	}
+	root := strings.TrimSpace(top)
+	base, cerr := os.UserCacheDir()
+	if cerr != nil {
+		return nil, cerr
+	}
+	sum := sha256.Sum256([]byte(root))
+	cfg := config.Defaults()
+	return insight.New(insight.Options{
+		Root: root, CacheDir: filepath.Join(base, "core", "insight-"+hex.EncodeToString(sum[:8])), BulkFiles: cfg.Insight.BulkFiles,
+		Declared: func() (*workspace.Workspace, error) { return &workspace.Workspace{Root: root}, nil },
+	}), nil
+}
+
+// printInsight is the terminal's reading of the lenses.
+func printInsight(w io.Writer, r *insight.Report) {
+	since := "the whole history"
+	if !r.Window.Since.IsZero() {
+		since = "since " + r.Window.Since.Local().Format(time.DateOnly)
+	}
+	fmt.Fprintf(w, "%d commits in the window %s (%s) of %d; bulk changes (over %d files): %d\n", r.Window.Commits, r.Window.Name, since, r.Commits, r.Bulk.Threshold, r.Bulk.Commits)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	table := func(title, head string, rows [][]any) {
+		fmt.Fprintf(w, "\n%s\n", title)
+		if len(rows) == 0 {
+			fmt.Fprintln(w, "  (none)")
+			return
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  "+head)
+		for _, row := range rows {
+			cells := make([]string, len(row))
+			for i, c := range row {
+				cells[i] = fmt.Sprint(c)
+			}
+			fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
+		}
+		_ = tw.Flush()
+	}
+	if h := r.Hotspots; h != nil {
+		var rows [][]any
+		for _, f := range h.Files {
+			rows = append(rows, []any{f.Score, f.Changes, f.Complexity, orDash(f.Project), f.Path})
+		}
+		table("Hotspots: changes x complexity", "SCORE\tCHANGES\tCOMPLEXITY\tPROJECT\tFILE", rows)
+		rows = nil
+		for _, p := range h.Projects {
+			rows = append(rows, []any{p.Score, p.Changes, p.Complexity, p.Project})
+		}
+		table("Hotspots by project", "SCORE\tCHANGES\tCOMPLEXITY\tPROJECT", rows)
+	}
+	if a := r.Affinity; a != nil {
+		var rows [][]any
+		for _, p := range a.Projects {
+			flag := ""
+			if p.Hidden {
+				flag = "hidden coupling"
+			}
+			rows = append(rows, []any{p.Together, pct(p.Confidence), p.A + " + " + p.B, orDash(flag)})
+		}
+		table("Affinity: projects changed together", "TOGETHER\tCONFIDENCE\tPROJECTS\t", rows)
+		rows = nil
+		for _, p := range a.Files {
+			rows = append(rows, []any{p.Together, pct(p.Confidence), p.A + " + " + p.B})
+		}
+		table("Affinity: files changed together", "TOGETHER\tCONFIDENCE\tFILES", rows)
+	}
+	if o := r.Ownership; o != nil {
+		var rows [][]any
+		for _, p := range o.Projects {
+			var top []string
+			for _, ow := range p.Owners[:min(3, len(p.Owners))] {
+				top = append(top, fmt.Sprintf("%s %s", ow.Author, pct(ow.Share)))
+			}
+			var quiet []string
+			for _, q := range p.Quiet {
+				quiet = append(quiet, q.Author+" since "+q.Last.Local().Format(time.DateOnly))
+			}
+			rows = append(rows, []any{p.BusFactor, p.Changes, p.Project, strings.Join(top, ", "), orDash(strings.Join(quiet, ", "))})
+		}
+		table("Ownership by project (bus factor: fewest authors with over half the changes)", "BUS\tCHANGES\tPROJECT\tOWNERS\tQUIET", rows)
+	}
+	if t := r.Trend; t != nil && len(t.Weeks) > 0 {
+		var rows [][]any
+		for _, p := range t.Projects {
+			rows = append(rows, []any{p.Project, spark(p.Counts), p.Direction})
+		}
+		table("Trend: commits per week since "+t.Weeks[0], "PROJECT\tWEEKS\tDIRECTION", rows)
+	}
+	if v := r.Volatility; v != nil {
+		var rows [][]any
+		for _, t := range v.Targets {
+			rows = append(rows, []any{t.Target, fmt.Sprintf("%d/%d", t.Flips, t.Pairs), pct(t.Rate), pct(t.LowerBound)})
+		}
+		table(fmt.Sprintf("Volatility: results that flip under the same cache key (%d runs read, at least %d pairs)", v.Runs, v.MinSample), "TARGET\tFLIPS\tRATE\tAT LEAST", rows)
+	}
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// spark draws counts as a line of block characters.
+func spark(counts []int) string {
+	bars := []rune(" ▁▂▃▄▅▆▇█")
+	top := 0
+	for _, n := range counts {
+		top = max(top, n)
+	}
+	out := make([]rune, len(counts))
+	for i, n := range counts {
+		if top == 0 {
+			out[i] = bars[0]
+			continue
+		}
+		out[i] = bars[(n*(len(bars)-1)+top-1)/top]
+	}
+	return string(out)
+}

@@ -1,0 +1,186 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/corehq/core/gateway"
+	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/gitx"
+	"github.com/corehq/core/internal/insight"
+
+	insightv1alpha1 "github.com/corehq/core/proto/gen/core/insight/v1alpha1"
+	"github.com/corehq/core/proto/gen/core/insight/v1alpha1/insightv1alpha1connect"
+)
+
+// insightHandler serves GET /api/v1/insight: every lens, or those named by
+// lens=, over window= (90d, 1y, all, Nd), for project=, limit= rows each.
+func insightHandler(e *insight.Engine) gateway.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		q, err := diffParams(r, "lens", "window", "project", "limit")
+		if err != nil {
+			return err
+		}
+		p := insight.Params{Window: q.Get("window"), Project: q.Get("project")}
+		if l := q.Get("lens"); l != "" {
+			p.Lenses = strings.Split(l, ",")
+		}
+		if s := q.Get("limit"); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return apierr.BadRequest("limit must be a whole number from 1 to %d", insight.MaxLimit)
+			}
+			p.Limit = n
+		}
+		rep, err := e.Report(r.Context(), p)
+		if err != nil {
+			return insightError(err)
+		}
+		body, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		return writeJSONBody(w, body)
+	}
+}
+
+// insightError maps the engine's errors to answers.
+func insightError(err error) error {
+	var pe *insight.ParamError
+	switch {
+	case errors.As(err, &pe):
+		return apierr.BadRequest("%v", err)
+	case errors.Is(err, insight.ErrNotRepository):
+		return apierr.FailedPrecondition("%v", err)
+	case errors.Is(err, gitx.ErrNotInstalled):
+		return apierr.Unavailable("%v", err)
+	}
+	return err
+}
+
+// insightService implements core.insight.v1alpha1.InsightService over the
+// same engine and answers as GET /api/v1/insight, one lens per RPC.
+var _ insightv1alpha1connect.InsightServiceHandler = (*insightService)(nil)
+
+type insightService struct{ engine *insight.Engine }
+
+func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*insight.Report, error) {
+	rep, err := s.engine.Report(ctx, insight.Params{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit())})
+	if err == nil {
+		return rep, nil
+	}
+	var pe *insight.ParamError
+	switch err = insightError(err); {
+	case errors.As(err, &pe), apierr.As(err) != nil && apierr.As(err).Status == http.StatusBadRequest:
+		return nil, connect.NewError(connect.CodeInvalidArgument, err)
+	case apierr.As(err) != nil && apierr.As(err).Status == http.StatusConflict:
+		return nil, connect.NewError(connect.CodeFailedPrecondition, err)
+	case apierr.As(err) != nil && apierr.As(err).Status == http.StatusServiceUnavailable:
+		return nil, connect.NewError(connect.CodeUnavailable, err)
+	}
+	return nil, connect.NewError(connect.CodeInternal, err)
+}
+
+func summary(r *insight.Report) *insightv1alpha1.Summary {
+	s := &insightv1alpha1.Summary{
+		Head: r.Head, Commits: int32(r.Commits), Shallow: r.Shallow, Window: r.Window.Name,
+		WindowCommits: int32(r.Window.Commits), BulkThreshold: int32(r.Bulk.Threshold), BulkCommits: int32(r.Bulk.Commits), Notes: r.Notes,
+	}
+	if !r.Window.Since.IsZero() {
+		s.Since = timestamppb.New(r.Window.Since)
+	}
+	return s
+}
+
+func (s *insightService) GetHotspots(ctx context.Context, req *insightv1alpha1.GetHotspotsRequest) (*insightv1alpha1.GetHotspotsResponse, error) {
+	r, err := s.report(ctx, req.GetQuery(), "hotspots")
+	if err != nil {
+		return nil, err
+	}
+	out := &insightv1alpha1.GetHotspotsResponse{Summary: summary(r)}
+	for _, f := range r.Hotspots.Files {
+		out.Files = append(out.Files, &insightv1alpha1.Hotspot{Path: f.Path, Project: f.Project, Changes: int32(f.Changes), Complexity: int32(f.Complexity), Score: f.Score})
+	}
+	for _, p := range r.Hotspots.Projects {
+		out.Projects = append(out.Projects, &insightv1alpha1.Hotspot{Project: p.Project, Changes: int32(p.Changes), Complexity: int32(p.Complexity), Score: p.Score})
+	}
+	return out, nil
+}
+
+func pairs(ps []insight.Pair) []*insightv1alpha1.Pair {
+	out := make([]*insightv1alpha1.Pair, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, &insightv1alpha1.Pair{A: p.A, B: p.B, Together: int32(p.Together), Support: p.Support, Confidence: p.Confidence, Hidden: p.Hidden})
+	}
+	return out
+}
+
+func (s *insightService) GetAffinity(ctx context.Context, req *insightv1alpha1.GetAffinityRequest) (*insightv1alpha1.GetAffinityResponse, error) {
+	r, err := s.report(ctx, req.GetQuery(), "affinity")
+	if err != nil {
+		return nil, err
+	}
+	return &insightv1alpha1.GetAffinityResponse{Summary: summary(r), Files: pairs(r.Affinity.Files), Projects: pairs(r.Affinity.Projects)}, nil
+}
+
+func owners(os []insight.Owner) []*insightv1alpha1.Owner {
+	out := make([]*insightv1alpha1.Owner, 0, len(os))
+	for _, o := range os {
+		out = append(out, &insightv1alpha1.Owner{Author: o.Author, Changes: int32(o.Changes), Share: o.Share})
+	}
+	return out
+}
+
+func (s *insightService) GetOwnership(ctx context.Context, req *insightv1alpha1.GetOwnershipRequest) (*insightv1alpha1.GetOwnershipResponse, error) {
+	r, err := s.report(ctx, req.GetQuery(), "ownership")
+	if err != nil {
+		return nil, err
+	}
+	out := &insightv1alpha1.GetOwnershipResponse{Summary: summary(r)}
+	for _, f := range r.Ownership.Files {
+		out.Files = append(out.Files, &insightv1alpha1.Owned{Path: f.Path, Project: f.Project, Changes: int32(f.Changes), BusFactor: int32(f.BusFactor), Owners: owners(f.Owners)})
+	}
+	for _, p := range r.Ownership.Projects {
+		o := &insightv1alpha1.Owned{Project: p.Project, Changes: int32(p.Changes), BusFactor: int32(p.BusFactor), Owners: owners(p.Owners)}
+		for _, q := range p.Quiet {
+			o.Quiet = append(o.Quiet, &insightv1alpha1.Owner{Author: q.Author, Share: q.Share, Last: timestamppb.New(q.Last)})
+		}
+		out.Projects = append(out.Projects, o)
+	}
+	return out, nil
+}
+
+func (s *insightService) GetTrend(ctx context.Context, req *insightv1alpha1.GetTrendRequest) (*insightv1alpha1.GetTrendResponse, error) {
+	r, err := s.report(ctx, req.GetQuery(), "trend")
+	if err != nil {
+		return nil, err
+	}
+	out := &insightv1alpha1.GetTrendResponse{Summary: summary(r), Weeks: r.Trend.Weeks}
+	for _, p := range r.Trend.Projects {
+		counts := make([]int32, len(p.Counts))
+		for i, n := range p.Counts {
+			counts[i] = int32(n)
+		}
+		out.Projects = append(out.Projects, &insightv1alpha1.ProjectTrend{Project: p.Project, Counts: counts, Direction: p.Direction, Change: p.Change})
+	}
+	return out, nil
+}
+
+func (s *insightService) GetVolatility(ctx context.Context, req *insightv1alpha1.GetVolatilityRequest) (*insightv1alpha1.GetVolatilityResponse, error) {
+	r, err := s.report(ctx, req.GetQuery(), "volatility")
+	if err != nil {
+		return nil, err
+	}
+	out := &insightv1alpha1.GetVolatilityResponse{Summary: summary(r), MinSample: int32(r.Volatility.MinSample), Runs: int32(r.Volatility.Runs)}
+	for _, t := range r.Volatility.Targets {
+		out.Targets = append(out.Targets, &insightv1alpha1.Flakiness{Target: t.Target, Runs: int32(t.Runs), Pairs: int32(t.Pairs), Flips: int32(t.Flips), Rate: t.Rate, LowerBound: t.LowerBound})
+	}
+	return out, nil
+}

@@ -1,0 +1,285 @@
+package insight
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// repo is a git repository with a targets.yaml declaring projects a and b.
+type repo struct {
+	t    *testing.T
+	dir  string
+	when time.Time
+}
+
+func newRepo(t *testing.T) *repo {
+	t.Helper()
+	r := &repo{t: t, dir: t.TempDir(), when: time.Now().AddDate(0, 0, -60)}
+	r.git("init", "-q", "-b", "main")
+	for _, d := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(r.dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.write("targets.yaml", "projects:\n  a:\n    path: a\n    targets:\n      build:\n        run: [true]\n  b:\n    path: b\n    targets:\n      build:\n        run: [true]\n")
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *repo) write(path, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.dir, path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// commit commits everything as author, a day after the previous commit.
+func (r *repo) commit(author, msg string) {
+	r.t.Helper()
+	r.when = r.when.Add(24 * time.Hour)
+	r.git("add", "-A")
+	date := r.when.Format(time.RFC3339)
+	r.git("-c", "user.name="+author, "-c", "user.email="+strings.ToLower(author)+"@example.com",
+		"commit", "-q", "--allow-empty", "-m", msg, "--date", date)
+}
+
+func (r *repo) engine(t *testing.T) *Engine {
+	ws, err := workspace.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{Root: r.dir, CacheDir: filepath.Join(r.dir, ".core"), BulkFiles: 5,
+		Declared: func() (*workspace.Workspace, error) { return ws, nil }})
+}
+
+func TestTheLensesCountTheHistory(t *testing.T) {
+	r := newRepo(t)
+	r.write("a/x.go", "package a\n\nfunc X() {\n\tif true {\n\t\treturn\n\t}\n}\n")
+	r.write("b/y.go", "package b\n")
+	r.commit("Ada", "one")
+	for i := 0; i < 3; i++ {
+		r.write("a/x.go", fmt.Sprintf("package a\n\nfunc X() {\n\tif true {\n\t\treturn\n\t}\n}\n// %d\n", i))
+		r.write("b/y.go", fmt.Sprintf("package b\n// %d\n", i))
+		r.commit("Ada", "both")
+	}
+	r.write("a/z.go", "package a\n")
+	r.commit("Bob", "z")
+	r.git("mv", "a/x.go", "a/renamed.go")
+	r.commit("Bob", "rename")
+	for i := 0; i < 6; i++ { // a bulk change: more than 5 files
+		r.write(fmt.Sprintf("b/gen%d.go", i), "package b\n")
+	}
+	r.commit("Bot", "vendor")
+
+	rep, err := r.engine(t).Report(context.Background(), Params{Window: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Commits != 7 || rep.Bulk.Commits != 1 || rep.Window.Commits != 7 {
+		t.Errorf("commits %d, bulk %d, window %d", rep.Commits, rep.Bulk.Commits, rep.Window.Commits)
+	}
+	t.Run("hotspots follow a rename and weigh indentation", func(t *testing.T) {
+		top := rep.Hotspots.Files[0]
+		// renamed.go: 5 changes (4 as x.go, the rename); 7 non-blank lines,
+		// two indented once, one twice: 7 + 2 + 2 = 11.
+		if top.Path != "a/renamed.go" || top.Changes != 5 || top.Complexity != 11 || top.Score != 55 || top.Project != "a" {
+			t.Errorf("top hotspot %+v", top)
+		}
+		for _, f := range rep.Hotspots.Files {
+			if strings.Contains(f.Path, "gen") {
+				t.Errorf("a bulk commit counted: %+v", f)
+			}
+		}
+	})
+	t.Run("affinity pairs files and flags hidden coupling", func(t *testing.T) {
+		if len(rep.Affinity.Projects) != 1 {
+			t.Fatalf("project pairs %+v", rep.Affinity.Projects)
+		}
+		p := rep.Affinity.Projects[0]
+		if p.A != "a" || p.B != "b" || p.Together != 4 || !p.Hidden {
+			t.Errorf("project pair %+v", p)
+		}
+		f := rep.Affinity.Files[0]
+		if f.A != "a/renamed.go" || f.B != "b/y.go" || f.Together != 4 || f.Confidence != 1 {
+			t.Errorf("file pair %+v", f)
+		}
+	})
+	t.Run("ownership has shares and a bus factor", func(t *testing.T) {
+		var a ProjectOwners
+		for _, p := range rep.Ownership.Projects {
+			if p.Project == "a" {
+				a = p
+			}
+		}
+		if a.Changes != 6 || a.Owners[0].Author != "Ada" || a.Owners[0].Changes != 4 || a.BusFactor != 1 {
+			t.Errorf("project a owners %+v", a)
+		}
+	})
+	t.Run("trend buckets by week", func(t *testing.T) {
+		if len(rep.Trend.Weeks) != TrendWeeks || len(rep.Trend.Projects) != 2 {
+			t.Fatalf("trend %+v", rep.Trend)
+		}
+		sum := 0
+		for _, n := range rep.Trend.Projects[0].Counts {
+			sum += n
+		}
+		if sum == 0 {
+			t.Errorf("project a has no activity in the last %d weeks: %+v", TrendWeeks, rep.Trend.Projects[0])
+		}
+	})
+}
+
+func TestTheHistoryGrowsCommitByCommitAndSurvivesARewrite(t *testing.T) {
+	r := newRepo(t)
+	r.write("a/x.go", "package a\n")
+	r.commit("Ada", "one")
+	e := r.engine(t)
+	ctx := context.Background()
+	if _, err := e.Update(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.hist.Commits); n != 1 {
+		t.Fatalf("commits after the cold read: %d", n)
+	}
+	r.write("a/x.go", "package a\n// 2\n")
+	r.commit("Ada", "two")
+	if changed, err := e.Update(ctx); err != nil || !changed || len(e.hist.Commits) != 2 {
+		t.Fatalf("after one commit: changed %v, %d commits, %v", changed, len(e.hist.Commits), err)
+	}
+	if changed, _ := e.Update(ctx); changed {
+		t.Error("an update with nothing new changed something")
+	}
+	// A new engine reads the kept history and only what is new.
+	e2 := r.engine(t)
+	if _, err := e2.Update(ctx); err != nil || len(e2.hist.Commits) != 2 {
+		t.Fatalf("the kept history: %d commits, %v", len(e2.hist.Commits), err)
+	}
+	// Rewrite: amend the last commit; the old tip is no longer an ancestor.
+	r.git("-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "--amend", "-m", "two, amended")
+	if changed, err := e2.Update(ctx); err != nil || !changed || len(e2.hist.Commits) != 2 {
+		t.Fatalf("after a rewrite: %d commits, %v", len(e2.hist.Commits), err)
+	}
+}
+
+func TestBadQuestionsAndEmptyRepositories(t *testing.T) {
+	r := newRepo(t)
+	e := r.engine(t)
+	rep, err := e.Report(context.Background(), Params{})
+	if err != nil {
+		t.Fatalf("a repository with no commit: %v", err)
+	}
+	if rep.Commits != 0 || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "no commit") {
+		t.Errorf("no-commit report %+v", rep)
+	}
+	for _, p := range []Params{{Window: "forever"}, {Window: "0d"}, {Limit: -1}, {Limit: MaxLimit + 1}, {Lenses: []string{"hotness"}}, {Project: "nope"}} {
+		if _, err := e.Report(context.Background(), p); err == nil {
+			t.Errorf("%+v was accepted", p)
+		} else if _, ok := err.(*ParamError); !ok {
+			t.Errorf("%+v: %T %v", p, err, err)
+		}
+	}
+	notRepo := New(Options{Root: t.TempDir(), CacheDir: t.TempDir(), Declared: func() (*workspace.Workspace, error) { return &workspace.Workspace{}, nil }})
+	if _, err := notRepo.Report(context.Background(), Params{}); err != ErrNotRepository {
+		t.Errorf("outside git: %v", err)
+	}
+}
+
+func TestMeasureWeighsIndentation(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"a\n\n  \nb\n", 2, true},
+		{"a\n\tb\n\t\tc\n", 1 + 2 + 3, true},
+		{"    four spaces\n  two\n", 2 + 1, true},
+		{"bin\x00ary", 0, false},
+	} {
+		got, ok := measure([]byte(tc.in))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("measure(%q) = %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestWilsonRanksEvidenceOverOneFlake(t *testing.T) {
+	one := wilsonLower(1, 3)
+	many := wilsonLower(20, 60)
+	if !(many > one) {
+		t.Errorf("20/60 (%.3f) should outrank 1/3 (%.3f)", many, one)
+	}
+	if wilsonLower(0, 10) != 0 {
+		t.Error("no flips has a lower bound of 0")
+	}
+}
+
+func FuzzParseLog(f *testing.F) {
+	f.Add([]byte("\x1eabc\x1f1700000000\x1fAda\x00\n1\t0\ta.go\x00-\t-\tb.bin\x00"))
+	f.Add([]byte("\x1eabc\x1f1700000000\x1fAda\x00\n1\t0\t\x00old.go\x00new.go\x00"))
+	f.Add([]byte("\x1e\x1f\x1f\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := newHistory()
+		_, _ = h.parse(strings.NewReader(string(data)))
+		for _, c := range h.Commits {
+			for _, id := range c.Files {
+				if int(id) >= len(h.Paths) {
+					t.Fatalf("file number %d out of %d", id, len(h.Paths))
+				}
+			}
+		}
+	})
+}
+
+// TestVolatilityRanksAFlakyTargetFromRealRuns runs a target that fails
+// every other time with the same inputs (the cache is emptied between runs
+// so that each one executes) and a stable one.
+func TestVolatilityRanksAFlakyTargetFromRealRuns(t *testing.T) {
+	r := newRepo(t)
+	counter := filepath.Join(t.TempDir(), "n")
+	r.write("targets.yaml", "projects:\n  a:\n    path: a\n    targets:\n      flaky:\n        run: [sh, -c, 'echo x >> "+counter+"; test $(($(wc -l < "+counter+") % 2)) -eq 0']\n      stable:\n        run: [\"true\"]\n  b:\n    path: b\n    targets:\n      build:\n        run: [\"true\"]\n")
+	r.commit("Ada", "targets")
+	ws, err := workspace.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := filepath.Join(r.dir, ".core")
+	rn := runner.New(runner.Options{Root: r.dir, CacheDir: cacheDir, Capacity: 1})
+	for i := 0; i < 8; i++ {
+		if _, err := runner.TrimCache(cacheDir, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = rn.Run(context.Background(), ws, []string{"a:flaky", "a:stable"})
+	}
+	v := volatility(cacheDir, "", 10)
+	if len(v.Targets) != 1 {
+		t.Fatalf("volatile targets %+v", v.Targets)
+	}
+	f := v.Targets[0]
+	if f.Target != "a:flaky" || f.Pairs != 7 || f.Flips != 7 || f.LowerBound <= 0.5 {
+		t.Errorf("a:flaky %+v", f)
+	}
+}

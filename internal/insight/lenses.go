@@ -1,0 +1,523 @@
+package insight
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// Report is the answer of GET /api/v1/insight (and, lens by lens, of the
+// insight service). Lists are never nil; a lens not asked for is absent.
+type Report struct {
+	Head    string    `json:"head"`
+	Commits int       `json:"commits"` // non-merge commits in the whole history read
+	Shallow bool      `json:"shallow"`
+	First   time.Time `json:"first,omitzero"`
+	Last    time.Time `json:"last,omitzero"`
+	Window  Window    `json:"window"`
+	Bulk    Bulk      `json:"bulk"`
+	Notes   []string  `json:"notes"`
+
+	Hotspots   *Hotspots   `json:"hotspots,omitempty"`
+	Affinity   *Affinity   `json:"affinity,omitempty"`
+	Ownership  *Ownership  `json:"ownership,omitempty"`
+	Trend      *Trend      `json:"trend,omitempty"`
+	Volatility *Volatility `json:"volatility,omitempty"`
+}
+
+// Window is the span the lenses count (trend and volatility have their own).
+type Window struct {
+	Name    string    `json:"name"`
+	Since   time.Time `json:"since,omitzero"`
+	Commits int       `json:"commits"` // non-merge commits in the window
+}
+
+// Bulk says which commits count as bulk changes and how many there were.
+type Bulk struct {
+	Threshold int `json:"threshold"` // files
+	Commits   int `json:"commits"`   // in the window
+}
+
+type Hotspots struct {
+	Files    []FileHotspot    `json:"files"`
+	Projects []ProjectHotspot `json:"projects"`
+}
+
+type FileHotspot struct {
+	Path       string `json:"path"`
+	Project    string `json:"project"`
+	Changes    int    `json:"changes"`
+	Complexity int    `json:"complexity"`
+	Score      int64  `json:"score"`
+}
+
+type ProjectHotspot struct {
+	Project    string `json:"project"`
+	Changes    int    `json:"changes"`
+	Complexity int    `json:"complexity"`
+	Score      int64  `json:"score"`
+}
+
+type Affinity struct {
+	Files    []Pair `json:"files"`
+	Projects []Pair `json:"projects"`
+}
+
+// Pair is two files or projects that change in the same commits.
+type Pair struct {
+	A          string  `json:"a"`
+	B          string  `json:"b"`
+	Together   int     `json:"together"`
+	Support    float64 `json:"support"`    // together / commits in the window
+	Confidence float64 `json:"confidence"` // together / changes of the less changed of the two
+	Hidden     bool    `json:"hidden,omitempty"`
+}
+
+type Ownership struct {
+	Files    []FileOwners    `json:"files"`
+	Projects []ProjectOwners `json:"projects"`
+}
+
+type Owner struct {
+	Author  string  `json:"author"`
+	Changes int     `json:"changes"`
+	Share   float64 `json:"share"`
+}
+
+type Quiet struct {
+	Author string    `json:"author"`
+	Share  float64   `json:"share"`
+	Last   time.Time `json:"last"`
+}
+
+type FileOwners struct {
+	Path      string  `json:"path"`
+	Project   string  `json:"project"`
+	Changes   int     `json:"changes"`
+	BusFactor int     `json:"bus_factor"`
+	Owners    []Owner `json:"owners"`
+}
+
+type ProjectOwners struct {
+	Project   string  `json:"project"`
+	Changes   int     `json:"changes"`
+	BusFactor int     `json:"bus_factor"`
+	Owners    []Owner `json:"owners"`
+	Quiet     []Quiet `json:"quiet"`
+}
+
+type Trend struct {
+	Weeks    []string       `json:"weeks"` // the Monday (UTC) each bucket starts
+	Projects []ProjectTrend `json:"projects"`
+}
+
+type ProjectTrend struct {
+	Project   string  `json:"project"`
+	Counts    []int   `json:"counts"`
+	Direction string  `json:"direction"` // rising, falling or flat
+	Change    float64 `json:"change"`    // last 4 weeks over the 4 before, minus 1
+}
+
+type Volatility struct {
+	MinSample int              `json:"min_sample"`
+	Runs      int              `json:"runs"` // runs read
+	Targets   []TargetFlakiness `json:"targets"`
+}
+
+type TargetFlakiness struct {
+	Target     string  `json:"target"`
+	Runs       int     `json:"runs"`
+	Pairs      int     `json:"pairs"` // consecutive runs with the same cache key
+	Flips      int     `json:"flips"` // of those, the ones whose result differs
+	Rate       float64 `json:"rate"`
+	LowerBound float64 `json:"lower_bound"` // Wilson, 95%
+}
+
+// compute answers p from the kept history; e.mu is held.
+func (e *Engine) compute(ctx context.Context, ws *workspace.Workspace, p Params, now time.Time) *Report {
+	h := e.hist
+	since, _ := windowStart(p.Window, now)
+	r := &Report{Head: h.Tip, Commits: len(h.Commits), Shallow: h.Shallow, Window: Window{Name: p.Window, Since: since}, Bulk: Bulk{Threshold: e.bulk}, Notes: []string{}}
+	if n := len(h.Commits); n > 0 {
+		r.First, r.Last = time.Unix(h.Commits[0].Time, 0).UTC(), time.Unix(h.Commits[n-1].Time, 0).UTC()
+	}
+	if h.Shallow {
+		r.Notes = append(r.Notes, "this clone is shallow: its oldest commits are missing, so the lenses count only the history that is here (git fetch --unshallow for all of it)")
+	}
+	if len(h.Commits) == 0 {
+		r.Notes = append(r.Notes, "the repository has no commit yet: commit once and the lenses fill in")
+	}
+
+	owners := graph.NewOwners(ws)
+	project := make([]string, len(h.Paths)) // file number -> project name ("" when none)
+	for i, path := range h.Paths {
+		if o := owners.Of(path); o != nil {
+			project[i] = o.Name
+		}
+	}
+	in := func(f int32) bool { return p.Project == "" || project[f] == p.Project }
+
+	// The commits the window counts, and which of them are bulk changes.
+	first := sort.Search(len(h.Commits), func(i int) bool { return h.Commits[i].Time >= since.Unix() })
+	if since.IsZero() {
+		first = 0
+	}
+	window := h.Commits[first:]
+	for _, c := range window {
+		if touches(c, in) {
+			r.Window.Commits++
+			if len(c.Files) > e.bulk {
+				r.Bulk.Commits++
+			}
+		}
+	}
+	if r.Window.Commits == 0 && len(h.Commits) > 0 {
+		r.Notes = append(r.Notes, "no commit falls in the window "+p.Window+": try window=all")
+	}
+	counted := func(c Commit) bool { return len(c.Files) <= e.bulk && touches(c, in) }
+
+	for _, l := range p.Lenses {
+		switch l {
+		case "hotspots":
+			r.Hotspots = e.hotspots(window, counted, in, project, p.Limit)
+		case "affinity":
+			r.Affinity = affinity(h, window, counted, in, project, r.Window.Commits-r.Bulk.Commits, func(a, b string) bool { return e.deps[[2]string{a, b}] }, p.Limit)
+		case "ownership":
+			r.Ownership = ownership(h, window, counted, in, project, now, p.Limit)
+		case "trend":
+			r.Trend = trend(h, ws, project, p.Project, now)
+		case "volatility":
+			r.Volatility = volatility(e.cacheDir, p.Project, p.Limit)
+		}
+	}
+	_ = ctx
+	return r
+}
+
+func touches(c Commit, in func(int32) bool) bool {
+	for _, f := range c.Files {
+		if in(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// hotspots: per file, changes in the window (bulk commits excluded) times
+// its complexity now; files that no longer exist are left out.
+func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, limit int) *Hotspots {
+	changes := map[int32]int{}
+	for _, c := range window {
+		if !counted(c) {
+			continue
+		}
+		for _, f := range c.Files {
+			if in(f) {
+				changes[f]++
+			}
+		}
+	}
+	out := &Hotspots{Files: []FileHotspot{}, Projects: []ProjectHotspot{}}
+	byProject := map[string]*ProjectHotspot{}
+	projectCommits := map[string]int{}
+	for _, c := range window {
+		if !counted(c) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, f := range c.Files {
+			if pr := project[f]; pr != "" && in(f) && !seen[pr] {
+				seen[pr] = true
+				projectCommits[pr]++
+			}
+		}
+	}
+	for f, n := range changes {
+		path := e.hist.Paths[f]
+		cx, ok := e.complexity(path)
+		if !ok {
+			continue // deleted, binary or too big
+		}
+		out.Files = append(out.Files, FileHotspot{Path: path, Project: project[f], Changes: n, Complexity: cx, Score: int64(n) * int64(cx)})
+		if pr := project[f]; pr != "" {
+			ph := byProject[pr]
+			if ph == nil {
+				ph = &ProjectHotspot{Project: pr, Changes: projectCommits[pr]}
+				byProject[pr] = ph
+			}
+			ph.Complexity += cx
+		}
+	}
+	sort.Slice(out.Files, func(i, j int) bool {
+		a, b := out.Files[i], out.Files[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.Path < b.Path
+	})
+	out.Files = out.Files[:min(limit, len(out.Files))]
+	for _, ph := range byProject {
+		ph.Score = int64(ph.Changes) * int64(ph.Complexity)
+		out.Projects = append(out.Projects, *ph)
+	}
+	sort.Slice(out.Projects, func(i, j int) bool {
+		a, b := out.Projects[i], out.Projects[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.Project < b.Project
+	})
+	out.Projects = out.Projects[:min(limit, len(out.Projects))]
+	return out
+}
+
+// affinity: pairs of files (commits of at most MaxPairFiles files) and of
+// projects changed in the same commits, at least MinTogether times.
+func affinity(h *History, window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, n int, related func(a, b string) bool, limit int) *Affinity {
+	type key struct{ a, b int32 }
+	fileChanges := map[int32]int{}
+	filePairs := map[key]int{}
+	projChanges := map[string]int{}
+	projPairs := map[[2]string]int{}
+	var fs []int32
+	var ps []string
+	for _, c := range window {
+		if !counted(c) {
+			continue
+		}
+		fs = fs[:0]
+		for _, f := range c.Files {
+			if in(f) {
+				fs = append(fs, f)
+			}
+		}
+		for _, f := range fs {
+			fileChanges[f]++
+		}
+		if len(fs) <= MaxPairFiles {
+			for i := range fs {
+				for j := i + 1; j < len(fs); j++ {
+					a, b := fs[i], fs[j]
+					if h.Paths[a] > h.Paths[b] {
+						a, b = b, a
+					}
+					filePairs[key{a, b}]++
+				}
+			}
+		}
+		ps = ps[:0]
+		for _, f := range c.Files {
+			if pr := project[f]; pr != "" && !contains(ps, pr) {
+				ps = append(ps, pr)
+			}
+		}
+		sort.Strings(ps)
+		for _, pr := range ps {
+			projChanges[pr]++
+		}
+		for i := range ps {
+			for j := i + 1; j < len(ps); j++ {
+				projPairs[[2]string{ps[i], ps[j]}]++
+			}
+		}
+	}
+	support := func(t int) float64 {
+		if n <= 0 {
+			return 0
+		}
+		return round(float64(t) / float64(n))
+	}
+	out := &Affinity{Files: []Pair{}, Projects: []Pair{}}
+	for k, t := range filePairs {
+		if t < MinTogether {
+			continue
+		}
+		out.Files = append(out.Files, Pair{A: h.Paths[k.a], B: h.Paths[k.b], Together: t, Support: support(t),
+			Confidence: round(float64(t) / float64(min(fileChanges[k.a], fileChanges[k.b])))})
+	}
+	for k, t := range projPairs {
+		if t < MinTogether {
+			continue
+		}
+		out.Projects = append(out.Projects, Pair{A: k[0], B: k[1], Together: t, Support: support(t),
+			Confidence: round(float64(t) / float64(min(projChanges[k[0]], projChanges[k[1]]))), Hidden: !related(k[0], k[1])})
+	}
+	byStrength := func(ps []Pair) {
+		sort.Slice(ps, func(i, j int) bool {
+			a, b := ps[i], ps[j]
+			if a.Together != b.Together {
+				return a.Together > b.Together
+			}
+			if a.Confidence != b.Confidence {
+				return a.Confidence > b.Confidence
+			}
+			return a.A+"\x00"+a.B < b.A+"\x00"+b.B
+		})
+	}
+	byStrength(out.Files)
+	byStrength(out.Projects)
+	out.Files = out.Files[:min(limit, len(out.Files))]
+	out.Projects = out.Projects[:min(limit, len(out.Projects))]
+	return out
+}
+
+// ownership: each author's share of a file's and a project's changes in
+// the window (bulk commits excluded); the bus factor is the fewest authors
+// whose shares pass one half; a project's quiet owners hold at least a
+// tenth of it and made no commit in the last QuietAfter.
+func ownership(h *History, window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, now time.Time, limit int) *Ownership {
+	fileBy := map[int32]map[int32]int{}
+	projBy := map[string]map[int32]int{}
+	lastIn := map[string]map[int32]int64{}
+	for _, c := range window {
+		if !counted(c) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, f := range c.Files {
+			if !in(f) {
+				continue
+			}
+			if fileBy[f] == nil {
+				fileBy[f] = map[int32]int{}
+			}
+			fileBy[f][c.Author]++
+			if pr := project[f]; pr != "" && !seen[pr] {
+				seen[pr] = true
+				if projBy[pr] == nil {
+					projBy[pr], lastIn[pr] = map[int32]int{}, map[int32]int64{}
+				}
+				projBy[pr][c.Author]++
+				lastIn[pr][c.Author] = max(lastIn[pr][c.Author], c.Time)
+			}
+		}
+	}
+	out := &Ownership{Files: []FileOwners{}, Projects: []ProjectOwners{}}
+	for f, by := range fileBy {
+		owners, total, bus := shares(h, by)
+		out.Files = append(out.Files, FileOwners{Path: h.Paths[f], Project: project[f], Changes: total, BusFactor: bus, Owners: owners[:min(5, len(owners))]})
+	}
+	for pr, by := range projBy {
+		owners, total, bus := shares(h, by)
+		po := ProjectOwners{Project: pr, Changes: total, BusFactor: bus, Owners: owners[:min(10, len(owners))], Quiet: []Quiet{}}
+		for _, o := range owners {
+			last := time.Unix(lastIn[pr][h.authors[o.Author]], 0).UTC()
+			if o.Share >= 0.1 && now.Sub(last) > QuietAfter {
+				po.Quiet = append(po.Quiet, Quiet{Author: o.Author, Share: o.Share, Last: last})
+			}
+		}
+		out.Projects = append(out.Projects, po)
+	}
+	// Riskiest first: the lowest bus factor, then the most changed.
+	sort.Slice(out.Files, func(i, j int) bool {
+		a, b := out.Files[i], out.Files[j]
+		if a.Changes != b.Changes {
+			return a.Changes > b.Changes
+		}
+		return a.Path < b.Path
+	})
+	sort.Slice(out.Projects, func(i, j int) bool {
+		a, b := out.Projects[i], out.Projects[j]
+		if a.BusFactor != b.BusFactor {
+			return a.BusFactor < b.BusFactor
+		}
+		if a.Changes != b.Changes {
+			return a.Changes > b.Changes
+		}
+		return a.Project < b.Project
+	})
+	out.Files = out.Files[:min(limit, len(out.Files))]
+	out.Projects = out.Projects[:min(limit, len(out.Projects))]
+	return out
+}
+
+func shares(h *History, by map[int32]int) ([]Owner, int, int) {
+	total := 0
+	for _, n := range by {
+		total += n
+	}
+	owners := make([]Owner, 0, len(by))
+	for a, n := range by {
+		owners = append(owners, Owner{Author: h.Authors[a], Changes: n, Share: round(float64(n) / float64(total))})
+	}
+	sort.Slice(owners, func(i, j int) bool {
+		if owners[i].Changes != owners[j].Changes {
+			return owners[i].Changes > owners[j].Changes
+		}
+		return owners[i].Author < owners[j].Author
+	})
+	bus, sum := 0, 0
+	for _, o := range owners {
+		bus++
+		sum += o.Changes
+		if 2*sum > total {
+			break
+		}
+	}
+	return owners, total, bus
+}
+
+// trend: commits touching each project per week (Monday UTC), the last
+// TrendWeeks weeks, bulk commits included (they are activity too).
+func trend(h *History, ws *workspace.Workspace, project []string, only string, now time.Time) *Trend {
+	monday := now.Truncate(24 * time.Hour)
+	for monday.Weekday() != time.Monday {
+		monday = monday.AddDate(0, 0, -1)
+	}
+	start := monday.AddDate(0, 0, -7*(TrendWeeks-1))
+	out := &Trend{Weeks: make([]string, TrendWeeks), Projects: []ProjectTrend{}}
+	for i := range out.Weeks {
+		out.Weeks[i] = start.AddDate(0, 0, 7*i).Format("2006-01-02")
+	}
+	counts := map[string][]int{}
+	for _, p := range ws.Projects {
+		if only == "" || p.Name == only {
+			counts[p.Name] = make([]int, TrendWeeks)
+		}
+	}
+	first := sort.Search(len(h.Commits), func(i int) bool { return h.Commits[i].Time >= start.Unix() })
+	for _, c := range h.Commits[first:] {
+		w := int(time.Unix(c.Time, 0).UTC().Sub(start) / (7 * 24 * time.Hour))
+		if w < 0 || w >= TrendWeeks {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, f := range c.Files {
+			if pr := project[f]; pr != "" && !seen[pr] && counts[pr] != nil {
+				seen[pr] = true
+				counts[pr][w]++
+			}
+		}
+	}
+	for _, p := range ws.Projects {
+		cs := counts[p.Name]
+		if cs == nil {
+			continue
+		}
+		recent, before := 0, 0
+		for i := TrendWeeks - 4; i < TrendWeeks; i++ {
+			recent += cs[i]
+			before += cs[i-4]
+		}
+		pt := ProjectTrend{Project: p.Name, Counts: cs, Direction: "flat"}
+		switch {
+		case before == 0 && recent > 0:
+			pt.Direction, pt.Change = "rising", 1
+		case before > 0:
+			pt.Change = round(float64(recent)/float64(before) - 1)
+			if pt.Change >= 0.25 {
+				pt.Direction = "rising"
+			} else if pt.Change <= -0.2 {
+				pt.Direction = "falling"
+			}
+		}
+		out.Projects = append(out.Projects, pt)
+	}
+	return out
+}
+
+func round(x float64) float64 { return math.Round(x*1000) / 1000 }
