@@ -123,8 +123,8 @@ type ProjectTrend struct {
 }
 
 type Volatility struct {
-	MinSample int              `json:"min_sample"`
-	Runs      int              `json:"runs"` // runs read
+	MinSample int               `json:"min_sample"`
+	Runs      int               `json:"runs"` // runs read
 	Targets   []TargetFlakiness `json:"targets"`
 }
 
