@@ -47,6 +47,7 @@ func TestEnvironmentNamesFollowTheKeys(t *testing.T) {
 		"log_viewer_url":        "CORE_LOG_VIEWER_URL",
 		"forge.token":           "CORE_FORGE_TOKEN",
 		"forge.api_url":         "CORE_FORGE_API_URL",
+		"insight.bulk_files":    "CORE_INSIGHT_BULK_FILES",
 	}
 	for key, want := range cases {
 		if _, ok := keyIndex[key]; !ok {
