@@ -142,6 +142,7 @@ func parseOrigin(s string) (origin, bool) {
 type originPolicy struct {
 	port   string  // the listener's port
 	hosted *origin // the hosted console, if configured
+	own    *origin // a listener reached by its own address (share): its page's origin, instead of loopback's
 }
 
 // allowed reports whether an Origin header may reach a route. The page's own
@@ -155,6 +156,9 @@ func (p *originPolicy) allowed(value string, hosted bool) bool {
 	}
 	if hosted && p.hosted != nil && o == *p.hosted {
 		return true
+	}
+	if p.own != nil {
+		return o == *p.own
 	}
 	if o.scheme != "http" || o.port != p.port {
 		return false
@@ -172,6 +176,9 @@ func (p *originPolicy) corsAllowed(value string, hosted bool) bool {
 	}
 	if hosted && p.hosted != nil && o == *p.hosted {
 		return true
+	}
+	if p.own != nil {
+		return false // the share page is same-origin: it needs no CORS
 	}
 	return o.scheme == "http" && o.port == p.port && (o.host == "localhost" || o.host == "127.0.0.1")
 }

@@ -40,9 +40,13 @@ type ListenerConfig struct {
 	Port string
 	// HostedOrigin is the hosted console's origin ("" for none).
 	HostedOrigin string
-	// ExtraHosts are Host values admitted besides the loopback names, such
-	// as the share listener's LAN address (host:port).
-	ExtraHosts []string
+	// Own is the host:port a listener is reached at when it is not on
+	// loopback (the share listener's LAN address). When set, the Host guard
+	// admits it and no loopback name (a request that says it is for this
+	// machine's loopback did not come through the share link), and the
+	// Origin check admits the page's own origin http://<Own> instead of the
+	// loopback origins.
+	Own string
 	Tokens     Authenticator
 	// Kinds are the token kinds this listener accepts.
 	Kinds []auth.Kind
@@ -72,7 +76,7 @@ type Listener struct {
 	origins    originPolicy
 	hostedHost string
 	hostedPort string
-	extraHosts []string
+	own        string
 	tokens     Authenticator
 	kinds      []auth.Kind
 	peersOnly  bool
@@ -125,7 +129,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		exposure:   cfg.Exposure,
 		exact:      map[string]*route{},
 		origins:    originPolicy{port: cfg.Port},
-		extraHosts: cfg.ExtraHosts,
+		own:        cfg.Own,
 		tokens:     cfg.Tokens,
 		kinds:      cfg.Kinds,
 		peersOnly:  cfg.LoopbackPeersOnly,
@@ -149,6 +153,13 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		for i := 1; i <= 5; i++ {
 			l.counts[i] = cfg.Metrics.Counter("requests_" + strconv.Itoa(i) + "xx")
 		}
+	}
+	if cfg.Own != "" {
+		o, ok := parseOrigin("http://" + cfg.Own)
+		if !ok {
+			return nil, fmt.Errorf("own address %q is not host:port", cfg.Own)
+		}
+		l.origins.own = &o
 	}
 	l.cors = newCORS(func(o string) bool { return l.origins.corsAllowed(o, false) })
 	l.corsHosted = newCORS(func(o string) bool { return l.origins.corsAllowed(o, true) })
@@ -365,18 +376,13 @@ func (l *Listener) finish(rec *recorder, r *http.Request, rt *route, start time.
 }
 
 func (l *Listener) hostAllowed(host string, hosted bool) bool {
-	if IsLoopbackHost(host) {
-		return true
-	}
 	if hosted && l.hostedHost != "" && hostMatches(host, l.hostedHost, l.hostedPort, "443") {
 		return true
 	}
-	for _, h := range l.extraHosts {
-		if strings.EqualFold(host, h) {
-			return true
-		}
+	if l.own != "" {
+		return strings.EqualFold(host, l.own)
 	}
-	return false
+	return IsLoopbackHost(host)
 }
 
 func (l *Listener) kindAccepted(k auth.Kind) bool { return slices.Contains(l.kinds, k) }

@@ -66,6 +66,8 @@ type Deps struct {
 	Handoff   *handoff.Store
 	// Insight answers the insight route and service.
 	Insight *insight.Engine
+	// Share runs the share listener for POST /api/v1/share.
+	Share Sharer
 	// CacheDir holds the run journals the viewer reads.
 	CacheDir string
 	// RunContext outlives requests: runs started by a request end with it
@@ -107,6 +109,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	reg.Handle("diff-run", diffRunHandler(d.Workspace, d.Runner, d.RunContext))
 	reg.Handle("console", consoleHandler(d.Console))
 	reg.Handle("insight", insightHandler(d.Insight))
+	reg.Handle("share", shareHandler(d.Share))
 	reg.Handle("attention-list", attentionListHandler(d.Attention))
 	reg.Handle("attention-dispose", attentionDisposeHandler(d.Attention))
 	reg.Handle("mcp", mcpHandler(mcpDeps{

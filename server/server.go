@@ -158,9 +158,14 @@ func Run(ctx context.Context, o Options) error {
 			log.Warn().Str(logx.Reason, err.Error()).Msg("insight: reading the git history")
 		}
 	}()
+	sharing := &shares{
+		tokens: tokens, address: cfg.Share.Address, maxBody: cfg.Server.MaxBody, log: log, counters: counters,
+		timeouts: gateway.Timeouts{ReadHeader: cfg.Server.ReadHeaderTimeout, Idle: cfg.Server.IdleTimeout},
+	}
+	defer sharing.Stop()
 	reg := gateway.NewRegistry()
 	handlers.Register(reg, handlers.Deps{
-		Attention: queue, Handoff: handed, Insight: lenses,
+		Attention: queue, Handoff: handed, Insight: lenses, Share: sharing,
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
 		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
@@ -170,6 +175,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
 	}
+	sharing.table, sharing.reg = table, reg
 
 	ln, err := listen(cfg.MCP.Address)
 	if err != nil {
@@ -195,6 +201,7 @@ func Run(ctx context.Context, o Options) error {
 	if !consoleMount {
 		hostedOrigin = ""
 	}
+	sharing.hosted = hostedOrigin
 	listener, err := gateway.NewListener(table, reg, gateway.ListenerConfig{
 		Exposure:     gateway.ExposureLoopback,
 		Port:         strconv.Itoa(addr.Port),

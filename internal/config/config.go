@@ -52,6 +52,10 @@ type Config struct {
 		APIURL string `koanf:"api_url" validate:"omitempty,apiurl" help:"GitHub API base URL, for GitHub Enterprise e.g. https://ghe.example.com/api/v3/ (empty: https://api.github.com/)"`
 	} `koanf:"forge"`
 
+	Share struct {
+		Address string `koanf:"address" validate:"omitempty,ip" help:"the address the share listener binds (default: the first private IPv4 of an interface that is up)"`
+	} `koanf:"share"`
+
 	// The insight lenses (internal/insight).
 	Insight struct {
 		BulkFiles int `koanf:"bulk_files" validate:"min=1,max=1000000" help:"a commit touching more files than this is a bulk change (vendoring, mass renames): left out of hotspots, affinity and ownership, counted in trend"`

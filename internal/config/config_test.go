@@ -48,6 +48,7 @@ func TestEnvironmentNamesFollowTheKeys(t *testing.T) {
 		"forge.token":           "CORE_FORGE_TOKEN",
 		"forge.api_url":         "CORE_FORGE_API_URL",
 		"insight.bulk_files":    "CORE_INSIGHT_BULK_FILES",
+		"share.address":         "CORE_SHARE_ADDRESS",
 	}
 	for key, want := range cases {
 		if _, ok := keyIndex[key]; !ok {
