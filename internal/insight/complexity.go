@@ -4,40 +4,36 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"time"
 )
 
-// cxEntry is a file's complexity as last measured, valid while its size
-// and modification time stay the same.
+// cxEntry is a file's complexity as measured.
 type cxEntry struct {
-	size  int64
-	mtime time.Time
-	cx    int
-	ok    bool
+	cx int
+	ok bool
 }
 
 // complexity is a file's indentation-weighted count of non-blank lines:
 // each non-blank line counts 1 plus its indentation depth (a tab or four
 // spaces per level), a cheap measure that works for any language. ok is
 // false for a file that is gone, binary (a NUL in its first 8 KiB) or over
-// 1 MiB. e.mu is held.
+// 1 MiB. A file is measured once, from the working tree, and again only
+// when a commit read later touches it: the complexity of a hotspot is the
+// file's as of its last commit, and one new commit costs a measure of its
+// own files, not a stat of every file (update forgets what it touches).
+// e.mu is held.
 func (e *Engine) complexity(rel string) (int, bool) {
-	abs := filepath.Join(e.root, filepath.FromSlash(rel))
-	st, err := os.Lstat(abs)
-	if err != nil || !st.Mode().IsRegular() {
-		return 0, false
-	}
-	if e.cx == nil {
-		e.cx = map[string]cxEntry{}
-	}
-	if c, ok := e.cx[rel]; ok && c.size == st.Size() && c.mtime.Equal(st.ModTime()) {
+	if c, ok := e.cx[rel]; ok {
 		return c.cx, c.ok
 	}
-	c := cxEntry{size: st.Size(), mtime: st.ModTime()}
-	if st.Size() <= complexityFile {
+	var c cxEntry
+	abs := filepath.Join(e.root, filepath.FromSlash(rel))
+	if st, err := os.Lstat(abs); err == nil && st.Mode().IsRegular() && st.Size() <= complexityFile {
 		if data, err := os.ReadFile(abs); err == nil {
 			c.cx, c.ok = measure(data)
 		}
+	}
+	if e.cx == nil {
+		e.cx = map[string]cxEntry{}
 	}
 	e.cx[rel] = c
 	return c.cx, c.ok

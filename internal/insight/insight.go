@@ -70,6 +70,9 @@ type Engine struct {
 	gStamp  *graph.Graph
 	deps    map[[2]string]bool // project pairs with a dependency, either way
 	cx      map[string]cxEntry // complexity by path
+	projOf  map[string]string  // project by path, for projWS
+	projWS  *workspace.Workspace
+	owners  *graph.Owners
 }
 
 // Options configure an Engine.
@@ -146,13 +149,25 @@ func (e *Engine) update(ctx context.Context) (bool, error) {
 		}
 	}
 	h := e.hist
-	if rng == "HEAD" || h == nil {
+	cold := rng == "HEAD" || h == nil
+	if cold {
 		h = newHistory() // cold, or the history was rewritten: read it all
 	} else {
 		h = h.clone()
 	}
+	seen := len(h.Commits)
 	if _, err := h.read(ctx, e.root, rng); err != nil {
 		return false, err
+	}
+	// Complexity is measured again for the files the new commits touch.
+	if cold {
+		clear(e.cx)
+	} else {
+		for _, c := range h.Commits[seen:] {
+			for _, f := range c.Files {
+				delete(e.cx, h.Paths[f])
+			}
+		}
 	}
 	h.Tip = tip
 	if sh, err := gitx.Run(ctx, e.root, "rev-parse", "--is-shallow-repository"); err == nil {

@@ -152,13 +152,7 @@ func (e *Engine) compute(ctx context.Context, ws *workspace.Workspace, p Params,
 		r.Notes = append(r.Notes, "the repository has no commit yet: commit once and the lenses fill in")
 	}
 
-	owners := graph.NewOwners(ws)
-	project := make([]string, len(h.Paths)) // file number -> project name ("" when none)
-	for i, path := range h.Paths {
-		if o := owners.Of(path); o != nil {
-			project[i] = o.Name
-		}
-	}
+	project := e.projects(ws) // file number -> project name ("" when none)
 	in := func(f int32) bool { return p.Project == "" || project[f] == p.Project }
 
 	// The commits the window counts, and which of them are bulk changes.
@@ -198,6 +192,26 @@ func (e *Engine) compute(ctx context.Context, ws *workspace.Workspace, p Params,
 	return r
 }
 
+// projects maps each file number to its project's name, keeping what it
+// found by path until targets.yaml changes (e.mu is held).
+func (e *Engine) projects(ws *workspace.Workspace) []string {
+	if e.projOf == nil || e.projWS != ws {
+		e.projOf, e.projWS, e.owners = map[string]string{}, ws, graph.NewOwners(ws)
+	}
+	out := make([]string, len(e.hist.Paths))
+	for i, path := range e.hist.Paths {
+		name, ok := e.projOf[path]
+		if !ok {
+			if o := e.owners.Of(path); o != nil {
+				name = o.Name
+			}
+			e.projOf[path] = name
+		}
+		out[i] = name
+	}
+	return out
+}
+
 func touches(c Commit, in func(int32) bool) bool {
 	for _, f := range c.Files {
 		if in(f) {
@@ -210,7 +224,7 @@ func touches(c Commit, in func(int32) bool) bool {
 // hotspots: per file, changes in the window (bulk commits excluded) times
 // its complexity now; files that no longer exist are left out.
 func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, limit int) *Hotspots {
-	changes := map[int32]int{}
+	changes := make([]int, len(e.hist.Paths))
 	for _, c := range window {
 		if !counted(c) {
 			continue
@@ -224,19 +238,23 @@ func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(in
 	out := &Hotspots{Files: []FileHotspot{}, Projects: []ProjectHotspot{}}
 	byProject := map[string]*ProjectHotspot{}
 	projectCommits := map[string]int{}
+	var ps []string
 	for _, c := range window {
 		if !counted(c) {
 			continue
 		}
-		seen := map[string]bool{}
+		ps = ps[:0]
 		for _, f := range c.Files {
-			if pr := project[f]; pr != "" && in(f) && !seen[pr] {
-				seen[pr] = true
+			if pr := project[f]; pr != "" && in(f) && !contains(ps, pr) {
+				ps = append(ps, pr)
 				projectCommits[pr]++
 			}
 		}
 	}
 	for f, n := range changes {
+		if n == 0 {
+			continue
+		}
 		path := e.hist.Paths[f]
 		cx, ok := e.complexity(path)
 		if !ok {
@@ -278,9 +296,8 @@ func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(in
 // affinity: pairs of files (commits of at most MaxPairFiles files) and of
 // projects changed in the same commits, at least MinTogether times.
 func affinity(h *History, window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, n int, related func(a, b string) bool, limit int) *Affinity {
-	type key struct{ a, b int32 }
-	fileChanges := map[int32]int{}
-	filePairs := map[key]int{}
+	fileChanges := make([]int32, len(h.Paths))
+	filePairs := map[uint64]int32{} // lower file number << 32 | higher
 	projChanges := map[string]int{}
 	projPairs := map[[2]string]int{}
 	var fs []int32
@@ -302,20 +319,14 @@ func affinity(h *History, window []Commit, counted func(Commit) bool, in func(in
 			for i := range fs {
 				for j := i + 1; j < len(fs); j++ {
 					a, b := fs[i], fs[j]
-					if h.Paths[a] > h.Paths[b] {
+					if a > b {
 						a, b = b, a
 					}
-					filePairs[key{a, b}]++
+					filePairs[uint64(a)<<32|uint64(b)]++
 				}
 			}
 		}
-		ps = ps[:0]
-		for _, f := range c.Files {
-			if pr := project[f]; pr != "" && !contains(ps, pr) {
-				ps = append(ps, pr)
-			}
-		}
-		sort.Strings(ps)
+		ps = projectsOf(c, project, ps[:0])
 		for _, pr := range ps {
 			projChanges[pr]++
 		}
@@ -336,8 +347,13 @@ func affinity(h *History, window []Commit, counted func(Commit) bool, in func(in
 		if t < MinTogether {
 			continue
 		}
-		out.Files = append(out.Files, Pair{A: h.Paths[k.a], B: h.Paths[k.b], Together: t, Support: support(t),
-			Confidence: round(float64(t) / float64(min(fileChanges[k.a], fileChanges[k.b])))})
+		a, b := int32(k>>32), int32(k&0xffffffff)
+		pa, pb := h.Paths[a], h.Paths[b]
+		if pa > pb {
+			pa, pb = pb, pa
+		}
+		out.Files = append(out.Files, Pair{A: pa, B: pb, Together: int(t), Support: support(int(t)),
+			Confidence: round(float64(t) / float64(min(fileChanges[a], fileChanges[b])))})
 	}
 	for k, t := range projPairs {
 		if t < MinTogether {
@@ -365,40 +381,81 @@ func affinity(h *History, window []Commit, counted func(Commit) bool, in func(in
 	return out
 }
 
+// projectsOf appends the projects a commit touches to ps, sorted, once each.
+func projectsOf(c Commit, project []string, ps []string) []string {
+	for _, f := range c.Files {
+		if pr := project[f]; pr != "" && !contains(ps, pr) {
+			ps = append(ps, pr)
+		}
+	}
+	sort.Strings(ps)
+	return ps
+}
+
 // ownership: each author's share of a file's and a project's changes in
 // the window (bulk commits excluded); the bus factor is the fewest authors
 // whose shares pass one half; a project's quiet owners hold at least a
 // tenth of it and made no commit in the last QuietAfter.
 func ownership(h *History, window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, now time.Time, limit int) *Ownership {
-	fileBy := map[int32]map[int32]int{}
+	changes := make([]int32, len(h.Paths))
 	projBy := map[string]map[int32]int{}
 	lastIn := map[string]map[int32]int64{}
+	var ps []string
 	for _, c := range window {
 		if !counted(c) {
 			continue
 		}
-		seen := map[string]bool{}
 		for _, f := range c.Files {
-			if !in(f) {
-				continue
+			if in(f) {
+				changes[f]++
 			}
-			if fileBy[f] == nil {
-				fileBy[f] = map[int32]int{}
+		}
+		ps = ps[:0]
+		for _, f := range c.Files {
+			if pr := project[f]; pr != "" && in(f) && !contains(ps, pr) {
+				ps = append(ps, pr)
 			}
-			fileBy[f][c.Author]++
-			if pr := project[f]; pr != "" && !seen[pr] {
-				seen[pr] = true
-				if projBy[pr] == nil {
-					projBy[pr], lastIn[pr] = map[int32]int{}, map[int32]int64{}
-				}
-				projBy[pr][c.Author]++
-				lastIn[pr][c.Author] = max(lastIn[pr][c.Author], c.Time)
+		}
+		for _, pr := range ps {
+			if projBy[pr] == nil {
+				projBy[pr], lastIn[pr] = map[int32]int{}, map[int32]int64{}
+			}
+			projBy[pr][c.Author]++
+			lastIn[pr][c.Author] = max(lastIn[pr][c.Author], c.Time)
+		}
+	}
+	// The most changed files, then their authors in a second pass.
+	var top []int32
+	for f, n := range changes {
+		if n > 0 {
+			top = append(top, int32(f))
+		}
+	}
+	sort.Slice(top, func(i, j int) bool {
+		a, b := top[i], top[j]
+		if changes[a] != changes[b] {
+			return changes[a] > changes[b]
+		}
+		return h.Paths[a] < h.Paths[b]
+	})
+	top = top[:min(limit, len(top))]
+	fileBy := make(map[int32]map[int32]int, len(top))
+	for _, f := range top {
+		fileBy[f] = map[int32]int{}
+	}
+	for _, c := range window {
+		if !counted(c) {
+			continue
+		}
+		for _, f := range c.Files {
+			if by := fileBy[f]; by != nil {
+				by[c.Author]++
 			}
 		}
 	}
 	out := &Ownership{Files: []FileOwners{}, Projects: []ProjectOwners{}}
-	for f, by := range fileBy {
-		owners, total, bus := shares(h, by)
+	for _, f := range top {
+		owners, total, bus := shares(h, fileBy[f])
 		out.Files = append(out.Files, FileOwners{Path: h.Paths[f], Project: project[f], Changes: total, BusFactor: bus, Owners: owners[:min(5, len(owners))]})
 	}
 	for pr, by := range projBy {
@@ -412,14 +469,7 @@ func ownership(h *History, window []Commit, counted func(Commit) bool, in func(i
 		}
 		out.Projects = append(out.Projects, po)
 	}
-	// Riskiest first: the lowest bus factor, then the most changed.
-	sort.Slice(out.Files, func(i, j int) bool {
-		a, b := out.Files[i], out.Files[j]
-		if a.Changes != b.Changes {
-			return a.Changes > b.Changes
-		}
-		return a.Path < b.Path
-	})
+	// Riskiest projects first: the lowest bus factor, then the most changed.
 	sort.Slice(out.Projects, func(i, j int) bool {
 		a, b := out.Projects[i], out.Projects[j]
 		if a.BusFactor != b.BusFactor {
@@ -430,7 +480,6 @@ func ownership(h *History, window []Commit, counted func(Commit) bool, in func(i
 		}
 		return a.Project < b.Project
 	})
-	out.Files = out.Files[:min(limit, len(out.Files))]
 	out.Projects = out.Projects[:min(limit, len(out.Projects))]
 	return out
 }
@@ -480,15 +529,16 @@ func trend(h *History, ws *workspace.Workspace, project []string, only string, n
 		}
 	}
 	first := sort.Search(len(h.Commits), func(i int) bool { return h.Commits[i].Time >= start.Unix() })
+	var ps []string
 	for _, c := range h.Commits[first:] {
 		w := int(time.Unix(c.Time, 0).UTC().Sub(start) / (7 * 24 * time.Hour))
 		if w < 0 || w >= TrendWeeks {
 			continue
 		}
-		seen := map[string]bool{}
+		ps = ps[:0]
 		for _, f := range c.Files {
-			if pr := project[f]; pr != "" && !seen[pr] && counts[pr] != nil {
-				seen[pr] = true
+			if pr := project[f]; pr != "" && !contains(ps, pr) && counts[pr] != nil {
+				ps = append(ps, pr)
 				counts[pr][w]++
 			}
 		}
