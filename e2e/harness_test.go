@@ -44,6 +44,9 @@ var (
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
+	if spec := os.Getenv(netnsClientEnv); spec != "" {
+		return netnsClient(spec) // this test binary, started in another network namespace
+	}
 	root, err := findModuleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

@@ -6,31 +6,13 @@ import (
 
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/share"
 )
-
-// Share time boxes (README "Decisions").
-const (
-	ShareDefaultTTL = time.Hour
-	ShareMinTTL     = time.Minute
-	ShareMaxTTL     = 12 * time.Hour
-)
-
-// ShareInfo is the answer of POST /api/v1/share: the open share, if any.
-// URL carries the share token in its fragment; it is answered only to a
-// loopback caller with console=write (the row's grant and flag).
-type ShareInfo struct {
-	Active     bool      `json:"active"`
-	URL        string    `json:"url,omitempty"`
-	Address    string    `json:"address,omitempty"`
-	Expires    time.Time `json:"expires,omitzero"`
-	TokenID    string    `json:"token_id,omitempty"`
-	Superseded string    `json:"superseded,omitempty"` // the address of the share this one replaced
-}
 
 // Sharer runs the share listener (the server implements it).
 type Sharer interface {
-	Open(ttl time.Duration) (ShareInfo, error)
-	Status() ShareInfo
+	Open(ttl time.Duration) (share.Info, error)
+	Status() share.Info
 	Stop() bool
 }
 
@@ -55,14 +37,14 @@ func shareHandler(s Sharer) gateway.HandlerFunc {
 		}
 		switch req.Action {
 		case "", "open":
-			ttl := ShareDefaultTTL
+			ttl := share.DefaultTTL
 			if req.TTL != "" {
 				if ttl, err = time.ParseDuration(req.TTL); err != nil {
 					return apierr.BadRequest("ttl %q is not a duration: write it like 30m or 2h", req.TTL)
 				}
 			}
-			if ttl < ShareMinTTL || ttl > ShareMaxTTL {
-				return apierr.BadRequest("ttl %s is out of bounds: a share lasts from %s to %s", ttl, ShareMinTTL, ShareMaxTTL)
+			if ttl < share.MinTTL || ttl > share.MaxTTL {
+				return apierr.BadRequest("ttl %s is out of bounds: a share lasts from %s to %s", ttl, share.MinTTL, share.MaxTTL)
 			}
 			info, err := s.Open(ttl)
 			if err != nil {

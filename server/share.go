@@ -15,11 +15,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/gateway"
-	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
+	"github.com/corehq/core/internal/share"
 )
 
 // shares runs the share listener: at most one at a time, on a LAN address
@@ -43,7 +43,7 @@ type shares struct {
 }
 
 type openShare struct {
-	info   handlers.ShareInfo
+	info   share.Info
 	p      auth.Principal
 	srv    *http.Server
 	timer  *time.Timer
@@ -71,24 +71,24 @@ func (a shareAuth) Authenticate(h string) (auth.Principal, error) {
 var ErrNoShareAddress = errors.New("this machine has no private IPv4 address that is up (10/8, 172.16/12, 192.168/16), so nothing on the network could reach a share: set share.address (CORE_SHARE_ADDRESS) to the address to share on")
 
 // Open starts a share for ttl, superseding the open one.
-func (s *shares) Open(ttl time.Duration) (handlers.ShareInfo, error) {
+func (s *shares) Open(ttl time.Duration) (share.Info, error) {
 	ip, err := s.pickAddress()
 	if errors.Is(err, ErrNoShareAddress) {
-		return handlers.ShareInfo{}, apierr.FailedPrecondition("%v", err)
+		return share.Info{}, apierr.FailedPrecondition("%v", err)
 	}
 	if err != nil {
-		return handlers.ShareInfo{}, err
+		return share.Info{}, err
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
 	if err != nil {
-		return handlers.ShareInfo{}, fmt.Errorf("cannot listen on %s for the share: %w", ip, err)
+		return share.Info{}, fmt.Errorf("cannot listen on %s for the share: %w", ip, err)
 	}
 	addr := ln.Addr().String()
 	secret := s.tokens.Mint(auth.KindShare, auth.ConsoleRead, ttl)
 	p, err := s.tokens.Authenticate("Bearer " + secret)
 	if err != nil {
 		_ = ln.Close()
-		return handlers.ShareInfo{}, err
+		return share.Info{}, err
 	}
 	l, err := gateway.NewListener(s.table, s.reg, gateway.ListenerConfig{
 		Exposure:     gateway.ExposureShare,
@@ -105,10 +105,10 @@ func (s *shares) Open(ttl time.Duration) (handlers.ShareInfo, error) {
 	if err != nil {
 		_ = ln.Close()
 		s.tokens.Redeem(p)
-		return handlers.ShareInfo{}, err
+		return share.Info{}, err
 	}
 	sh := &openShare{p: p, srv: gateway.NewHTTPServer(l, s.timeouts, s.log), closed: make(chan struct{})}
-	sh.info = handlers.ShareInfo{
+	sh.info = share.Info{
 		Active:  true,
 		URL:     "http://" + addr + ConsolePath() + "#token=" + url.QueryEscape(secret),
 		Address: addr,
@@ -134,11 +134,11 @@ func (s *shares) Open(ttl time.Duration) (handlers.ShareInfo, error) {
 }
 
 // Status is the open share, if any.
-func (s *shares) Status() handlers.ShareInfo {
+func (s *shares) Status() share.Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur == nil {
-		return handlers.ShareInfo{}
+		return share.Info{}
 	}
 	return s.cur.info
 }

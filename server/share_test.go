@@ -20,6 +20,7 @@ import (
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/events"
+	"github.com/corehq/core/internal/share"
 )
 
 // shareAddr is a loopback address other than 127.0.0.1, so that a share
@@ -28,7 +29,7 @@ import (
 const shareAddr = "127.0.0.2"
 
 // askShare asks the server for a share and returns its answer.
-func askShare(t *testing.T, s *running, tok, body string) handlers.ShareInfo {
+func askShare(t *testing.T, s *running, tok, body string) share.Info {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, s.BaseURL+"/api/v1/share", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+tok)
@@ -42,14 +43,14 @@ func askShare(t *testing.T, s *running, tok, body string) handlers.ShareInfo {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /api/v1/share %s: %d %s", body, resp.StatusCode, data)
 	}
-	var info handlers.ShareInfo
+	var info share.Info
 	if err := json.Unmarshal(data, &info); err != nil {
 		t.Fatal(err)
 	}
 	return info
 }
 
-func shareToken(t *testing.T, info handlers.ShareInfo) string {
+func shareToken(t *testing.T, info share.Info) string {
 	t.Helper()
 	u, err := url.Parse(info.URL)
 	if err != nil {
@@ -203,12 +204,12 @@ func TestAShareClosesAtTheEndOfItsTimeBox(t *testing.T) {
 	}
 }
 
-func openShareStatus(t *testing.T, s *running, tok string) handlers.ShareInfo {
+func openShareStatus(t *testing.T, s *running, tok string) share.Info {
 	return askShare(t, s, tok, `{"action":"status"}`)
 }
 
 // openStream opens the share's event stream and returns its reader.
-func openStream(t *testing.T, info handlers.ShareInfo) *http.Response {
+func openStream(t *testing.T, info share.Info) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, "http://"+info.Address+"/api/v1/events", nil)
 	req.Header.Set("Authorization", "Bearer "+shareToken(t, info))

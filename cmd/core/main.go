@@ -75,6 +75,7 @@ core walks up from the current directory to find it.`,
 		newDiffCmd(g),
 		newSessionCmd(g),
 		newInsightCmd(g),
+		newShareCmd(g),
 	)
 	return root
 }

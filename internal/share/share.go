@@ -1,0 +1,25 @@
+// Package share holds what the share listener's callers agree on: the time
+// box's bounds and the answer of POST /api/v1/share. The listener itself is
+// the server's (server/share.go); the route is handlers/share.go.
+package share
+
+import "time"
+
+// Time boxes (README "Decisions").
+const (
+	DefaultTTL = time.Hour
+	MinTTL     = time.Minute
+	MaxTTL     = 12 * time.Hour
+)
+
+// Info is the answer of POST /api/v1/share: the open share, if any. URL
+// carries the share token in its fragment; it is answered only to a
+// loopback caller with console=write (the row's grant and flag).
+type Info struct {
+	Active     bool      `json:"active"`
+	URL        string    `json:"url,omitempty"`
+	Address    string    `json:"address,omitempty"`
+	Expires    time.Time `json:"expires,omitzero"`
+	TokenID    string    `json:"token_id,omitempty"`
+	Superseded string    `json:"superseded,omitempty"` // the address of the share this one replaced
+}
