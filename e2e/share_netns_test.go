@@ -183,7 +183,7 @@ func TestAColleagueOnTheNetworkSeesTheShareAndNothingElse(t *testing.T) {
 	base := "http://" + link.Host
 
 	probes := []probeReq{
-		{"GET", base + "/api/v1/insight", "", true},                               // shared: 409 (the demo copy is not a git repository), but reached
+		{"GET", base + "/api/v1/insight", "", true},                                // shared: 409 (the demo copy is not a git repository), but reached
 		{"POST", base + "/core.status.v1alpha1.StatusService/GetStatus", "", true}, // shared
 		{"POST", base + "/core.activity.v1alpha1.ActivityService/ListActivities", "", true},
 		{"POST", base + "/core.viewer.v1alpha1.ViewerService/ListRuns", "", true},
@@ -193,7 +193,7 @@ func TestAColleagueOnTheNetworkSeesTheShareAndNothingElse(t *testing.T) {
 		{"POST", base + "/mcp", "", true},
 		{"POST", base + "/core.job.v1alpha1.JobService/ListJobs", "", true},
 		{"POST", base + "/core.tool.v1alpha1.ToolService/ListTools", "", true},
-		{"GET", base + "/api/v1/insight", "", false},                     // no token: 401
+		{"GET", base + "/api/v1/insight", "", false},                        // no token: 401
 		{"GET", base + "/api/v1/insight", "127.0.0.1:" + link.Port(), true}, // a loopback Host: 403
 		{"GET", base + "/api/v1/insight", "evil.example", true},             // a foreign Host: 403
 	}
