@@ -3,6 +3,7 @@
 
 import { parseGraph, type GraphData } from './model';
 import { parseQueue, type AttentionQueue } from './attentionmodel';
+import { parseActivities, parseRunLog, parseRuns, parseShare, type Activity, type Run, type RunLog, type ShareInfo } from './sharemodel';
 import type { Flavor } from './fragment';
 import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
 
@@ -191,6 +192,38 @@ export class Api {
       headers: this.headers({ 'Content-Type': 'application/json' }),
       body: JSON.stringify({ id, reason }),
     });
+  }
+
+  /** share is one POST /api/v1/share: {} or {ttl} opens, {action:'status'|'stop'}. */
+  async share(body: Record<string, string>): Promise<ShareInfo> {
+    const res = await send(`${this.origin}/api/v1/share`, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify(body),
+    });
+    return parseShare(await readJSON(res));
+  }
+
+  /** connect calls one Connect procedure with a JSON body. */
+  private async connect(procedure: string, body: unknown): Promise<unknown> {
+    const res = await send(`${this.origin}/${procedure}`, {
+      method: 'POST',
+      headers: this.headers({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify(body),
+    });
+    return readJSON(res);
+  }
+
+  async activities(limit = 30): Promise<Activity[]> {
+    return parseActivities(await this.connect('core.activity.v1alpha1.ActivityService/ListActivities', { limit }));
+  }
+
+  async runs(limit = 30): Promise<Run[]> {
+    return parseRuns(await this.connect('core.viewer.v1alpha1.ViewerService/ListRuns', { limit }));
+  }
+
+  async runLog(id: string): Promise<RunLog> {
+    return parseRunLog(await this.connect('core.viewer.v1alpha1.ViewerService/GetRun', { id }));
   }
 
   /** diff is GET /api/v1/diff: the annotated change and the review session. */

@@ -12,12 +12,13 @@ export const originMessage = (port: string) =>
  * token create`) is used as it is; a pairing code (from `core open`) is
  * traded for one.
  */
-export type Credential = { kind: 'console'; token: string } | { kind: 'pair'; code: string };
+export type Credential = { kind: 'console'; token: string } | { kind: 'pair'; code: string } | { kind: 'share'; token: string };
 
 // Tokens are core_<kind>_<43 base64url chars> (the README's "Token kinds").
 const SECRET = '[A-Za-z0-9_-]{43}';
 const CONSOLE_TOKEN = new RegExp(`^core_console_${SECRET}$`);
 const PAIRING_CODE = new RegExp(`^core_pair_${SECRET}$`);
+const SHARE_TOKEN = new RegExp(`^core_share_${SECRET}$`);
 const OTHER_KIND = new RegExp(`^core_([a-z]+)_${SECRET}$`);
 
 /**
@@ -28,6 +29,7 @@ const OTHER_KIND = new RegExp(`^core_([a-z]+)_${SECRET}$`);
 export function linkCredential(value: string): Credential | { kind: 'refused'; reason: string } {
   if (CONSOLE_TOKEN.test(value)) return { kind: 'console', token: value };
   if (PAIRING_CODE.test(value)) return { kind: 'pair', code: value };
+  if (SHARE_TOKEN.test(value)) return { kind: 'share', token: value };
   const other = OTHER_KIND.exec(value);
   if (other)
     return {
@@ -53,6 +55,7 @@ export interface PageLocation {
 
 export type BootPlan =
   | { action: 'live'; credential: Credential | null; flavor: Flavor }
+  | { action: 'share'; token: string }
   | { action: 'data'; payload: string; flavor: Flavor }
   | { action: 'src'; url: string; flavor: Flavor }
   | { action: 'fail'; message: string; withFileOpen: boolean };
@@ -68,8 +71,11 @@ export function planBoot(frag: Fragment, loc: PageLocation): { scrub: boolean; p
   const port = loc.port || '7391';
   switch (frag.kind) {
     case 'token': {
-      if (!loopback) return { scrub: true, plan: { action: 'fail', message: originMessage(port), withFileOpen: false } };
       const c = linkCredential(frag.code);
+      // A share link is opened on the share's own (LAN) address: the share
+      // listener, not this check, decides who it serves.
+      if (c.kind === 'share') return { scrub: true, plan: { action: 'share', token: c.token } };
+      if (!loopback) return { scrub: true, plan: { action: 'fail', message: originMessage(port), withFileOpen: false } };
       if (c.kind === 'refused') return { scrub: true, plan: { action: 'fail', message: c.reason, withFileOpen: false } };
       return { scrub: true, plan: { action: 'live', credential: c, flavor: frag.flavor } };
     }

@@ -15,6 +15,7 @@ import { TokenStore, browserStorage } from './storage';
 import { indexProblemsView, renderIndexProblems } from './problems';
 import { ReviewView } from './review';
 import { AttentionView } from './attention';
+import { SharePanel, ShareView } from './share';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
@@ -45,6 +46,9 @@ const els = {
   viewAttention: byId<HTMLButtonElement>('view-attention'),
   attentionCount: byId('attention-count'),
   attention: byId('attention'),
+  shareButton: byId<HTMLButtonElement>('share-button'),
+  sharePanel: byId('share-panel'),
+  shareView: byId('share-view'),
   sidebar: byId('sidebar'),
   stage: byId('stage'),
 };
@@ -189,6 +193,47 @@ els.viewAttention.addEventListener('click', () => {
   showReview(false);
   showAttention(true);
 });
+
+// ---- sharing (live mode: the Share button; a share link: the shared view) --
+
+const sharePanel = new SharePanel(els.sharePanel, els.shareButton, () => session?.api ?? null);
+
+/** startShare shows what a share link serves, and nothing else. */
+function startShare(token: string): void {
+  setState('live');
+  document.body.dataset.mode = 'share';
+  setBadge('shared: read-only');
+  for (const el of [els.stage, els.sidebar, els.search, els.diff, els.relayout, els.viewKnowledge, els.viewTargets, els.viewReview, els.viewAttention]) show(el, false);
+  show(els.shareView, true);
+  const api = new Api(location.origin, () => token);
+  let ended = false;
+  const view = new ShareView(els.shareView, api, (message) => {
+    ended = true;
+    events.stop();
+    els.shareView.replaceChildren();
+    els.shareView.dataset.state = 'ended';
+    setMessage(message);
+  });
+  const events = new EventStream((signal) => api.events(signal), {
+    onOpen: () => setBanner(null),
+    onEvent: () => void view.load(),
+    onDown: () => {
+      // A share that ended closes its listener: reading again says so.
+      if (!ended) void view.load();
+    },
+    onUnauthorized: () => {
+      ended = true;
+      events.stop();
+      els.shareView.replaceChildren();
+      els.shareView.dataset.state = 'ended';
+      setMessage('This share has ended: ask its owner for a new link.');
+    },
+  });
+  void view.load().then(() => {
+    core.ready = true;
+    if (!ended) events.start();
+  });
+}
 
 // ---- the Attention view (live mode) ----------------------------------------
 
@@ -457,7 +502,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   let token: string;
   if (credential !== null) {
     try {
-      token = credential.kind === 'console' ? credential.token : (await exchangePairingCode(location.origin, credential.code)).token;
+      token = credential.kind === 'pair' ? (await exchangePairingCode(location.origin, credential.code)).token : credential.token;
     } catch (e) {
       if (e instanceof ApiError && e.kind === 'unauthorized') {
         expire();
@@ -528,6 +573,8 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   els.viewReview.disabled = false;
   els.viewAttention.disabled = false;
   void attention.load();
+  show(els.shareButton, true);
+  void sharePanel.refresh();
   setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
   switchView = (v) => {
     const f: Flavor = v === 'targets' ? 'targets' : 'knowledge';
@@ -554,6 +601,9 @@ function boot(): void {
   switch (plan.action) {
     case 'live':
       void startLive(plan.credential, plan.flavor);
+      return;
+    case 'share':
+      startShare(plan.token);
       return;
     case 'data':
       void loadData(plan.payload, plan.flavor);

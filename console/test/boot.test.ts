@@ -18,8 +18,17 @@ describe('linkCredential', () => {
     expect(linkCredential(pairingCode)).toEqual({ kind: 'pair', code: pairingCode });
   });
 
+  it('takes a share token for the share view', () => {
+    expect(linkCredential(`core_share_${secret}`)).toEqual({ kind: 'share', token: `core_share_${secret}` });
+  });
+
+  it('opens a share link on a LAN origin, and scrubs it', () => {
+    const p = plan(`#token=core_share_${secret}`, { protocol: 'http:', hostname: '10.0.0.2', port: '41234' });
+    expect(p).toEqual({ scrub: true, plan: { action: 'share', token: `core_share_${secret}` } });
+  });
+
   it('refuses the other kinds, naming the kind but not the secret', () => {
-    for (const kind of ['admin', 'mcp', 'share']) {
+    for (const kind of ['admin', 'mcp']) {
       const c = linkCredential(`core_${kind}_${secret}`);
       expect(c.kind).toBe('refused');
       if (c.kind !== 'refused') continue;
