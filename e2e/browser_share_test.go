@@ -15,7 +15,7 @@ import (
 // share binds 127.0.0.2 here (share.address), a loopback address the share
 // listener treats as foreign to loopback: only its own Host is admitted.
 func TestBrowserSharesAndAColleagueSeesTheShare(t *testing.T) {
-	ws := copyDemo(t)
+	ws := insightDemo(t)
 	s := startServer(t, ws, "CORE_SHARE_ADDRESS=127.0.0.2")
 	mustCore(t, ws, nil, "run", "util:lint")
 	_, token := createToken(t, ws)
@@ -42,10 +42,13 @@ func TestBrowserSharesAndAColleagueSeesTheShare(t *testing.T) {
 		t.Error("the share token stayed in the address bar")
 	}
 	view := eval[string](t, b, `document.querySelector('#share-view').textContent`)
-	for _, want := range []string{"shared read-only", "Activity", "Runs", "util:lint"} {
+	for _, want := range []string{"shared read-only", "Activity", "Runs", "util:lint", "Insight", "Hotspots", "Ownership"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("the shared view lacks %q: %s", want, view)
 		}
+	}
+	if eval[int](t, b, `document.querySelectorAll('#share-view .insight-hotspots svg rect.cell').length`) == 0 {
+		t.Error("the shared view draws no hotspot")
 	}
 	if !eval[bool](t, b, `document.querySelector('#stage').hidden && document.querySelector('#search').hidden`) {
 		t.Error("the shared view shows the graph's controls")

@@ -3,6 +3,7 @@
 
 import { parseGraph, type GraphData } from './model';
 import { parseQueue, type AttentionQueue } from './attentionmodel';
+import { parseInsight, type Insight } from './insightmodel';
 import { parseActivities, parseRunLog, parseRuns, parseShare, type Activity, type Run, type RunLog, type ShareInfo } from './sharemodel';
 import type { Flavor } from './fragment';
 import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
@@ -192,6 +193,18 @@ export class Api {
       headers: this.headers({ 'Content-Type': 'application/json' }),
       body: JSON.stringify({ id, reason }),
     });
+  }
+
+  /** insight is GET /api/v1/insight with its query parameters (window, project, lens, limit). */
+  async insight(params: Record<string, string> = {}): Promise<Insight> {
+    const q = new URLSearchParams(params).toString();
+    const res = await send(`${this.origin}/api/v1/insight${q ? `?${q}` : ''}`, { headers: this.headers() });
+    try {
+      return parseInsight(await readJSON(res));
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      throw new ApiError('format', res.status, (e as Error).message);
+    }
   }
 
   /** share is one POST /api/v1/share: {} or {ttl} opens, {action:'status'|'stop'}. */

@@ -16,6 +16,7 @@ import { indexProblemsView, renderIndexProblems } from './problems';
 import { ReviewView } from './review';
 import { AttentionView } from './attention';
 import { SharePanel, ShareView } from './share';
+import { InsightView } from './insight';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
@@ -46,6 +47,8 @@ const els = {
   viewAttention: byId<HTMLButtonElement>('view-attention'),
   attentionCount: byId('attention-count'),
   attention: byId('attention'),
+  viewInsight: byId<HTMLButtonElement>('view-insight'),
+  insight: byId('insight'),
   shareButton: byId<HTMLButtonElement>('share-button'),
   sharePanel: byId('share-panel'),
   shareView: byId('share-view'),
@@ -178,21 +181,51 @@ els.relayout.addEventListener('click', () => explorer.relayout());
 els.viewKnowledge.addEventListener('click', () => {
   showReview(false);
   showAttention(false);
+  showInsight(false);
   switchView('knowledge');
 });
 els.viewTargets.addEventListener('click', () => {
   showReview(false);
   showAttention(false);
+  showInsight(false);
   switchView('targets');
 });
 els.viewReview.addEventListener('click', () => {
   showAttention(false);
+  showInsight(false);
   showReview(true);
 });
 els.viewAttention.addEventListener('click', () => {
   showReview(false);
+  showInsight(false);
   showAttention(true);
 });
+els.viewInsight.addEventListener('click', () => {
+  showReview(false);
+  showAttention(false);
+  showInsight(true);
+});
+
+// ---- the Insight view (live mode) -------------------------------------------
+
+const insight = new InsightView(els.insight, () => session?.api ?? null);
+
+/** showInsight puts the insight lenses in the graph's place, or takes them away. */
+function showInsight(on: boolean): void {
+  const was = !els.insight.hidden;
+  show(els.insight, on);
+  show(els.stage, !on);
+  show(els.sidebar, !on);
+  if (on) show(els.details, false);
+  els.viewInsight.setAttribute('aria-pressed', String(on));
+  if (on) {
+    els.viewKnowledge.setAttribute('aria-pressed', 'false');
+    els.viewTargets.setAttribute('aria-pressed', 'false');
+    void insight.load();
+  } else if (was && session && els.review.hidden && els.attention.hidden) {
+    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
+  }
+}
 
 // ---- sharing (live mode: the Share button; a share link: the shared view) --
 
@@ -203,7 +236,7 @@ function startShare(token: string): void {
   setState('live');
   document.body.dataset.mode = 'share';
   setBadge('shared: read-only');
-  for (const el of [els.stage, els.sidebar, els.search, els.diff, els.relayout, els.viewKnowledge, els.viewTargets, els.viewReview, els.viewAttention]) show(el, false);
+  for (const el of [els.stage, els.sidebar, els.search, els.diff, els.relayout, els.viewKnowledge, els.viewTargets, els.viewReview, els.viewAttention, els.viewInsight]) show(el, false);
   show(els.shareView, true);
   const api = new Api(location.origin, () => token);
   let ended = false;
@@ -251,7 +284,7 @@ function showAttention(on: boolean): void {
     els.viewKnowledge.setAttribute('aria-pressed', 'false');
     els.viewTargets.setAttribute('aria-pressed', 'false');
     void attention.load();
-  } else if (was && session && els.review.hidden) {
+  } else if (was && session && els.review.hidden && els.insight.hidden) {
     setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
   }
 }
@@ -572,6 +605,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   searcher = liveSearch;
   els.viewReview.disabled = false;
   els.viewAttention.disabled = false;
+  els.viewInsight.disabled = false;
   void attention.load();
   show(els.shareButton, true);
   void sharePanel.refresh();

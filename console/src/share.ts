@@ -11,6 +11,7 @@ import { encode } from 'uqr';
 import { h, show } from './dom';
 import { ApiError, type Api } from './api';
 import { remaining, type ShareInfo } from './sharemodel';
+import { InsightView } from './insight';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -132,11 +133,16 @@ export class SharePanel {
 }
 
 export class ShareView {
+  private readonly lenses = h('section', { className: 'share-insight' });
+  private readonly insight: InsightView;
+
   constructor(
     private readonly root: HTMLElement,
     private readonly api: Api,
     private readonly onEnded: (message: string) => void,
-  ) {}
+  ) {
+    this.insight = new InsightView(this.lenses, () => api);
+  }
 
   /** load draws everything the share serves. */
   async load(): Promise<void> {
@@ -168,7 +174,9 @@ export class ShareView {
         statusBox,
         h('section', {}, h('h3', { text: 'Activity' }), actList),
         h('section', {}, h('h3', { text: 'Runs' }), runList, log),
+        h('section', {}, h('h3', { text: 'Insight' }), this.lenses),
       );
+      await this.insight.load();
       this.root.dataset.state = 'ready';
     } catch (e) {
       this.failed(e);
