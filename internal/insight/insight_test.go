@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/workspace"
@@ -281,5 +282,56 @@ func TestVolatilityRanksAFlakyTargetFromRealRuns(t *testing.T) {
 	f := v.Targets[0]
 	if f.Target != "a:flaky" || f.Pairs != 7 || f.Flips != 7 || f.LowerBound <= 0.5 {
 		t.Errorf("a:flaky %+v", f)
+	}
+}
+
+func TestAShallowCloneAndOddAuthorsAreSaidNotHidden(t *testing.T) {
+	r := newRepo(t)
+	r.write("b/.keep", "")
+	for i, author := range []string{"Ada", "B\xe9a", "Cy"} { // B\xe9a: Latin-1, not UTF-8
+		r.write("a/x.go", fmt.Sprintf("package a\n// %d\n", i))
+		r.write("a/bin.dat", fmt.Sprintf("\x00\x01%d", i))
+		r.commit(author, "c")
+	}
+	rep, err := r.engine(t).Report(context.Background(), Params{Window: "all", Lenses: []string{"ownership", "hotspots"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var authors []string
+	for _, p := range rep.Ownership.Projects {
+		if p.Project != "a" {
+			continue
+		}
+		for _, o := range p.Owners {
+			authors = append(authors, o.Author)
+		}
+	}
+	// git may re-encode the name or pass its bytes through; either way the
+	// answer holds valid UTF-8 and three authors.
+	if len(authors) != 3 || !utf8.ValidString(strings.Join(authors, "")) {
+		t.Errorf("authors %q", authors)
+	}
+	for _, f := range rep.Hotspots.Files {
+		if strings.HasSuffix(f.Path, ".dat") {
+			t.Errorf("a binary file has a complexity: %+v", f)
+		}
+	}
+
+	clone := t.TempDir()
+	out, err := exec.Command("git", "clone", "-q", "--depth", "2", "file://"+r.dir, clone).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git clone --depth 2: %v %s", err, out)
+	}
+	ws, err := workspace.Load(clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: clone, CacheDir: t.TempDir(), Declared: func() (*workspace.Workspace, error) { return ws, nil }})
+	rep, err = e.Report(context.Background(), Params{Window: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Shallow || rep.Commits != 2 || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "shallow") {
+		t.Errorf("a shallow clone: shallow %v, %d commits, notes %q", rep.Shallow, rep.Commits, rep.Notes)
 	}
 }
