@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/corehq/core/internal/suggest"
+
 	"github.com/spf13/cobra"
 )
 
@@ -74,8 +76,35 @@ core walks up from the current directory to find it.`,
 		newAffectedCmd(g),
 		newDiffCmd(g),
 		newSessionCmd(g),
+		newRunsCmd(g),
+		newVersionCmd(),
 		newInsightCmd(g),
 		newShareCmd(g),
 	)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (core ls, core config, ...) fail on a word it does not know, instead of
+// printing its help and exiting 0.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			var names []string
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() {
+					names = append(names, s.Name())
+				}
+			}
+			return fmt.Errorf("unknown command %q for %q%s; run `%s --help`", args[0], cmd.CommandPath(), suggest.DidYouMean(args[0], names), cmd.CommandPath())
+		}
+	}
 }

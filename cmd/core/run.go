@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,18 +19,28 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
-	var affectedTarget, base string
+	var affectedTarget, base, projects string
+	var force, noCache bool
 	cmd := &cobra.Command{
-		Use:   "run PROJECT:TARGET... | run --affected TARGET [--base REF]",
+		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
 		Short: "Run targets and their dependencies, with the build cache",
 		Long: `Runs the named targets and everything they depend on, dependencies first,
 each at most once, at most the pool capacity at a time. A target whose
 command, inputs and dependencies are unchanged since a successful run is not
 run again: its output is replayed and its declared outputs restored ("cached").
+A target's key covers its argv, its inputs, its dependencies' keys and the
+environment variables it lists in env: (others are not part of it).
+--force runs anyway and refreshes the cache; --no-cache neither reads nor
+writes it.
+
+A name without a project (core run build) runs that target in every project
+that declares it; globs select too (core run 'api:*', core run '*:test');
+--projects GLOB keeps only the projects whose name matches.
 
 Progress goes to stderr, one line per target state change:
   ▶ api:build               started
@@ -49,6 +62,9 @@ Ctrl-C stops running targets (their process groups get SIGTERM, then
 SIGKILL) and records them as interrupted.`,
 		Example: `  core run api:build
   core run api:test web:build
+  core run build                      # every project's build
+  core run 'util:*' --force
+  core run test --projects 'svc-*'
   core run --affected test --base origin/main`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if affectedTarget == "" && len(args) == 0 {
@@ -59,6 +75,9 @@ SIGKILL) and records them as interrupted.`,
 			}
 			if base != "" && affectedTarget == "" {
 				return errors.New("--base only applies with --affected TARGET")
+			}
+			if force && noCache {
+				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
 			}
 			e, err := g.load(nil)
 			if err != nil {
@@ -78,6 +97,11 @@ SIGKILL) and records them as interrupted.`,
 			stderr := cmd.ErrOrStderr()
 			trigger := "cli"
 			targets := args
+			if len(args) > 0 {
+				if targets, err = selectTargets(ws, args, projects); err != nil {
+					return err
+				}
+			}
 			if affectedTarget != "" {
 				trigger = "affected"
 				var set affected.Set
@@ -95,7 +119,7 @@ SIGKILL) and records them as interrupted.`,
 			p := &progress{w: stderr, start: map[string]time.Time{}}
 			r := runner.New(runner.Options{
 				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
-				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(),
+				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(), Cache: cacheMode(force, noCache),
 			})
 			if len(targets) > 1 || affectedTarget != "" {
 				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
@@ -124,7 +148,94 @@ SIGKILL) and records them as interrupted.`,
 	}
 	cmd.Flags().StringVar(&affectedTarget, "affected", "", "run this target in every affected project that declares it")
 	cmd.Flags().StringVar(&base, "base", "", "with --affected: compare against the merge-base with this ref (default: origin/HEAD, else main, else master)")
+	cmd.Flags().StringVar(&projects, "projects", "", "only projects whose name matches this glob (e.g. 'svc-*')")
+	cmd.Flags().BoolVar(&force, "force", false, "run even when the cache has the result, and refresh it")
+	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	return cmd
+}
+
+func cacheMode(force, noCache bool) runner.CacheMode {
+	switch {
+	case force:
+		return runner.CacheRefresh
+	case noCache:
+		return runner.CacheOff
+	}
+	return runner.CacheUse
+}
+
+// selectTargets turns run's arguments into target ids: PROJECT:TARGET as
+// it is, a bare TARGET in every project that declares it, and globs
+// (path.Match syntax) on either side; --projects filters the projects.
+func selectTargets(ws *workspace.Workspace, args []string, projectGlob string) ([]string, error) {
+	if projectGlob != "" {
+		if _, err := path.Match(projectGlob, ""); err != nil {
+			return nil, fmt.Errorf("--projects %q is not a glob: %v", projectGlob, err)
+		}
+	}
+	keep := func(p string) bool {
+		ok, _ := path.Match(projectGlob, p)
+		return projectGlob == "" || ok
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, a := range args {
+		proj, target, qualified := strings.Cut(a, ":")
+		if !qualified {
+			proj, target = "*", a
+		}
+		if !qualified || strings.ContainsAny(a, "*?[") {
+			if _, err := path.Match(proj, ""); err != nil {
+				return nil, fmt.Errorf("%q is not a glob: %v", a, err)
+			}
+			if _, err := path.Match(target, ""); err != nil {
+				return nil, fmt.Errorf("%q is not a glob: %v", a, err)
+			}
+			n := 0
+			for _, p := range ws.Projects {
+				if ok, _ := path.Match(proj, p.Name); !ok || !keep(p.Name) {
+					continue
+				}
+				for _, t := range p.Targets {
+					if ok, _ := path.Match(target, t.Name); ok {
+						add(t.ID())
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				candidates := ws.TargetIDs()
+				if !qualified {
+					candidates = nil
+					for _, id := range ws.TargetIDs() {
+						if _, name, _ := strings.Cut(id, ":"); !slices.Contains(candidates, name) {
+							candidates = append(candidates, name)
+						}
+					}
+				}
+				return nil, fmt.Errorf("%s matches no declared target%s%s; core describe graph lists them", a, projectsNote(projectGlob), suggest.DidYouMean(a, candidates))
+			}
+			continue
+		}
+		if !keep(proj) {
+			return nil, fmt.Errorf("%s is outside --projects %q", a, projectGlob)
+		}
+		add(a)
+	}
+	return out, nil
+}
+
+func projectsNote(glob string) string {
+	if glob == "" {
+		return ""
+	}
+	return " in projects matching " + strconv.Quote(glob)
 }
 
 // affectedTargets resolves --affected TARGET to PROJECT:TARGET ids.

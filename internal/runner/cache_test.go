@@ -392,3 +392,39 @@ func TestTwoProcessesRunATargetOnce(t *testing.T) {
 		t.Fatalf("states %v, want one cached and one succeeded", states)
 	}
 }
+
+// TestTheDeclaredEnvironmentIsInTheKey: a variable a target lists in env:
+// changes its key; one it does not list does not.
+func TestTheDeclaredEnvironmentIsInTheKey(t *testing.T) {
+	f := newFixture(t, `projects:
+  a:
+    path: a
+    targets:
+      env:
+        run: [/bin/sh, -c, "echo FOO=$FOO BAR=$BAR"]
+        env: [FOO]
+`, map[string]string{"a/x.txt": "x\n"})
+	steps := []struct {
+		name, foo, bar, want string
+	}{
+		{"the first run runs", "two", "1", StateSucceeded},
+		{"the same value hits the cache", "two", "1", StateCached},
+		{"a declared variable's new value runs again", "three", "1", StateSucceeded},
+		{"an undeclared variable is not in the key", "three", "2", StateCached},
+	}
+	for _, s := range steps {
+		t.Setenv("FOO", s.foo)
+		t.Setenv("BAR", s.bar)
+		if got := f.run("a:env")["a:env"].Status; got != s.want {
+			t.Fatalf("%s: status %s, want %s", s.name, got, s.want)
+		}
+	}
+	t.Setenv("FOO", "")
+	if got := f.run("a:env")["a:env"].Status; got != StateSucceeded {
+		t.Fatalf("an empty value: %s", got)
+	}
+	os.Unsetenv("FOO")
+	if got := f.run("a:env")["a:env"].Status; got != StateSucceeded {
+		t.Errorf("an unset variable is not the empty one: %s", got)
+	}
+}

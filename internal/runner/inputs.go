@@ -351,8 +351,10 @@ func hashInputs(ctx context.Context, root string, rule *ignore.Rule, p *workspac
 }
 
 // computeKey is the cache key: sha256 over a versioned, length-prefixed
-// encoding of argv, the project path, the inputs (path, kind, content hash)
-// and the dependencies' keys in order.
+// encoding of argv, the declared environment variables (name, whether it
+// is set, its value), the project path, the inputs (path, kind, content
+// hash) and the dependencies' keys in order. Variables a target does not
+// declare in env: are not in its key.
 func computeKey(t *workspace.Target, projectPath string, in inputDigest, depKeys []string) string {
 	h := sha256.New()
 	e := encoder{h: h}
@@ -360,6 +362,22 @@ func computeKey(t *workspace.Target, projectPath string, in inputDigest, depKeys
 	e.int(len(t.Run))
 	for _, a := range t.Run {
 		e.str(a)
+	}
+	if len(t.Env) > 0 {
+		// Only a target that declares env adds to the encoding, so that the
+		// keys of every other target stay what they were.
+		e.str("env")
+		e.int(len(t.Env))
+		for _, name := range t.Env {
+			e.str(name)
+			v, set := os.LookupEnv(name)
+			if set {
+				e.byte(1)
+			} else {
+				e.byte(0)
+			}
+			e.str(v)
+		}
 	}
 	e.str(projectPath)
 	e.int(in.files)

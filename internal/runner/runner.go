@@ -118,7 +118,20 @@ type Options struct {
 	Trigger        string    // cli, console, affected, job (default cli)
 	Observer       Observer  // optional: hears every state change and every run's start and end
 	Output         io.Writer // optional live copy of each target's output, prefixed "[project:target] "
+	// Cache says how runs use the build cache: CacheUse (the default: a hit
+	// is replayed, a success stored), CacheRefresh (run anyway, store the
+	// result: --force) or CacheOff (neither read nor written: --no-cache).
+	Cache CacheMode
 }
+
+// CacheMode is how a Runner uses the build cache.
+type CacheMode uint8
+
+const (
+	CacheUse CacheMode = iota
+	CacheRefresh
+	CacheOff
+)
 
 // Observer hears what a Runner does. Its methods are called from the
 // runner's goroutines and must be cheap. A server keeps its books on runs
@@ -577,6 +590,10 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, n 
 	n.key = computeKey(n.t, n.p.Path, in, depKeys)
 
 	dir := projectDir(root, n.p)
+	if r.opts.Cache != CacheUse {
+		r.execute(ctx, n, dir)
+		return
+	}
 	if m, ok := lookup(r.opts.CacheDir, n.key); ok {
 		if r.replay(n, dir, m) {
 			return
@@ -683,7 +700,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	}
 	j.Status, j.ExitCode, j.End, j.Output, j.Truncated, j.Err = status, er.ExitCode, end.UTC(), out, truncated, er.Err
 	errMsg := er.Err
-	if status == StateSucceeded {
+	if status == StateSucceeded && r.opts.Cache != CacheOff {
 		m := cacheMeta{Key: n.key, Target: id, Argv: n.t.Run, DurationNS: end.Sub(start), Created: end.UTC(), Output: out, Truncated: truncated}
 		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs); err != nil {
 			// The run succeeded; only its cache entry is missing.

@@ -31,7 +31,7 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 var (
 	rootKeys    = []string{"docs", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
-	targetKeys  = []string{"coverage", "deps", "drift", "inputs", "outputs", "run"}
+	targetKeys  = []string{"coverage", "deps", "drift", "env", "inputs", "outputs", "run"}
 	spellKeys   = []string{"description", "run"}
 )
 
@@ -376,7 +376,35 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if ce, ok := f["coverage"]; ok {
 			rt.t.Coverage = p.coverage(ce.Value, join(tf, "coverage"), rt.t.Outputs)
 		}
+		if ee, ok := f["env"]; ok {
+			rt.t.Env = p.envNames(ee.Value, join(tf, "env"))
+		}
 	}
+	return out
+}
+
+// envNamePattern is a POSIX environment variable name.
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envNames reads a target's env: list, the names of the environment
+// variables whose values are part of its cache key; sorted, unique.
+func (p *parser) envNames(n *yaml.Node, field string) []string {
+	refs, ok := p.stringList(n, field, "env", `variable names, e.g. env: [GOFLAGS, NODE_ENV]`)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, r := range refs {
+		switch {
+		case strings.Contains(r.value, "="):
+			p.at(r.node, r.field, "env lists names, not values: write %s (the value is read when the target runs)", quote.Short(r.value[:strings.IndexByte(r.value, '=')]))
+		case !envNamePattern.MatchString(r.value):
+			p.at(r.node, r.field, "%s is not an environment variable name: letters, digits and _, not starting with a digit", quote.Short(r.value))
+		case !slices.Contains(out, r.value):
+			out = append(out, r.value)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -77,8 +77,11 @@ type Target struct {
 	// Coverage is the coverage file a run writes (a Go cover profile or
 	// lcov), relative to the project; one of Outputs matches it. "" for none.
 	Coverage string
-	Deps     []string // resolved "project:target" ids, sorted, unique
-	Line     int      // line of the target's key in targets.yaml
+	// Env names the environment variables whose values are part of the
+	// cache key (sorted, unique); other variables are not.
+	Env  []string
+	Deps []string // resolved "project:target" ids, sorted, unique
+	Line int      // line of the target's key in targets.yaml
 }
 
 // ID returns the target's id, "project:target".

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestTheCLIRunsWhatPeopleRun drives the run surface a new user reaches
+// for: a target in every project, globs, an honest cache (env:, --force,
+// --no-cache), the journals, and errors that exit non-zero.
+func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
+	ws := copyDemo(t)
+	addProject(t, ws, "envy", "    targets:\n      show:\n        run: [sh, -c, 'echo FOO is $FOO; test \"$FOO\" != fail']\n        env: [FOO]\n")
+
+	t.Run("a bare target name runs in every project that declares it", func(t *testing.T) {
+		res := mustCore(t, ws, nil, "run", "lint")
+		for _, p := range []string{"util", "auth", "billing"} {
+			if !strings.Contains(res.Stderr, p+":lint") {
+				t.Errorf("core run lint did not run %s:lint:\n%s", p, res.Stderr)
+			}
+		}
+		if res := runCore(t, ws, nil, "run", "lnt"); res.Code == 0 || !strings.Contains(res.Stderr, `did you mean "lint"`) {
+			t.Errorf("core run lnt: %s", res)
+		}
+		if res := mustCore(t, ws, nil, "run", "util:*", "--projects", "util"); !strings.Contains(res.Stderr, "util:test") || strings.Contains(res.Stderr, "auth:") {
+			t.Errorf("core run 'util:*': %s", res.Stderr)
+		}
+	})
+
+	t.Run("a declared variable is in the key, --force and --no-cache run anyway", func(t *testing.T) {
+		run := func(foo string, args ...string) cliResult {
+			return runCore(t, ws, []string{"FOO=" + foo}, append([]string{"run", "envy:show"}, args...)...)
+		}
+		if r := run("two"); !strings.Contains(r.Stdout, "FOO is two") {
+			t.Fatalf("first run: %s", r)
+		}
+		if r := run("two"); !strings.Contains(r.Stderr, "cached") {
+			t.Errorf("the same value did not hit the cache: %s", r)
+		}
+		if r := run("three"); !strings.Contains(r.Stdout, "FOO is three") || strings.Contains(r.Stderr, "cached") {
+			t.Errorf("a new value replayed the old result: %s", r)
+		}
+		if r := run("three", "--force"); strings.Contains(r.Stderr, "cached") {
+			t.Errorf("--force replayed: %s", r)
+		}
+		if r := run("three", "--no-cache"); strings.Contains(r.Stderr, "cached") {
+			t.Errorf("--no-cache replayed: %s", r)
+		}
+	})
+
+	t.Run("a failed run's journal is one command away", func(t *testing.T) {
+		r := runCore(t, ws, []string{"FOO=fail"}, "run", "envy:show")
+		if r.Code != 1 {
+			t.Fatalf("a failing target: %s", r)
+		}
+		list := mustCore(t, ws, nil, "runs", "--target", "envy:show", "--limit", "1")
+		m := regexp.MustCompile(`(?m)^(r\S+)\s+envy:show\s+failed`).FindStringSubmatch(list.Stdout)
+		if m == nil {
+			t.Fatalf("core runs does not list the failed run first:\n%s", list.Stdout)
+		}
+		show := runCore(t, ws, nil, "runs", "show", m[1])
+		if show.Code != 1 || !strings.Contains(show.Stdout, "FOO is fail") || !strings.Contains(show.Stdout, "exit 1") || !strings.Contains(show.Stdout, "sh -c") {
+			t.Errorf("core runs show: %s", show)
+		}
+		if r := runCore(t, ws, nil, "runs", "show", "nope"); r.Code == 0 || !strings.Contains(r.Stderr, "not a run id") {
+			t.Errorf("core runs show nope: %s", r)
+		}
+	})
+
+	t.Run("unknown words exit non-zero, version answers", func(t *testing.T) {
+		for _, args := range [][]string{{"ls", "runs"}, {"config", "consol"}, {"nosuch"}, {"run", "--nosuch"}} {
+			if r := runCore(t, ws, nil, args...); r.Code == 0 {
+				t.Errorf("core %s exited 0: %s", strings.Join(args, " "), r)
+			}
+		}
+		if r := runCore(t, ws, nil, "config", "consol"); !strings.Contains(r.Stderr, `did you mean "console"`) {
+			t.Errorf("core config consol: %s", r)
+		}
+		if r := mustCore(t, "", nil, "version"); !strings.HasPrefix(r.Stdout, "core ") || !strings.Contains(r.Stdout, "go1.") {
+			t.Errorf("core version: %s", r)
+		}
+	})
+}
