@@ -68,6 +68,30 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 		}
 	})
 
+	t.Run("answers read without jq", func(t *testing.T) {
+		q := mustCore(t, ws, nil, "query", "symbol:Slugify")
+		for _, want := range []string{"Slugify  func  libs/util/slug.go:", "Issue (services/auth/token.go) uses Slugify (libs/util/slug.go)"} {
+			if !strings.Contains(q.Stdout, want) {
+				t.Errorf("core query symbol:Slugify lacks %q:\n%s", want, q.Stdout)
+			}
+		}
+		if r := runCore(t, ws, nil, "query", "symbol:Nope"); r.Code == 0 || !strings.Contains(r.Stderr, "symbol:'Nope*'") {
+			t.Errorf("an empty answer: %s", r)
+		}
+		if d := mustCore(t, ws, nil, "describe", "graph"); !strings.Contains(d.Stdout, "api:build  <- auth:build") || !strings.Contains(d.Stdout, "dependencies") {
+			t.Errorf("core describe graph:\n%s", d.Stdout)
+		}
+		if d := mustCore(t, ws, nil, "describe", "graph", "--format", "dot"); !strings.Contains(d.Stdout, `"api:build" -> "util:build";`) {
+			t.Errorf("--format dot:\n%s", d.Stdout)
+		}
+		if d := mustCore(t, ws, nil, "describe", "graph", "--format", "mermaid"); !strings.HasPrefix(d.Stdout, "graph LR") || !strings.Contains(d.Stdout, "-->") {
+			t.Errorf("--format mermaid:\n%s", d.Stdout)
+		}
+		if g := mustCore(t, ws, nil, "graph"); !strings.Contains(g.Stdout, "targets: build, lint, test") {
+			t.Errorf("core graph:\n%s", g.Stdout)
+		}
+	})
+
 	t.Run("unknown words exit non-zero, version answers", func(t *testing.T) {
 		for _, args := range [][]string{{"ls", "runs"}, {"config", "consol"}, {"nosuch"}, {"run", "--nosuch"}} {
 			if r := runCore(t, ws, nil, args...); r.Code == 0 {

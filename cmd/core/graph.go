@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -21,7 +20,8 @@ func newGraphCmd(g *globals) *cobra.Command {
 		Use:   "graph",
 		Short: "Print the workspace's knowledge graph",
 		Long: `Prints the knowledge graph of the workspace. With --json the output is
-byte-for-byte what GET /api/v1/graph serves; without it, a summary.`,
+byte-for-byte what GET /api/v1/graph serves; without it, the projects with
+their targets and how many docs, files and packages each holds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e, err := g.load(nil)
@@ -36,7 +36,7 @@ byte-for-byte what GET /api/v1/graph serves; without it, a summary.`,
 				_, err := cmd.OutOrStdout().Write(gr.Encode())
 				return err
 			}
-			printSummary(cmd, gr)
+			printKnowledge(cmd.OutOrStdout(), gr)
 			return nil
 		},
 	}
@@ -63,8 +63,9 @@ Terms (space-separated; the seeds are the union of what they select):
   WORD                   nodes whose id or name contains WORD, ignoring case
 
 Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
-		Example: `  core query project:api
-  core query symbol:Greet depth:2 --json
+		Example: `  core query symbol:Slugify              # where it is declared and who uses it
+  core query project:auth
+  core query 'symbol:Slug*' --json
   core query path:'docs/**' kind:target`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,7 +89,10 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
 				_, err := cmd.OutOrStdout().Write(res.Encode())
 				return err
 			}
-			printSummary(cmd, res)
+			if len(res.Nodes) == 0 {
+				return fmt.Errorf("nothing matches %s: %s", q, emptyHint(q))
+			}
+			printQuery(cmd.OutOrStdout(), res)
 			return nil
 		},
 	}
@@ -99,11 +103,16 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
 func newDescribeCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "describe", Short: "Describe parts of the workspace"}
 	var asJSON bool
+	var format string
 	graphCmd := &cobra.Command{
-		Use:   "graph",
+		Use:   "graph [--format text|dot|mermaid] [--json]",
 		Short: "Print the target dependency graph",
-		Long: `Prints the target dependency graph: targets and the targets they depend on.
+		Long: `Prints the target dependency graph: each target with the targets it depends
+on and its command. --format dot (Graphviz) or mermaid draws it elsewhere.
 With --json the output is byte-for-byte what GET /api/v1/graph?flavor=targets serves.`,
+		Example: `  core describe graph
+  core describe graph --format dot | dot -Tsvg > targets.svg
+  core describe graph --format mermaid`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root, err := g.resolveRoot()
@@ -115,33 +124,27 @@ With --json the output is byte-for-byte what GET /api/v1/graph?flavor=targets se
 				return err
 			}
 			gr := graph.Targets(ws)
-			if asJSON {
-				_, err := cmd.OutOrStdout().Write(gr.Encode())
+			out := cmd.OutOrStdout()
+			switch {
+			case asJSON:
+				_, err := out.Write(gr.Encode())
 				return err
+			case format == "dot":
+				printDot(out, gr)
+			case format == "mermaid":
+				printMermaid(out, gr)
+			case format == "" || format == "text":
+				printTargets(out, gr)
+			default:
+				return fmt.Errorf("--format %q is not a format: text, dot or mermaid (or --json)", format)
 			}
-			printSummary(cmd, gr)
 			return nil
 		},
 	}
 	graphCmd.Flags().BoolVar(&asJSON, "json", false, "print the graph as JSON (the bytes of GET /api/v1/graph?flavor=targets)")
+	graphCmd.Flags().StringVar(&format, "format", "text", "text, dot (Graphviz) or mermaid")
 	cmd.AddCommand(graphCmd)
 	return cmd
-}
-
-func printSummary(cmd *cobra.Command, gr *graph.Graph) {
-	kinds := map[string]int{}
-	for _, n := range gr.Nodes {
-		kinds[n.Kind]++
-	}
-	edges := map[string]int{}
-	for _, e := range gr.Edges {
-		edges[e.Kind]++
-	}
-	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "%d nodes (%s)\n%d edges (%s)\n", len(gr.Nodes), counts(kinds), len(gr.Edges), counts(edges))
-	if f, ok := out.(*os.File); ok && f == os.Stdout {
-		fmt.Fprintln(out, "add --json for the whole graph")
-	}
 }
 
 func counts(m map[string]int) string {

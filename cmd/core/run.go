@@ -356,5 +356,8 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
+	if strings.HasSuffix(word, "y") && !strings.ContainsAny(word[len(word)-2:len(word)-1], "aeiou") {
+		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
+	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
