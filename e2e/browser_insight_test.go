@@ -30,9 +30,9 @@ func TestBrowserDrawsTheInsightLenses(t *testing.T) {
 		Hotspots struct {
 			Files []struct{ Score int64 }
 		}
-		Affinity  struct{ Projects []json.RawMessage }
-		Ownership struct{ Projects []json.RawMessage }
-		Trend     struct{ Projects []json.RawMessage }
+		Affinity   struct{ Projects []json.RawMessage }
+		Ownership  struct{ Projects []json.RawMessage }
+		Trend      struct{ Projects []json.RawMessage }
 		Volatility struct {
 			Targets []struct{ Target string }
 		}

@@ -46,8 +46,8 @@ type ListenerConfig struct {
 	// machine's loopback did not come through the share link), and the
 	// Origin check admits the page's own origin http://<Own> instead of the
 	// loopback origins.
-	Own string
-	Tokens     Authenticator
+	Own    string
+	Tokens Authenticator
 	// Kinds are the token kinds this listener accepts.
 	Kinds []auth.Kind
 	// MaxBody is the body limit of rows that set none.
@@ -126,15 +126,15 @@ type endpoint struct {
 // NewListener compiles the rows of t exposed on cfg.Exposure into a handler.
 func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error) {
 	l := &Listener{
-		exposure:   cfg.Exposure,
-		exact:      map[string]*route{},
-		origins:    originPolicy{port: cfg.Port},
-		own:        cfg.Own,
-		tokens:     cfg.Tokens,
-		kinds:      cfg.Kinds,
-		peersOnly:  cfg.LoopbackPeersOnly,
-		noRoute:    routeLog(cfg.Log, cfg.Exposure, "-"),
-		accessAll:  cfg.AccessLog,
+		exposure:  cfg.Exposure,
+		exact:     map[string]*route{},
+		origins:   originPolicy{port: cfg.Port},
+		own:       cfg.Own,
+		tokens:    cfg.Tokens,
+		kinds:     cfg.Kinds,
+		peersOnly: cfg.LoopbackPeersOnly,
+		noRoute:   routeLog(cfg.Log, cfg.Exposure, "-"),
+		accessAll: cfg.AccessLog,
 	}
 	if cfg.HostedOrigin != "" {
 		u, err := config.ParseOrigin(cfg.HostedOrigin)

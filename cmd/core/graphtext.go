@@ -219,4 +219,3 @@ func printMermaid(w io.Writer, g *graph.Graph) {
 		fmt.Fprintf(w, "  %s --> %s\n", id[e.Source], id[e.Target])
 	}
 }
-
