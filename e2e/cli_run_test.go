@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,4 +107,46 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 			t.Errorf("core version: %s", r)
 		}
 	})
+}
+
+// TestCoreInitWritesATargetsFileCoreAccepts: a repository core has never
+// seen, with a Go module, an npm workspace package and a Python project.
+func TestCoreInitWritesATargetsFileCoreAccepts(t *testing.T) {
+	repo := t.TempDir()
+	for path, content := range map[string]string{
+		"svc/api/go.mod":              "module example.com/api\n\ngo 1.22\n",
+		"svc/api/main.go":             "package main\n\nfunc main() {}\n",
+		"package.json":                `{"private":true,"workspaces":["web/*"]}`,
+		"web/app/package.json":        `{"name":"app","scripts":{"build":"tsc","test":"vitest","start":"node ."}}`,
+		"node_modules/x/package.json": `{"scripts":{"build":"x"}}`,
+		"tools/py/pyproject.toml":     "[project]\nname = \"py\"\n",
+	} {
+		writeFileAtomicAt(t, filepath.Join(repo, path), content)
+	}
+	res := mustCore(t, "", nil, "init", repo)
+	if !strings.Contains(res.Stdout, "3 projects") {
+		t.Fatalf("core init: %s", res)
+	}
+	d := mustCore(t, repo, nil, "describe", "graph")
+	for _, want := range []string{"api:build", "api:test", "app:build", "app:test", "py:test"} {
+		if !strings.Contains(d.Stdout, want) {
+			t.Errorf("the written targets.yaml lacks %s:\n%s", want, d.Stdout)
+		}
+	}
+	if strings.Contains(d.Stdout, "app:start") || strings.Contains(d.Stdout, "x:build") {
+		t.Errorf("init took a script or a package it should not have:\n%s", d.Stdout)
+	}
+	if r := runCore(t, "", nil, "init", repo); r.Code == 0 || !strings.Contains(r.Stderr, "already exists") {
+		t.Errorf("a second init: %s", r)
+	}
+}
+
+func writeFileAtomicAt(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

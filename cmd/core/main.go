@@ -78,6 +78,7 @@ core walks up from the current directory to find it.`,
 		newSessionCmd(g),
 		newRunsCmd(g),
 		newVersionCmd(),
+		newInitCmd(g),
 		newInsightCmd(g),
 		newShareCmd(g),
 	)
