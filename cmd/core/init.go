@@ -257,4 +257,3 @@ func yamlScalar(s string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
-
