@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,6 +49,26 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 		}
 		if r := run("three", "--no-cache"); strings.Contains(r.Stderr, "cached") {
 			t.Errorf("--no-cache replayed: %s", r)
+		}
+	})
+
+	t.Run("a dry run says what would run and what the cache serves", func(t *testing.T) {
+		mustCore(t, ws, nil, "run", "util:lint")
+		d := mustCore(t, ws, nil, "run", "util:lint", "--dry-run", "--json")
+		var plan struct {
+			Targets []struct {
+				Target, Key string
+				Hit         bool
+			}
+		}
+		if err := json.Unmarshal([]byte(d.Stdout), &plan); err != nil || len(plan.Targets) != 1 || !plan.Targets[0].Hit || len(plan.Targets[0].Key) != 64 {
+			t.Fatalf("core run --dry-run --json: %v %s", err, d.Stdout)
+		}
+		if d := mustCore(t, ws, nil, "run", "api:build", "--dry-run"); !strings.Contains(d.Stdout, "util:build") || !strings.Contains(d.Stdout, "would run") {
+			t.Errorf("core run api:build --dry-run:\n%s", d.Stdout)
+		}
+		if r := mustCore(t, ws, nil, "runs", "--target", "api:build"); !strings.Contains(r.Stdout, "no runs of api:build") {
+			t.Errorf("a dry run ran something: %s", r.Stdout)
 		}
 	})
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +26,7 @@ import (
 
 func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects string
-	var force, noCache bool
+	var force, noCache, dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
 		Short: "Run targets and their dependencies, with the build cache",
@@ -115,6 +116,17 @@ SIGKILL) and records them as interrupted.`,
 				}
 			}
 
+			if dryRun {
+				r := runner.New(runner.Options{Root: e.root, CacheDir: e.cacheDir, Cache: cacheMode(force, noCache)})
+				planned, err := r.Plan(ctx, ws, targets)
+				if err != nil {
+					return err
+				}
+				return printPlan(cmd.OutOrStdout(), planned, asJSON)
+			}
+			if asJSON {
+				return errors.New("--json goes with --dry-run: a run streams its output")
+			}
 			capacity, reason := runner.Capacity(e.cfg.Concurrency, os.Getenv)
 			p := &progress{w: stderr, start: map[string]time.Time{}}
 			r := runner.New(runner.Options{
@@ -151,7 +163,32 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().StringVar(&projects, "projects", "", "only projects whose name matches this glob (e.g. 'svc-*')")
 	cmd.Flags().BoolVar(&force, "force", false, "run even when the cache has the result, and refresh it")
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: the plan as JSON")
 	return cmd
+}
+
+// printPlan prints a dry run.
+func printPlan(w io.Writer, planned []runner.Planned, asJSON bool) error {
+	if asJSON {
+		data, err := json.Marshal(map[string]any{"targets": planned})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(data, '\n'))
+		return err
+	}
+	hits := 0
+	for _, p := range planned {
+		state := "would run"
+		if p.Hit {
+			state = "cached"
+			hits++
+		}
+		fmt.Fprintf(w, "%-28s %-10s key %s  %s\n", p.Target, state, shortKey(p.Key), strings.Join(p.Argv, " "))
+	}
+	fmt.Fprintf(w, "%s: %d would run, %d from the cache\n", plural(len(planned), "target"), len(planned)-hits, hits)
+	return nil
 }
 
 func cacheMode(force, noCache bool) runner.CacheMode {

@@ -755,3 +755,57 @@ func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 const targetLockPoll = 50 * time.Millisecond
 
 func locksDir(cacheDir string) string { return filepath.Join(cacheDir, "locks") }
+
+// Planned is one target of a dry run: what would run, under which key,
+// and whether the cache already holds its result.
+type Planned struct {
+	Target string   `json:"target"`
+	Key    string   `json:"key"`
+	Hit    bool     `json:"hit"` // the cache holds a result for Key
+	Argv   []string `json:"argv"`
+	Deps   []string `json:"deps"`
+	Inputs int      `json:"inputs"` // input files hashed
+	Env    []string `json:"env"`    // the variables in the key (names only)
+}
+
+// Plan is a dry run of targets: each target and its dependencies in the
+// order a run would take them, with the key each would have now and
+// whether it would be served from the cache. Nothing runs and nothing is
+// written.
+func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []string) ([]Planned, error) {
+	if len(targets) == 0 {
+		return nil, errors.New("run: no targets given: name at least one as PROJECT:TARGET")
+	}
+	order, err := plan(ws, targets)
+	if err != nil {
+		return nil, err
+	}
+	root := r.opts.Root
+	if root == "" {
+		root = ws.Root
+	}
+	rule := ignore.New(root, r.opts.CacheDir)
+	out := make([]Planned, 0, len(order))
+	for _, n := range order {
+		in, err := hashInputs(ctx, root, rule, n.p, n.t)
+		if err != nil {
+			return nil, err
+		}
+		depKeys := make([]string, len(n.deps))
+		deps := make([]string, len(n.deps))
+		for i, d := range n.deps {
+			depKeys[i], deps[i] = d.key, d.t.ID()
+		}
+		n.key = computeKey(n.t, n.p.Path, in, depKeys)
+		hit := false
+		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
+			_, hit = lookup(r.opts.CacheDir, n.key)
+		}
+		env := n.t.Env
+		if env == nil {
+			env = []string{}
+		}
+		out = append(out, Planned{Target: n.t.ID(), Key: n.key, Hit: hit, Argv: n.t.Run, Deps: deps, Inputs: in.files, Env: env})
+	}
+	return out, nil
+}
