@@ -115,6 +115,27 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 		}
 	})
 
+	t.Run("spells run from the CLI, completion knows the workspace", func(t *testing.T) {
+		if r := mustCore(t, ws, nil, "spell"); !strings.Contains(r.Stdout, "go-version") {
+			t.Errorf("core spell: %s", r.Stdout)
+		}
+		if r := mustCore(t, ws, nil, "spell", "go-version"); !strings.Contains(r.Stdout, "go version go1.") {
+			t.Errorf("core spell go-version: %s", r)
+		}
+		if r := runCore(t, ws, nil, "spell", "go-versio"); r.Code == 0 || !strings.Contains(r.Stderr, `did you mean "go-version"`) {
+			t.Errorf("a misspelt spell: %s", r)
+		}
+		if r := mustCore(t, ws, nil, "__complete", "run", ""); !strings.Contains(r.Stdout, "util:lint") || !strings.Contains(r.Stdout, "lint\tin every project") {
+			t.Errorf("completion of core run: %s", r.Stdout)
+		}
+		if r := mustCore(t, ws, nil, "__complete", "query", "project:"); !strings.Contains(r.Stdout, "project:util") {
+			t.Errorf("completion of core query project:: %s", r.Stdout)
+		}
+		if r := mustCore(t, ws, nil, "doctor"); !strings.Contains(r.Stdout, "tool go: ok (go version") {
+			t.Errorf("core doctor does not check the toolchains: %s", r.Stdout)
+		}
+	})
+
 	t.Run("unknown words exit non-zero, version answers", func(t *testing.T) {
 		for _, args := range [][]string{{"ls", "runs"}, {"config", "consol"}, {"nosuch"}, {"run", "--nosuch"}} {
 			if r := runCore(t, ws, nil, args...); r.Code == 0 {

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +24,8 @@ func newDoctorCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the workspace, the configuration and the server",
-		Long: `Runs one check per line: the workspace file, the configuration, the cache
+		Long: `Runs one check per line: the workspace file, the programs its targets and
+spells call (found on PATH, and their version), the configuration, the cache
 directory, the server and the console. A check that cannot run is "skipped",
 which is not a failure; the command exits 1 when any check fails.
 
@@ -40,10 +47,14 @@ running)" or "console: disabled".`,
 				line(false, "workspace: %v", err)
 				return &exitError{code: 1}
 			}
-			if ws, err := workspace.Load(root); err != nil {
+			ws, err := workspace.Load(root)
+			if err != nil {
 				line(false, "workspace: %s does not load:\n%v", filepath.Join(root, workspace.FileName), err)
 			} else {
 				line(true, "workspace: ok (%s, %d projects, %d spells)", root, len(ws.Projects), len(ws.Spells))
+				for _, tc := range toolchains(cmd.Context(), ws) {
+					line(tc.ok, "%s", tc.line)
+				}
 			}
 
 			cfg, err := config.Load(config.Sources{WorkspaceRoot: root})
@@ -92,6 +103,62 @@ running)" or "console: disabled".`,
 			return nil
 		},
 	}
+}
+
+type toolLine struct {
+	ok   bool
+	line string
+}
+
+// versionArgs asks the toolchains people most declare for their version.
+var versionArgs = map[string][]string{
+	"git": {"--version"}, "go": {"version"}, "node": {"--version"}, "npm": {"--version"},
+	"python3": {"--version"}, "python": {"--version"}, "cargo": {"--version"}, "make": {"--version"},
+}
+
+// toolchains checks the programs the declared targets and spells call (and
+// git, which diff and insight need): found on PATH, and their version.
+func toolchains(ctx context.Context, ws *workspace.Workspace) []toolLine {
+	users := map[string][]string{"git": {"core diff, insight"}}
+	for _, p := range ws.Projects {
+		for _, t := range p.Targets {
+			if len(t.Run) > 0 && !strings.Contains(t.Run[0], "/") {
+				users[t.Run[0]] = append(users[t.Run[0]], t.ID())
+			}
+		}
+	}
+	for _, s := range ws.Spells {
+		if len(s.Run) > 0 && !strings.Contains(s.Run[0], "/") {
+			users[s.Run[0]] = append(users[s.Run[0]], "spell:"+s.Name)
+		}
+	}
+	var out []toolLine
+	for _, name := range slices.Sorted(maps.Keys(users)) {
+		used := users[name]
+		what := strings.Join(used[:min(3, len(used))], ", ")
+		if len(used) > 3 {
+			what += fmt.Sprintf(" and %d more", len(used)-3)
+		}
+		path, err := exec.LookPath(name)
+		if err != nil {
+			out = append(out, toolLine{false, fmt.Sprintf("tool %s: not found on PATH (used by %s)", name, what)})
+			continue
+		}
+		v := ""
+		if args, ok := versionArgs[name]; ok {
+			c, cancel := context.WithTimeout(ctx, 5*time.Second)
+			b, err := exec.CommandContext(c, path, args...).Output()
+			cancel()
+			if err == nil {
+				v = strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0])
+			}
+		}
+		if v == "" {
+			v = path
+		}
+		out = append(out, toolLine{true, fmt.Sprintf("tool %s: ok (%s; used by %s)", name, v, what)})
+	}
+	return out
 }
 
 func checkWritable(dir string) error {

@@ -68,6 +68,34 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
   core query 'symbol:Slug*' --json
   core query path:'docs/**' kind:target`,
 		Args: cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			prefixes := []string{"kind:", "project:", "target:", "spell:", "symbol:", "path:", "depth:"}
+			if !strings.Contains(toComplete, ":") {
+				return prefixes, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+				var out []string
+				switch {
+				case strings.HasPrefix(toComplete, "kind:"):
+					for _, k := range query.Kinds {
+						out = append(out, "kind:"+k)
+					}
+				case strings.HasPrefix(toComplete, "project:"):
+					for _, p := range ws.Projects {
+						out = append(out, "project:"+p.Name)
+					}
+				case strings.HasPrefix(toComplete, "target:"):
+					for _, id := range ws.TargetIDs() {
+						out = append(out, "target:"+id)
+					}
+				case strings.HasPrefix(toComplete, "spell:"):
+					for _, s := range ws.Spells {
+						out = append(out, "spell:"+s.Name)
+					}
+				}
+				return out
+			})
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := query.Parse(strings.Join(args, " "))
 			if err != nil {

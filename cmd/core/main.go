@@ -79,6 +79,7 @@ core walks up from the current directory to find it.`,
 		newRunsCmd(g),
 		newVersionCmd(),
 		newInitCmd(g),
+		newSpellCmd(g),
 		newInsightCmd(g),
 		newShareCmd(g),
 	)

@@ -67,6 +67,19 @@ SIGKILL) and records them as interrupted.`,
   core run 'util:*' --force
   core run test --projects 'svc-*'
   core run --affected test --base origin/main`,
+		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+				ids := ws.TargetIDs()
+				seen := map[string]bool{}
+				for _, id := range ws.TargetIDs() {
+					if _, name, _ := strings.Cut(id, ":"); !seen[name] {
+						seen[name] = true
+						ids = append(ids, name+"\tin every project that declares it")
+					}
+				}
+				return ids
+			})
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if affectedTarget == "" && len(args) == 0 {
 				return errors.New("name at least one target as PROJECT:TARGET (e.g. core run api:build), or use --affected TARGET; core describe graph lists the targets")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -56,6 +57,15 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 				Root: e.root, Config: e.cfg, Log: log,
 				Ready: func(r server.Ready) {
 					fmt.Fprintf(out, "core server: serving %s at %s\n", e.root, r.BaseURL)
+					if host, _, err := net.SplitHostPort(r.Address); err == nil {
+						if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+							where := r.Address
+							if ip.IsUnspecified() {
+								where = "every interface (" + r.Address + ")"
+							}
+							fmt.Fprintf(out, "core server: listening on %s, which is not loopback: only this machine's own connections are served, and the console and /api/v1/ are not mounted; use 127.0.0.1 for the console, core share for colleagues\n", where)
+						}
+					}
 					if !r.ConsoleMount {
 						fmt.Fprintln(out, "console: not mounted (disabled, or the address is not loopback)")
 						return
