@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fatih/color"
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/internal/affected"
@@ -27,6 +30,7 @@ import (
 func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects string
 	var force, noCache, dryRun, asJSON bool
+	var colorFlag string
 	cmd := &cobra.Command{
 		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
 		Short: "Run targets and their dependencies, with the build cache",
@@ -43,11 +47,13 @@ A name without a project (core run build) runs that target in every project
 that declares it; globs select too (core run 'api:*', core run '*:test');
 --projects GLOB keeps only the projects whose name matches.
 
-Progress goes to stderr, one line per target state change:
-  ▶ api:build               started
-  ✔ api:build (1.2s)        succeeded
-  ⚡ util:build (cached)     served from the build cache
-  ✘ api:test (exit 1)       failed (its dependents fail without running)
+Progress goes to stderr, one line per target state change, counted:
+  [0/3] ▶ api:build               started
+  [1/3] ✔ api:build (1.2s)        succeeded
+  [2/3] ⚡ util:build (cached)     served from the build cache
+  [3/3] ✘ api:test (exit 1)       failed (its dependents fail without running)
+and, after 10 quiet seconds, what is still running and for how long. Colour
+on a terminal unless NO_COLOR is set (--color always|never decides).
 Each target's output is streamed to stdout, every line prefixed
 "[project:target] ", and a summary ends the run. The exit status is 1 when
 any target failed, 130 when interrupted.
@@ -141,7 +147,14 @@ SIGKILL) and records them as interrupted.`,
 				return errors.New("--json goes with --dry-run: a run streams its output")
 			}
 			capacity, reason := runner.Capacity(e.cfg.Concurrency, os.Getenv)
-			p := &progress{w: stderr, start: map[string]time.Time{}}
+			colour, err := useColour(colorFlag, stderr)
+			if err != nil {
+				return err
+			}
+			p := newProgress(stderr, colour)
+			stopBeat := make(chan struct{})
+			defer close(stopBeat)
+			go p.heartbeat(stopBeat)
 			r := runner.New(runner.Options{
 				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
 				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(), Cache: cacheMode(force, noCache),
@@ -178,6 +191,7 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: the plan as JSON")
+	cmd.Flags().StringVar(&colorFlag, "color", "auto", "colour the progress: auto (a terminal without NO_COLOR), always or never")
 	return cmd
 }
 
@@ -323,37 +337,120 @@ func affectedTargets(ctx context.Context, ws *workspace.Workspace, root, base, t
 	return ids, set, nil
 }
 
-// progress prints one line per target state change.
+// progress prints one line per target state change, each with a
+// done/total counter, in colour on a terminal (NO_COLOR and --color
+// decide), and a line naming what is still running, with elapsed times,
+// when nothing else was printed for heartbeatEvery.
 type progress struct {
-	mu    sync.Mutex
-	w     io.Writer
-	start map[string]time.Time
+	mu      sync.Mutex
+	w       io.Writer
+	start   map[string]time.Time
+	total   int
+	done    int
+	last    time.Time     // when a line was last printed
+	quiet   time.Duration // how long a silence lasts before the heartbeat line
+	ok      *color.Color
+	bad     *color.Color
+	dim     *color.Color
+	running *color.Color
+}
+
+// heartbeatEvery is how long a run stays silent before progress says what
+// is still running.
+const heartbeatEvery = 10 * time.Second
+
+func newProgress(w io.Writer, colour bool) *progress {
+	p := &progress{w: w, start: map[string]time.Time{}, last: time.Now(), quiet: heartbeatEvery,
+		ok: color.New(color.FgGreen), bad: color.New(color.FgRed, color.Bold), dim: color.New(color.Faint), running: color.New(color.FgCyan)}
+	for _, c := range []*color.Color{p.ok, p.bad, p.dim, p.running} {
+		if colour {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return p
+}
+
+// useColour decides --color: always, never, or auto (a terminal, and no
+// NO_COLOR in the environment).
+func useColour(flag string, w io.Writer) (bool, error) {
+	switch flag {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		f, ok := w.(*os.File)
+		return ok && os.Getenv("NO_COLOR") == "" && isatty.IsTerminal(f.Fd()), nil
+	}
+	return false, fmt.Errorf("--color %q: use auto, always or never", flag)
+}
+
+// heartbeat prints what is still running whenever the run has been quiet
+// for heartbeatEvery, until stop is closed.
+func (p *progress) heartbeat(stop <-chan struct{}) {
+	t := time.NewTicker(min(time.Second, p.quiet))
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			p.mu.Lock()
+			if len(p.start) > 0 && now.Sub(p.last) >= p.quiet {
+				names := slices.Sorted(maps.Keys(p.start))
+				parts := make([]string, len(names))
+				for i, n := range names {
+					parts[i] = n + " " + formatDuration(now.Sub(p.start[n]).Round(time.Second))
+				}
+				fmt.Fprintf(p.w, "%s %s\n", p.counter(), p.dim.Sprint("still running: "+strings.Join(parts, ", ")))
+				p.last = now
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) counter() string {
+	return p.dim.Sprintf("[%d/%d]", p.done, p.total)
 }
 
 func (p *progress) event(e runner.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	line := func(format string, args ...any) {
+		fmt.Fprintf(p.w, "%s %s\n", p.counter(), fmt.Sprintf(format, args...))
+		p.last = time.Now()
+	}
 	switch e.State {
+	case runner.StateQueued:
+		p.total++
+		return
 	case runner.StateRunning:
 		p.start[e.Target] = e.Time
-		fmt.Fprintf(p.w, "▶ %s\n", e.Target)
+		line("%s %s", p.running.Sprint("▶"), e.Target)
+		return
+	}
+	p.done++
+	defer delete(p.start, e.Target)
+	switch e.State {
 	case runner.StateSucceeded:
-		fmt.Fprintf(p.w, "✔ %s (%s)\n", e.Target, p.elapsed(e))
+		line("%s %s (%s)", p.ok.Sprint("✔"), e.Target, p.elapsed(e))
 	case runner.StateCached:
-		fmt.Fprintf(p.w, "⚡ %s (cached)\n", e.Target)
+		line("%s %s %s", p.ok.Sprint("⚡"), e.Target, p.dim.Sprint("(cached)"))
 	case runner.StateFailed:
-		switch {
-		case e.RunID == "" && e.Err != "":
-			fmt.Fprintf(p.w, "✘ %s (%s)\n", e.Target, e.Err)
-		case e.ExitCode > 0:
-			fmt.Fprintf(p.w, "✘ %s (exit %d)\n", e.Target, e.ExitCode)
-		default:
-			fmt.Fprintf(p.w, "✘ %s (%s)\n", e.Target, e.Err)
+		why := e.Err
+		if e.RunID != "" && e.ExitCode > 0 {
+			why = fmt.Sprintf("exit %d", e.ExitCode)
 		}
+		line("%s %s (%s)", p.bad.Sprint("✘"), p.bad.Sprint(e.Target), why)
 	case runner.StateInterrupted:
-		fmt.Fprintf(p.w, "■ %s (interrupted after %s)\n", e.Target, p.elapsed(e))
+		line("■ %s (interrupted after %s)", e.Target, p.elapsed(e))
 	case runner.StateSkipped:
-		fmt.Fprintf(p.w, "· %s (skipped: %s)\n", e.Target, e.Err)
+		line("%s", p.dim.Sprintf("· %s (skipped: %s)", e.Target, e.Err))
+	default:
+		p.done--
 	}
 }
 
