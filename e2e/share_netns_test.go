@@ -269,4 +269,34 @@ func TestAColleagueOnTheNetworkSeesTheShareAndNothingElse(t *testing.T) {
 	if out := share("status"); !strings.Contains(out, "no share is open") {
 		t.Errorf("core share status after stop: %s", out)
 	}
+
+	// At the end of its time box the listener closes and its stream ends.
+	short := share("--ttl", "10s")
+	m = shareURLRE.FindStringSubmatch(short)
+	if m == nil {
+		t.Fatalf("no link:\n%s", short)
+	}
+	link3, _ := url.Parse(m[1])
+	frag3, _ := url.ParseQuery(link3.Fragment)
+	expiring := n.client(t, clientSpec{Token: frag3.Get("token"), Stream: "http://" + link3.Host + "/api/v1/events"})
+	eout := &testbed.Buffer{}
+	expiring.Stdout, expiring.Stderr = eout, eout
+	if err := expiring.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- expiring.Wait() }()
+	select {
+	case <-ended:
+		if !strings.Contains(eout.String(), "open") || !strings.Contains(eout.String(), "closed") {
+			t.Errorf("the expiring share's stream: %s", eout)
+		}
+	case <-time.After(60 * time.Second):
+		_ = expiring.Process.Kill()
+		t.Fatal("the share's stream outlived its time box")
+	}
+	res, _ = n.client(t, clientSpec{Token: frag3.Get("token"), Requests: []probeReq{{"GET", "http://" + link3.Host + "/api/v1/insight", "", true}}}).CombinedOutput()
+	if !strings.Contains(string(res), "error:") {
+		t.Errorf("an expired share still answers: %s", res)
+	}
 }

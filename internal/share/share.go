@@ -8,7 +8,7 @@ import "time"
 // Time boxes (README "Decisions").
 const (
 	DefaultTTL = time.Hour
-	MinTTL     = time.Minute
+	MinTTL     = 10 * time.Second
 	MaxTTL     = 12 * time.Hour
 )
 
