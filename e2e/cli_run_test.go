@@ -73,9 +73,12 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 	})
 
 	t.Run("a failed run's journal is one command away", func(t *testing.T) {
-		r := runCore(t, ws, []string{"FOO=fail"}, "run", "envy:show")
-		if r.Code != 1 {
+		r := runCore(t, ws, []string{"FOO=fail", "GITHUB_ACTIONS=true"}, "run", "envy:show")
+		if r.Code != 1 || !strings.Contains(r.Stderr, "core runs show r") {
 			t.Fatalf("a failing target: %s", r)
+		}
+		if !strings.Contains(r.Stderr, "::group::envy:show failed: its output\nFOO is fail\n::endgroup::") {
+			t.Errorf("no GitHub Actions log group for the failure: %s", r.Stderr)
 		}
 		list := mustCore(t, ws, nil, "runs", "--target", "envy:show", "--limit", "1")
 		m := regexp.MustCompile(`(?m)^(r\S+)\s+envy:show\s+failed`).FindStringSubmatch(list.Stdout)

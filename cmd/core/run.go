@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/url"
 	"os"
 	"os/signal"
 	"path"
@@ -31,6 +32,7 @@ func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects string
 	var force, noCache, dryRun, asJSON bool
 	var colorFlag string
+	var open bool
 	cmd := &cobra.Command{
 		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
 		Short: "Run targets and their dependencies, with the build cache",
@@ -170,6 +172,12 @@ SIGKILL) and records them as interrupted.`,
 			// Keep the run log bounded when no server rotates it.
 			_, _ = runner.TrimJournals(e.cacheDir, runner.DefaultJournalCap)
 			summarize(stderr, res, time.Since(began))
+			githubGroups(stderr, e.cacheDir, res)
+			if open {
+				if err := openRun(cmd, e.cfg.LogViewerURL, res); err != nil {
+					fmt.Fprintln(stderr, "core: "+err.Error())
+				}
+			}
 			if runErr != nil {
 				fmt.Fprintln(stderr, "core: "+runErr.Error())
 			}
@@ -191,6 +199,7 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: the plan as JSON")
+	cmd.Flags().BoolVar(&open, "open", false, "open the hosted log viewer (log_viewer_url) on the run: the failed target's, else the last")
 	cmd.Flags().StringVar(&colorFlag, "color", "auto", "colour the progress: auto (a terminal without NO_COLOR), always or never")
 	return cmd
 }
@@ -485,11 +494,62 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration) {
 			continue
 		}
 		if t.RunID != "" {
-			fmt.Fprintf(w, "  ✘ %s: %s (run %s)\n", t.Target, describeFailure(t), t.RunID)
+			fmt.Fprintf(w, "  ✘ %s: %s (core runs show %s)\n", t.Target, describeFailure(t), t.RunID)
 		} else {
 			fmt.Fprintf(w, "  ✘ %s: %s\n", t.Target, describeFailure(t))
 		}
 	}
+}
+
+// githubGroups prints each failed target's output in a collapsed log group
+// when the run is a GitHub Actions step: there the interleaved output of a
+// parallel run is hard to read, and a failure's own output is what one
+// opens first.
+func githubGroups(w io.Writer, cacheDir string, res *runner.Result) {
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	for _, t := range res.Targets {
+		if t.Status != runner.StateFailed || t.RunID == "" {
+			continue
+		}
+		j, err := runner.ReadJournal(cacheDir, t.RunID)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(w, "::group::%s failed: its output\n%s", t.Target, j.Output)
+		if !strings.HasSuffix(j.Output, "\n") {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "::endgroup::")
+	}
+}
+
+// openRun opens the hosted log viewer on a run: log_viewer_url?run=ID.
+func openRun(cmd *cobra.Command, viewer string, res *runner.Result) error {
+	if viewer == "" {
+		return errors.New("--open needs the hosted log viewer's address: set log_viewer_url (CORE_LOG_VIEWER_URL); core runs show ID prints a run here")
+	}
+	id := ""
+	for _, t := range res.Targets {
+		if t.RunID != "" && (id == "" || t.Status == runner.StateFailed) {
+			id = t.RunID
+			if t.Status == runner.StateFailed {
+				break
+			}
+		}
+	}
+	if id == "" {
+		return nil
+	}
+	sep := "?"
+	if strings.Contains(viewer, "?") {
+		sep = "&"
+	}
+	link := viewer + sep + "run=" + url.QueryEscape(id)
+	fmt.Fprintln(cmd.ErrOrStderr(), "log viewer: "+link)
+	openBrowser(cmd, link)
+	return nil
 }
 
 func describeFailure(t runner.TargetResult) string {
