@@ -12,13 +12,8 @@ import (
 
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/caller"
-	"github.com/corehq/core/internal/diff"
-	"github.com/corehq/core/internal/handoff"
-	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/reviewstate"
-	"github.com/corehq/core/internal/runner"
 )
 
 // WithMCP says whether this build serves /mcp (built without -tags nomcp).
@@ -29,19 +24,6 @@ const mcpInstructions = `core serves the knowledge graph of this monorepo (proje
 Start with query_graph or explain_node to learn the workspace, find_symbol for code, affected and read_diff for the change. run_target runs only declared targets; read_run reads a run's journal.
 review comments, suggests and resolves on the person's review of their change; your writes are stamped as you.
 request_attention asks the person and waits for their answer; use it before anything risky or when you are unsure. claim_job and complete_job take work the person handed to agent sessions.`
-
-// mcpDeps is what the MCP tools use.
-type mcpDeps struct {
-	ws        *live.Workspace
-	sessions  *reviewstate.Store
-	reviews   *diff.Cache
-	runner    *runner.Runner
-	runCtx    context.Context
-	cacheDir  string
-	attention *attention.Queue
-	handoff   *handoff.Store
-	version   string
-}
 
 // mcpHandler serves /mcp: the official MCP Go SDK's Streamable HTTP
 // transport, stateless (every POST stands alone, so an agent survives a

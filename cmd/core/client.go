@@ -35,6 +35,15 @@ func (e *env) server() (*serverConn, error) {
 	}}, nil
 }
 
+// serverConn is the running server of the workspace.
+func (g *globals) serverConn() (*serverConn, error) {
+	e, err := g.load(nil)
+	if err != nil {
+		return nil, err
+	}
+	return e.server()
+}
+
 func (c *serverConn) jobs() jobv1alpha1connect.JobServiceClient {
 	return jobv1alpha1connect.NewJobServiceClient(c.client, c.st.BaseURL)
 }

@@ -26,11 +26,7 @@ check-drift.`,
 		Example: "  core server job sync-graph\n  core server job jobs/check-drift --wait",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := g.load(nil)
-			if err != nil {
-				return err
-			}
-			c, err := e.server()
+			c, err := g.serverConn()
 			if err != nil {
 				return err
 			}
@@ -89,11 +85,7 @@ func newLsCmd(g *globals) *cobra.Command {
 "server") and work handed to agent sessions (holder "session").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := g.load(nil)
-			if err != nil {
-				return err
-			}
-			c, err := e.server()
+			c, err := g.serverConn()
 			if err != nil {
 				return err
 			}

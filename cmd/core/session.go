@@ -137,15 +137,6 @@ func newSessionAnswerCmd(g *globals) *cobra.Command {
 	}
 }
 
-// serverConn is the running server of the workspace.
-func (g *globals) serverConn() (*serverConn, error) {
-	e, err := g.load(nil)
-	if err != nil {
-		return nil, err
-	}
-	return e.server()
-}
-
 // call sends one request to a plain JSON route and returns the body of a
 // 2xx answer; any other answer is an error carrying the server's message.
 func (c *serverConn) call(ctx context.Context, method, path string, body []byte) ([]byte, error) {
