@@ -72,6 +72,22 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 		}
 	})
 
+	t.Run("core hash explains a key, and a lockfile at the root is in every key", func(t *testing.T) {
+		mustCore(t, ws, nil, "run", "util:lint")
+		h := mustCore(t, ws, nil, "hash", "util:lint")
+		if !strings.Contains(h.Stdout, "in the cache: a run would replay it") || !strings.Contains(h.Stdout, "slug.go") {
+			t.Fatalf("core hash util:lint:\n%s", h.Stdout)
+		}
+		writeFileAtomicAt(t, filepath.Join(ws, "package-lock.json"), "{\"lockfileVersion\": 3}\n")
+		h = mustCore(t, ws, nil, "hash", "util:lint")
+		if !strings.Contains(h.Stdout, "not in the cache") || !strings.Contains(h.Stdout, "package-lock.json") {
+			t.Errorf("after the lockfile changed:\n%s", h.Stdout)
+		}
+		if r := runCore(t, ws, nil, "hash", "util:lnt"); r.Code == 0 || !strings.Contains(r.Stderr, "did you mean") {
+			t.Errorf("core hash util:lnt: %s", r)
+		}
+	})
+
 	t.Run("a failed run's journal is one command away", func(t *testing.T) {
 		r := runCore(t, ws, []string{"FOO=fail", "GITHUB_ACTIONS=true"}, "run", "envy:show")
 		if r.Code != 1 || !strings.Contains(r.Stderr, "core runs show r") {

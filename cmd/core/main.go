@@ -80,6 +80,7 @@ core walks up from the current directory to find it.`,
 		newVersionCmd(),
 		newInitCmd(g),
 		newSpellCmd(g),
+		newHashCmd(g),
 		newInsightCmd(g),
 		newShareCmd(g),
 	)

@@ -141,7 +141,16 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 	}
 	owners := graph.NewOwners(ws)
 	for _, f := range files {
+		global := runner.GlobalInputMatch(ws, f)
 		for _, p := range ws.Projects {
+			for _, t := range p.Targets {
+				switch {
+				case global:
+					seed("t:"+t.ID(), f, "global input "+f+" changed")
+				case len(t.RootInputs) > 0 && runner.RootInputMatch(ws, t, f):
+					seed("t:"+t.ID(), f, "input //"+f+" changed")
+				}
+			}
 			rel, ok := under(p.Path, f)
 			if !ok {
 				continue

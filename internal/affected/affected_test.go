@@ -247,6 +247,12 @@ func TestCompute(t *testing.T) {
 			targets:  []string{"root:check", "util:docs"},
 		},
 		{
+			name:     "the root lockfile affects every target",
+			changed:  []string{"package-lock.json"},
+			projects: []string{"api", "gateway", "root", "util", "web"},
+			targets:  []string{"api:build", "api:test", "gateway:lint", "root:check", "util:build", "util:docs", "web:build"},
+		},
+		{
 			name:     "a leaf change affects only its own project",
 			changed:  []string{"web/index.js"},
 			projects: []string{"web"},

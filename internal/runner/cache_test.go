@@ -428,3 +428,55 @@ func TestTheDeclaredEnvironmentIsInTheKey(t *testing.T) {
 		t.Errorf("an unset variable is not the empty one: %s", got)
 	}
 }
+
+// TestWhatTheKeyCoversBeyondTheInputs: the project's manifest, the root's
+// lockfile, global_inputs and // inputs each rebuild what they should.
+func TestWhatTheKeyCoversBeyondTheInputs(t *testing.T) {
+	f := newFixture(t, `global_inputs: [tsconfig.base.json]
+projects:
+  web:
+    path: web
+    targets:
+      build:
+        run: [/bin/sh, -c, "echo web"]
+        inputs: ["src/**"]
+  api:
+    path: api
+    targets:
+      build:
+        run: [/bin/sh, -c, "echo api"]
+        inputs: ["*.go", "//proto/**/*.proto"]
+`, map[string]string{
+		"web/package.json":   `{"scripts":{"build":"tsc"}}`,
+		"web/src/a.ts":       "a\n",
+		"api/main.go":        "package main\n",
+		"proto/v1/api.proto": "syntax = \"proto3\";\n",
+		"package-lock.json":  "{}\n",
+		"tsconfig.base.json": "{}\n",
+		"README.md":          "not an input\n",
+	})
+	statuses := func() string {
+		r := f.run("web:build", "api:build")
+		return r["web:build"].Status + " " + r["api:build"].Status
+	}
+	if got := statuses(); got != "succeeded succeeded" {
+		t.Fatalf("first run: %s", got)
+	}
+	for _, c := range []struct {
+		name, file, content, want string
+	}{
+		{"nothing changed hits the cache", "", "", "cached cached"},
+		{"a file outside every input changes nothing", "README.md", "still not\n", "cached cached"},
+		{"a changed script in the project's manifest rebuilds it", "web/package.json", `{"scripts":{"build":"tsc -b"}}`, "succeeded cached"},
+		{"a // input rebuilds only its target", "proto/v1/api.proto", "syntax = \"proto3\"; // 2\n", "cached succeeded"},
+		{"the root lockfile rebuilds everything", "package-lock.json", "{\"v\":2}\n", "succeeded succeeded"},
+		{"a global input rebuilds everything", "tsconfig.base.json", "{\"strict\":true}\n", "succeeded succeeded"},
+	} {
+		if c.file != "" {
+			f.write(c.file, c.content)
+		}
+		if got := statuses(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,7 +26,7 @@ import (
 
 // keyVersion changes whenever the encoding hashed into a cache key does, so
 // entries written by an older core are never mistaken for current ones.
-const keyVersion = "core build cache key v1"
+const keyVersion = "core build cache key v2"
 
 // InputMatch reports whether the file rel (slash-separated, relative to the
 // target's project directory) is one of the target's inputs: it matches an
@@ -43,7 +44,42 @@ func InputMatch(t *workspace.Target, rel string) bool {
 	if isOutput(t.Outputs, rel) {
 		return false
 	}
-	return matchUp(inputGlobs(t), rel)
+	globs := inputGlobs(t)
+	return matchUp(globs, rel) || len(globs) > 0 && isManifest(rel)
+}
+
+// isManifest reports whether rel (relative to a project) is one of the
+// project's manifests, an input of each of its targets that has inputs.
+func isManifest(rel string) bool {
+	return !strings.Contains(rel, "/") && slices.Contains(workspace.Manifests, rel)
+}
+
+// GlobalInputs are the globs, relative to the workspace root, whose files
+// are in every target's key: the lockfiles, then global_inputs.
+func GlobalInputs(ws *workspace.Workspace) []string {
+	return append(workspace.DefaultGlobalInputs(), ws.GlobalInputs...)
+}
+
+// RootInputMatch reports whether the file rel (relative to the workspace
+// root) is in t's key through the root: a global input, or one of t's //
+// inputs. The affected computation asks it beside InputMatch.
+func RootInputMatch(ws *workspace.Workspace, t *workspace.Target, rel string) bool {
+	return GlobalInputMatch(ws, rel) || len(t.RootInputs) > 0 && !neverPath(rel) && matchUp(t.RootInputs, rel)
+}
+
+// GlobalInputMatch reports whether the file rel (relative to the workspace
+// root) is a global input: in every target's key.
+func GlobalInputMatch(ws *workspace.Workspace, rel string) bool {
+	return !neverPath(rel) && matchUp(GlobalInputs(ws), rel)
+}
+
+func neverPath(rel string) bool {
+	for part := range strings.SplitSeq(rel, "/") {
+		if ignore.NeverName(part) {
+			return true
+		}
+	}
+	return false
 }
 
 // inputGlobs is the target's input globs, without trailing slashes.
@@ -124,12 +160,13 @@ func globBase(g string) string {
 
 // inputSet is a target's compiled input rule for one walk.
 type inputSet struct {
-	globs   []string
-	shapes  []globShape
-	all     bool // a glob matches every file ("**/*" or "**")
-	outputs []string
-	rule    *ignore.Rule // its Never part: never walked
-	project string       // the project's path, to ask the rule about root-relative paths
+	globs     []string
+	shapes    []globShape
+	all       bool // a glob matches every file ("**/*" or "**")
+	outputs   []string
+	rule      *ignore.Rule // its Never part: never walked
+	project   string       // the project's path, to ask the rule about root-relative paths
+	manifests bool         // the project's manifests are inputs too
 }
 
 // globShape is what the walk needs to know of a glob to skip directories.
@@ -140,7 +177,7 @@ type globShape struct {
 }
 
 func newInputSet(t *workspace.Target, projectPath string, rule *ignore.Rule) *inputSet {
-	s := &inputSet{globs: inputGlobs(t), outputs: t.Outputs, rule: rule, project: projectPath}
+	s := &inputSet{globs: inputGlobs(t), outputs: t.Outputs, rule: rule, project: projectPath, manifests: true}
 	for _, g := range s.globs {
 		if g == "**/*" || g == "**" {
 			s.all = true
@@ -170,7 +207,7 @@ func (s *inputSet) dirWanted(rel string) bool {
 }
 
 func (s *inputSet) fileWanted(rel string) bool {
-	return s.all || matchUp(s.globs, rel)
+	return s.all || matchUp(s.globs, rel) || s.manifests && isManifest(rel)
 }
 
 // listInputs walks the project directory and returns the target's input
@@ -324,16 +361,61 @@ type inputDigest struct {
 	sum   [32]byte
 }
 
-// hashInputs lists and hashes a target's inputs.
+// hashInputs lists and hashes a target's inputs: its project's, and its //
+// inputs from the workspace root (folded in after, when it has any).
 func hashInputs(ctx context.Context, root string, rule *ignore.Rule, p *workspace.Project, t *workspace.Target) (inputDigest, error) {
 	dir := projectDir(root, p)
 	files, err := listInputs(dir, newInputSet(t, p.Path, rule))
 	if err != nil {
 		return inputDigest{}, fmt.Errorf("list inputs of %s: %w", t.ID(), err)
 	}
-	digests, err := hashFiles(ctx, dir, files)
+	d, err := digestFiles(ctx, dir, files)
 	if err != nil {
 		return inputDigest{}, fmt.Errorf("%s: %w", t.ID(), err)
+	}
+	if len(t.RootInputs) == 0 {
+		return d, nil
+	}
+	r, err := hashRootGlobs(ctx, root, rule, t.RootInputs)
+	if err != nil {
+		return inputDigest{}, fmt.Errorf("%s: // inputs: %w", t.ID(), err)
+	}
+	h := sha256.New()
+	h.Write(d.sum[:])
+	h.Write(r.sum[:])
+	out := inputDigest{files: d.files + r.files}
+	h.Sum(out.sum[:0])
+	return out, nil
+}
+
+// hashRootGlobs lists and hashes the files under root that globs (relative
+// to root) match: the global inputs, or a target's // inputs.
+func hashRootGlobs(ctx context.Context, root string, rule *ignore.Rule, globs []string) (inputDigest, error) {
+	files, err := listRootGlobs(root, rule, globs)
+	if err != nil {
+		return inputDigest{}, err
+	}
+	return digestFiles(ctx, root, files)
+}
+
+// listRootGlobs lists the files under root that globs (relative to root)
+// match, sorted.
+func listRootGlobs(root string, rule *ignore.Rule, globs []string) ([]string, error) {
+	s := &inputSet{rule: rule, project: "."}
+	for _, g := range globs {
+		if g = strings.TrimSuffix(g, "/"); g != "" {
+			s.globs = append(s.globs, g)
+			s.shapes = append(s.shapes, globShape{base: globBase(g), segments: strings.Count(g, "/") + 1, deep: strings.Contains(g, "**")})
+		}
+	}
+	return listInputs(root, s)
+}
+
+// digestFiles hashes files (relative to dir) into one digest.
+func digestFiles(ctx context.Context, dir string, files []string) (inputDigest, error) {
+	digests, err := hashFiles(ctx, dir, files)
+	if err != nil {
+		return inputDigest{}, err
 	}
 	h := sha256.New()
 	var e encoder
@@ -351,14 +433,16 @@ func hashInputs(ctx context.Context, root string, rule *ignore.Rule, p *workspac
 }
 
 // computeKey is the cache key: sha256 over a versioned, length-prefixed
-// encoding of argv, the declared environment variables (name, whether it
+// encoding of the global inputs (the lockfiles and global_inputs), argv, the declared environment variables (name, whether it
 // is set, its value), the project path, the inputs (path, kind, content
 // hash) and the dependencies' keys in order. Variables a target does not
 // declare in env: are not in its key.
-func computeKey(t *workspace.Target, projectPath string, in inputDigest, depKeys []string) string {
+func computeKey(t *workspace.Target, projectPath string, in, global inputDigest, depKeys []string) string {
 	h := sha256.New()
 	e := encoder{h: h}
 	e.str(keyVersion)
+	e.int(global.files)
+	h.Write(global.sum[:])
 	e.int(len(t.Run))
 	for _, a := range t.Run {
 		e.str(a)
@@ -411,4 +495,106 @@ func (e *encoder) byte(b byte) {
 
 func projectDir(root string, p *workspace.Project) string {
 	return filepath.Join(root, filepath.FromSlash(p.Path))
+}
+
+// FileHash is one file of a key: its path, kind (f file, x executable, l
+// symlink) and content hash.
+type FileHash struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	Hash string `json:"sha256"`
+}
+
+// EnvPart is one declared variable of a key. Its value is not shown (it
+// may be a secret), only whether it is set and a hash of it.
+type EnvPart struct {
+	Name string `json:"name"`
+	Set  bool   `json:"set"`
+	Hash string `json:"sha256,omitempty"`
+}
+
+// KeyParts is every part of a target's cache key, as `core hash` shows it.
+type KeyParts struct {
+	Target  string     `json:"target"`
+	Key     string     `json:"key"`
+	Hit     bool       `json:"hit"`
+	Argv    []string   `json:"argv"`
+	Env     []EnvPart  `json:"env"`
+	Project string     `json:"project_path"`
+	Inputs  []FileHash `json:"inputs"`      // relative to the project
+	Root    []FileHash `json:"root_inputs"` // the // inputs, relative to the root
+	Global  []FileHash `json:"global_inputs"`
+	Deps    []Planned  `json:"deps"` // each dependency with its key
+}
+
+// Explain lists every part of target's key as it is now.
+func (r *Runner) Explain(ctx context.Context, ws *workspace.Workspace, target string) (KeyParts, error) {
+	planned, err := r.Plan(ctx, ws, []string{target})
+	if err != nil {
+		return KeyParts{}, err
+	}
+	self := planned[len(planned)-1]
+	for _, p := range planned {
+		if p.Target == target {
+			self = p
+		}
+	}
+	t := ws.Target(target)
+	p := ws.Project(t.Project)
+	root := r.opts.Root
+	if root == "" {
+		root = ws.Root
+	}
+	rule := ignore.New(root, r.opts.CacheDir)
+	out := KeyParts{Target: target, Key: self.Key, Hit: self.Hit, Argv: t.Run, Project: p.Path, Env: []EnvPart{}}
+	for _, name := range t.Env {
+		v, set := os.LookupEnv(name)
+		e := EnvPart{Name: name, Set: set}
+		if set {
+			sum := sha256.Sum256([]byte(v))
+			e.Hash = hex.EncodeToString(sum[:8])
+		}
+		out.Env = append(out.Env, e)
+	}
+	dir := projectDir(root, p)
+	files, err := listInputs(dir, newInputSet(t, p.Path, rule))
+	if err != nil {
+		return out, err
+	}
+	if out.Inputs, err = fileHashes(ctx, dir, files); err != nil {
+		return out, err
+	}
+	for _, g := range []struct {
+		globs []string
+		into  *[]FileHash
+	}{{t.RootInputs, &out.Root}, {GlobalInputs(ws), &out.Global}} {
+		files, err := listRootGlobs(root, rule, g.globs)
+		if err != nil {
+			return out, err
+		}
+		if *g.into, err = fileHashes(ctx, root, files); err != nil {
+			return out, err
+		}
+	}
+	byTarget := map[string]Planned{}
+	for _, pl := range planned {
+		byTarget[pl.Target] = pl
+	}
+	out.Deps = []Planned{}
+	for _, d := range self.Deps {
+		out.Deps = append(out.Deps, byTarget[d])
+	}
+	return out, nil
+}
+
+func fileHashes(ctx context.Context, dir string, files []string) ([]FileHash, error) {
+	digests, err := hashFiles(ctx, dir, files)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FileHash, len(files))
+	for i, f := range files {
+		out[i] = FileHash{Path: f, Kind: string(digests[i].kind), Hash: hex.EncodeToString(digests[i].sum[:])}
+	}
+	return out, nil
 }

@@ -384,6 +384,13 @@ func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, er
 	if err != nil {
 		return nil, err
 	}
+	root := r.opts.Root
+	if root == "" {
+		root = ws.Root
+	}
+	if err := checkScripts(root, order); err != nil {
+		return nil, err
+	}
 	if r.opts.CacheDir == "" {
 		return nil, errors.New("run: no cache directory configured")
 	}
@@ -420,6 +427,9 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 		n.res = TargetResult{Target: n.t.ID(), Status: StateQueued}
 		r.emit(Event{Target: n.t.ID(), State: StateQueued, Time: now})
 	}
+	// The global inputs (lockfiles, global_inputs) are hashed once per run:
+	// they are in every key.
+	global, globalErr := hashRootGlobs(ctx, root, rule, GlobalInputs(ws))
 	var wg sync.WaitGroup
 	for _, n := range order {
 		wg.Add(1)
@@ -428,7 +438,14 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 			defer close(n.done)
 			ok := false
 			defer killGroupsOnPanic(&ok)
-			r.runNode(ctx, root, rule, n)
+			if globalErr != nil && ctx.Err() == nil {
+				<-r.depsDone(n)
+				r.finish(n, StateFailed, "", -1, "global inputs: "+globalErr.Error(), 0)
+				r.dequeue(n)
+				ok = true
+				return
+			}
+			r.runNode(ctx, root, rule, global, n)
 			r.dequeue(n)
 			ok = true
 		}()
@@ -534,7 +551,19 @@ func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, 
 	r.emit(Event{Target: n.t.ID(), State: status, RunID: runID, Cached: status == StateCached, ExitCode: code, Err: errMsg, Time: time.Now()})
 }
 
-func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, n *node) {
+// depsDone is closed when every dependency of n has ended.
+func (r *Runner) depsDone(n *node) <-chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		for _, d := range n.deps {
+			<-d.done
+		}
+		close(c)
+	}()
+	return c
+}
+
+func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, global inputDigest, n *node) {
 	id := n.t.ID()
 	for _, d := range n.deps {
 		<-d.done
@@ -587,7 +616,7 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, n 
 	for i, d := range n.deps {
 		depKeys[i] = d.key
 	}
-	n.key = computeKey(n.t, n.p.Path, in, depKeys)
+	n.key = computeKey(n.t, n.p.Path, in, global, depKeys)
 
 	dir := projectDir(root, n.p)
 	if r.opts.Cache != CacheUse {
@@ -785,6 +814,10 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		root = ws.Root
 	}
 	rule := ignore.New(root, r.opts.CacheDir)
+	global, err := hashRootGlobs(ctx, root, rule, GlobalInputs(ws))
+	if err != nil {
+		return nil, fmt.Errorf("global inputs: %w", err)
+	}
 	out := make([]Planned, 0, len(order))
 	for _, n := range order {
 		in, err := hashInputs(ctx, root, rule, n.p, n.t)
@@ -796,7 +829,7 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		for i, d := range n.deps {
 			depKeys[i], deps[i] = d.key, d.t.ID()
 		}
-		n.key = computeKey(n.t, n.p.Path, in, depKeys)
+		n.key = computeKey(n.t, n.p.Path, in, global, depKeys)
 		hit := false
 		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
 			_, hit = lookup(r.opts.CacheDir, n.key)

@@ -29,7 +29,7 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 // Allowed keys at each level, sorted: they are printed as the fix for an
 // unknown key.
 var (
-	rootKeys    = []string{"docs", "projects", "spells"}
+	rootKeys    = []string{"docs", "global_inputs", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
 	targetKeys  = []string{"coverage", "deps", "drift", "env", "inputs", "outputs", "run"}
 	spellKeys   = []string{"description", "run"}
@@ -122,6 +122,9 @@ func (p *parser) root(n *yaml.Node, ws *Workspace) []*rawProject {
 		if docs, ok := p.globs(e.Value, "docs", "the workspace root"); ok {
 			ws.Docs = docs
 		}
+	}
+	if e, ok := f["global_inputs"]; ok {
+		ws.GlobalInputs, _ = p.globs(e.Value, "global_inputs", "the workspace root")
 	}
 	return raws
 }
@@ -275,6 +278,20 @@ func (p *parser) globs(n *yaml.Node, field, base string) ([]string, bool) {
 			p.at(r.node, r.field, "empty glob: remove it, or write \"**/*\" for every file")
 		case !doublestar.ValidatePattern(s):
 			p.at(r.node, r.field, "invalid glob %s: check that every [ and { is closed (doublestar syntax: *, **, ?, [abc], {a,b})", quote.Short(s))
+		case strings.HasPrefix(s, "//") && strings.HasSuffix(field, ".inputs"):
+			rest := s[2:]
+			switch {
+			case rest == "" || strings.HasPrefix(rest, "/"):
+				p.at(r.node, r.field, "glob %s: after // comes a glob relative to the workspace root, such as //package-lock.json", quote.Short(s))
+			case !doublestar.ValidatePattern(rest):
+				p.at(r.node, r.field, "invalid glob %s: check that every [ and { is closed (doublestar syntax: *, **, ?, [abc], {a,b})", quote.Short(s))
+			case slices.Contains(strings.Split(rest, "/"), ".."):
+				p.at(r.node, r.field, "glob %s uses ..: a // glob is relative to the workspace root and cannot leave it", quote.Short(s))
+			default:
+				out = append(out, s)
+			}
+		case strings.HasPrefix(s, "/") && strings.HasSuffix(field, ".inputs"):
+			p.at(r.node, r.field, "glob %s is absolute: globs are relative to %s (write //%s for a path relative to the workspace root)", quote.Short(s), base, strings.TrimLeft(s, "/"))
 		case strings.HasPrefix(s, "/"):
 			p.at(r.node, r.field, "glob %s is absolute: globs are relative to %s", quote.Short(s), base)
 		case slices.Contains(strings.Split(s, "/"), ".."):
@@ -284,6 +301,20 @@ func (p *parser) globs(n *yaml.Node, field, base string) ([]string, bool) {
 		}
 	}
 	return out, true
+}
+
+// splitRootGlobs separates a target's inputs relative to the workspace root
+// (written with a leading //) from those relative to its project.
+func splitRootGlobs(in []string) (project, root []string) {
+	project = []string{}
+	for _, g := range in {
+		if rest, ok := strings.CutPrefix(g, "//"); ok {
+			root = append(root, rest)
+		} else {
+			project = append(project, g)
+		}
+	}
+	return project, root
 }
 
 // shellChars mark a run string that needed a shell, for the hint.
@@ -361,7 +392,7 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		}
 		if ie, ok := f["inputs"]; ok {
 			if in, ok := p.globs(ie.Value, join(tf, "inputs"), "the project directory"); ok {
-				rt.t.Inputs = in
+				rt.t.Inputs, rt.t.RootInputs = splitRootGlobs(in)
 			}
 		}
 		if oe, ok := f["outputs"]; ok {

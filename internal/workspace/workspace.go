@@ -53,7 +53,23 @@ type Workspace struct {
 	Projects []*Project // sorted by Name
 	Spells   []*Spell   // sorted by Name
 	Docs     []string   // doc globs, relative to Root
+	// GlobalInputs are globs relative to Root whose files are part of every
+	// target's cache key (global_inputs:); the lockfiles of DefaultGlobalInputs
+	// are always among them.
+	GlobalInputs []string
 }
+
+// DefaultGlobalInputs are the files at the workspace root that are part of
+// every target's key when they exist: the package managers' lockfiles and
+// Go's workspace files. A dependency upgrade there rebuilds everything.
+func DefaultGlobalInputs() []string {
+	return []string{"package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb", "go.work", "go.work.sum", "uv.lock", "poetry.lock"}
+}
+
+// Manifests are the files at a project's root that are inputs of every
+// target of the project, whatever its inputs: what a package manager or a
+// toolchain reads to build it (scripts, dependencies, module paths).
+var Manifests = []string{"package.json", "go.mod", "go.sum", "pyproject.toml"}
 
 // Project is a directory of the workspace with its targets.
 type Project struct {
@@ -72,8 +88,11 @@ type Target struct {
 	Name    string
 	Run     []string // argv; cwd is the project directory
 	Inputs  []string // globs relative to the project (default ["**/*"])
-	Outputs []string // globs relative to the project
-	Drift   bool     // run against HEAD by check-drift; output means stale
+	// RootInputs are input globs relative to the workspace root (written
+	// //glob in targets.yaml).
+	RootInputs []string
+	Outputs    []string // globs relative to the project
+	Drift      bool     // run against HEAD by check-drift; output means stale
 	// Coverage is the coverage file a run writes (a Go cover profile or
 	// lcov), relative to the project; one of Outputs matches it. "" for none.
 	Coverage string
