@@ -172,7 +172,7 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 	projectUsers := map[string][]string{}
 	targetUsers := map[string][]string{}
 	for _, p := range ws.Projects {
-		for _, d := range p.Deps {
+		for _, d := range p.AllDeps() {
 			projectUsers[d] = append(projectUsers[d], p.Name)
 		}
 		for _, t := range p.Targets {

@@ -137,6 +137,7 @@ func (p *parser) targetDep(rp *rawProject, rt *rawTarget, d ref, byName map[stri
 			p.malformed(d)
 			return nil
 		}
+		rt.t.caret = append(rt.t.caret, name)
 		// Every dependency project that declares the target; none is fine.
 		var ids []string
 		for _, dep := range rp.p.Deps {

@@ -78,6 +78,10 @@ type Project struct {
 	Deps    []string  // declared project dependencies, sorted, unique
 	Targets []*Target // sorted by Name
 	Line    int       // line of the project's key in targets.yaml
+	// Inferred are the dependencies its manifests name (a package.json
+	// dependency on a sibling package, a go.mod replace pointing at a
+	// sibling module) that targets.yaml does not declare; Load finds them.
+	Inferred []InferredDep
 
 	pathLine, pathColumn int // where path is written, for Load's disk check
 }
@@ -100,7 +104,25 @@ type Target struct {
 	// cache key (sorted, unique); other variables are not.
 	Env  []string
 	Deps []string // resolved "project:target" ids, sorted, unique
-	Line int      // line of the target's key in targets.yaml
+	// caret are the names of its ^target dependencies, which Load expands
+	// again over the inferred project dependencies.
+	caret []string
+	Line  int // line of the target's key in targets.yaml
+}
+
+// InferredDep is a project dependency a manifest names.
+type InferredDep struct {
+	Project string // the project depended on
+	From    string // the manifest that says so, relative to the root
+}
+
+// AllDeps is every project p depends on: declared, then inferred.
+func (p *Project) AllDeps() []string {
+	out := append([]string(nil), p.Deps...)
+	for _, d := range p.Inferred {
+		out = append(out, d.Project)
+	}
+	return out
 }
 
 // ID returns the target's id, "project:target".
@@ -215,6 +237,9 @@ func Load(root string) (*Workspace, error) {
 	ws, problems := parse(FileName, data)
 	for _, p := range ws.Projects {
 		problems = append(problems, checkDir(abs, p)...)
+	}
+	if len(problems) == 0 {
+		problems = inferDeps(abs, ws)
 	}
 	if len(problems) > 0 {
 		return nil, newError(problems)
