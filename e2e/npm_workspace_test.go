@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps: a fresh
+// npm-workspaces monorepo, core init, no deps written anywhere but in the
+// package.json files; core run build orders by them, a changed script and a
+// changed lockfile rebuild exactly what they should.
+func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	repo := t.TempDir()
+	for path, content := range map[string]string{
+		"package.json":               `{"private":true,"workspaces":["packages/*"]}`,
+		"package-lock.json":          `{"lockfileVersion":3}`,
+		"packages/ui/package.json":   `{"name":"@shop/ui","scripts":{"build":"node -e \"console.log('built ui')\""}}`,
+		"packages/ui/index.js":       "module.exports = 1\n",
+		"packages/app/package.json":  `{"name":"@shop/app","dependencies":{"@shop/ui":"*"},"scripts":{"build":"node -e \"console.log('built app')\""}}`,
+		"packages/app/index.js":      "require('@shop/ui')\n",
+		"packages/docs/package.json": `{"name":"@shop/docs","scripts":{"build":"node -e \"console.log('built docs')\""}}`,
+	} {
+		writeFileAtomicAt(t, filepath.Join(repo, path), content)
+	}
+	mustCore(t, "", nil, "init", repo)
+	// ^build: each package's build after its dependencies' builds.
+	yaml := filepath.Join(repo, "targets.yaml")
+	data := readFile(t, yaml)
+	writeFileAtomicAt(t, yaml, strings.ReplaceAll(data, "run: [npm, run, build]", "run: [npm, run, build]\n        deps: [\"^build\"]"))
+
+	first := mustCore(t, repo, nil, "run", "build")
+	ui, app := strings.Index(first.Stderr, "✔ ui:build"), strings.Index(first.Stderr, "▶ app:build")
+	if ui < 0 || app < 0 || app < ui {
+		t.Fatalf("app:build did not wait for ui:build:\n%s", first.Stderr)
+	}
+	if r := mustCore(t, repo, nil, "run", "build"); strings.Count(r.Stderr, "(cached)") != 3 {
+		t.Errorf("a second run is not all cached:\n%s", r.Stderr)
+	}
+	writeFileAtomicAt(t, filepath.Join(repo, "packages/docs/package.json"), `{"name":"@shop/docs","scripts":{"build":"node -e \"console.log('built docs v2')\""}}`)
+	if r := mustCore(t, repo, nil, "run", "build"); !strings.Contains(r.Stdout, "built docs v2") || strings.Count(r.Stderr, "(cached)") != 2 {
+		t.Errorf("a changed script did not rebuild exactly its target:\n%s%s", r.Stdout, r.Stderr)
+	}
+	writeFileAtomicAt(t, filepath.Join(repo, "package-lock.json"), `{"lockfileVersion":3,"packages":{}}`)
+	if r := mustCore(t, repo, nil, "run", "build"); strings.Contains(r.Stderr, "(cached)") {
+		t.Errorf("a changed lockfile did not rebuild everything:\n%s", r.Stderr)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
