@@ -21,7 +21,8 @@ import (
 // on the name of a sibling project's package.json, or a go.mod replace that
 // points at a sibling project's directory. It records them on the projects
 // (Project.Inferred), adds the ^target dependencies they imply, and reports
-// a manifest that does not parse, or a cycle they close, as problems.
+// a package.json that does not parse, or a cycle they close, as problems
+// (a go.mod that does not parse is go's to report: nothing is inferred).
 func inferDeps(root string, ws *Workspace) []Problem {
 	var problems []Problem
 	byPackage := map[string]string{} // npm package name -> project
@@ -83,8 +84,9 @@ func inferDeps(root string, ws *Workspace) []Problem {
 		if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file))); err == nil {
 			mf, err := modfile.Parse(file, data, nil)
 			if err != nil {
-				problems = append(problems, Problem{File: file, Message: err.Error()})
-				continue
+				// go's own error when it builds; core infers nothing from it
+				// rather than refuse the workspace over a file go owns.
+				mf = &modfile.File{}
 			}
 			for _, r := range mf.Replace {
 				if r.New.Version != "" || !strings.HasPrefix(r.New.Path, ".") {

@@ -98,3 +98,16 @@ func TestABrokenManifestOrAManifestCycleIsAProblem(t *testing.T) {
 		t.Errorf("a cycle the manifests close: %v", err)
 	}
 }
+
+func TestAGoModGoCannotReadIsGosToReport(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		FileName:                    npmTargets,
+		"packages/ui/package.json":  `{"name":"@shop/ui"}`,
+		"packages/app/package.json": `{"name":"@shop/app"}`,
+		"svc/api/go.mod":            "this is not a go.mod\n",
+		"svc/lib/go.mod":            "module example.com/lib\n",
+	})
+	if _, err := Load(root); err != nil {
+		t.Errorf("a go.mod go cannot read stopped the workspace: %v", err)
+	}
+}
