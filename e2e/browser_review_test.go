@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +75,63 @@ func TestBrowserReviewsTheChange(t *testing.T) {
 	t.Run("a changed symbol opens in the graph", func(t *testing.T) {
 		b.run(t, chromedp.Click(`#review .review-symbol`))
 		b.waitFor(t, `document.querySelector('#review').hidden && !document.querySelector('#stage').hidden && document.querySelector('#search').value === 'symbol:Slugify'`)
+	})
+}
+
+// TestBrowserShowsTheForgesCommentsBesideTheirLines: with a recorded
+// GitHub configured, the Review view's header names the pull request and
+// the forge's review comment sits under the line it was written on; with
+// no token the header says so in one line.
+func TestBrowserShowsTheForgesCommentsBesideTheirLines(t *testing.T) {
+	ws := copyDemo(t)
+	wsGitInit(t, ws)
+	wsGit(t, ws, "checkout", "-q", "-b", "ricardo-add-pr-create-comment-reply")
+	wsGit(t, ws, "remote", "add", "origin", "https://github.com/rsn491/PyGithub.git")
+	// The recorded review comment is on line 7 of test/IssueEvent.py: the
+	// change adds that file, so the line is in the diff.
+	var lines []string
+	for i := 1; i <= 10; i++ {
+		lines = append(lines, fmt.Sprintf("line %d = %d", i, i))
+	}
+	writeFileAtomicAt(t, filepath.Join(ws, "test", "IssueEvent.py"), strings.Join(lines, "\n")+"\n")
+	forge := recordedForge(t)
+	s := startServer(t, ws, "CORE_FORGE_API_URL="+forge.URL+"/", "CORE_FORGE_TOKEN=ghp_e2eTOKENe2eTOKENe2eTOKENe2eTOKEN0000")
+	_, token := createToken(t, ws)
+	b := newBrowser(t)
+	b.open(t, s.URL+"/console/graph/#token="+url.QueryEscape(token))
+	b.waitFor(t, liveReady+` && !document.querySelector('#view-review').disabled`)
+	b.run(t, chromedp.Click("#view-review"))
+	b.waitFor(t, reviewReady)
+	head := eval[string](t, b, `(document.querySelector('#review .review-forge') || {}).textContent || ''`)
+	if !strings.HasPrefix(head, "#") || !strings.Contains(head, "open") {
+		t.Errorf("the forge header reads %q", head)
+	}
+	b.run(t, chromedp.Click(`#review .review-file[data-path="test/IssueEvent.py"] .review-path`))
+	b.waitFor(t, `!!document.querySelector('#review tr[data-line="7"]')`)
+	next := `document.querySelector('#review tr[data-line="7"]').nextElementSibling`
+	if !eval[bool](t, b, next+`.classList.contains('forge-comment')`) {
+		t.Fatalf("no forge comment under line 7: %s", eval[string](t, b, `document.querySelector('#review .review-main').innerText`))
+	}
+	if got := eval[string](t, b, next+`.textContent`); !strings.Contains(got, "Test Case Dissmiss Review") || !strings.Contains(got, "on the forge") {
+		t.Errorf("the forge comment reads %q", got)
+	}
+	if eval[int](t, b, `document.querySelectorAll('#review tr.forge-comment').length`) != 1 {
+		t.Error("a forge comment on a file outside the change was drawn")
+	}
+
+	t.Run("without a token the header says so in one line", func(t *testing.T) {
+		ws2 := copyDemo(t)
+		wsGitInit(t, ws2)
+		wsGit(t, ws2, "remote", "add", "origin", "https://github.com/rsn491/PyGithub.git")
+		writeFileAtomicAt(t, filepath.Join(ws2, "new.txt"), "x\n")
+		s2 := startServer(t, ws2, "CORE_FORGE_API_URL="+forge.URL+"/")
+		_, token2 := createToken(t, ws2)
+		b.open(t, s2.URL+"/console/graph/#token="+url.QueryEscape(token2))
+		b.waitFor(t, liveReady+` && !document.querySelector('#view-review').disabled`)
+		b.run(t, chromedp.Click("#view-review"))
+		b.waitFor(t, reviewReady)
+		if !eval[bool](t, b, `!!document.querySelector('#review .review-forge.state-no_token') && !document.querySelector('#review .review-error')`) {
+			t.Errorf("the no-token note: %q", eval[string](t, b, `document.querySelector('#review .review-head').textContent`))
+		}
 	})
 }

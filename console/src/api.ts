@@ -4,6 +4,7 @@
 import { parseGraph, type GraphData } from './model';
 import { parseQueue, type AttentionQueue } from './attentionmodel';
 import { parseInsight, type Insight } from './insightmodel';
+import { parseForgeReview, type ForgeReview } from './forgemodel';
 import { parseActivities, parseRunLog, parseRuns, parseShare, type Activity, type Run, type RunLog, type ShareInfo } from './sharemodel';
 import type { Flavor } from './fragment';
 import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
@@ -237,6 +238,17 @@ export class Api {
 
   async runLog(id: string): Promise<RunLog> {
     return parseRunLog(await this.connect('core.viewer.v1alpha1.ViewerService/GetRun', { id }));
+  }
+
+  /** forgeReview is GET /api/v1/diff/review: the branch's pull request on the forge. */
+  async forgeReview(signal?: AbortSignal): Promise<ForgeReview> {
+    const res = await send(`${this.origin}/api/v1/diff/review`, { headers: this.headers(), signal });
+    try {
+      return parseForgeReview(await readJSON(res));
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      throw new ApiError('format', res.status, (e as Error).message);
+    }
   }
 
   /** diff is GET /api/v1/diff: the annotated change and the review session. */

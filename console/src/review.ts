@@ -9,6 +9,7 @@
 import { h, show } from './dom';
 import { ApiError, type Api } from './api';
 import { reach, sessionOp, splitPatch, type PatchLine, type ReviewComment, type ReviewFile, type ReviewPage, type ReviewSession } from './reviewmodel';
+import { commentsAt, elsewhere as forgeElsewhere, headline, safeLink, type ForgeComment, type ForgeReview } from './forgemodel';
 
 export interface ReviewHooks {
   /** openSymbol shows a changed symbol in the knowledge graph. */
@@ -17,6 +18,7 @@ export interface ReviewHooks {
 
 export class ReviewView {
   private page: ReviewPage | null = null;
+  private forge: ForgeReview | null = null;
   private patches = new Map<string, PatchLine[]>();
   private selected = '';
   private busy = false;
@@ -33,8 +35,11 @@ export class ReviewView {
     if (api === null) return;
     this.root.dataset.state = 'loading';
     try {
-      const [page, patch] = await Promise.all([api.diff(), api.patch()]);
+      // The forge is asked beside the change; its answer is always a 200
+      // that says what is there, and a failure here only leaves it out.
+      const [page, patch, forge] = await Promise.all([api.diff(), api.patch(), api.forgeReview().catch(() => null)]);
       this.page = page;
+      this.forge = forge;
       this.patches = splitPatch(patch);
       if (!page.files.some((f) => f.path === this.selected)) this.selected = page.files[0]?.path ?? '';
       this.draw(null);
@@ -57,6 +62,7 @@ export class ReviewView {
       h('h2', { text: page.files.length === 0 ? `No change against ${against}` : `${page.files.length} changed against ${against}` }),
       h('span', { className: 'review-session', text: sessionSummary(page.session, page.files.length) }),
     );
+    if (this.forge !== null) head.append(this.forgeHeader(this.forge));
     const refresh = h('button', { type: 'button', className: 'review-refresh', text: 'Refresh', title: 'Read the working tree again' });
     refresh.addEventListener('click', () => void this.load());
     head.append(refresh);
@@ -154,11 +160,59 @@ export class ReviewView {
       }
       table.append(row);
       for (const c of comments.filter((c) => l.newNo !== undefined && c.line === l.newNo)) table.append(this.commentRow(c));
+      if (l.newNo !== undefined && l.kind !== 'del') for (const c of commentsAt(this.forge, f.path, l.newNo)) table.append(this.forgeRow(c));
     }
     view.append(table);
+    const shown = new Set(lines.filter((l) => l.newNo !== undefined && l.kind !== 'del').map((l) => l.newNo!));
+    const away = forgeElsewhere(this.forge, f.path, shown);
+    if (away.length > 0) {
+      const t = h('table', { className: 'review-diff forge-elsewhere' });
+      const cap = h('caption', { text: 'On the forge, outdated or elsewhere in this file' });
+      t.append(cap);
+      for (const c of away) t.append(this.forgeRow(c));
+      view.append(t);
+    }
     const elsewhere = comments.filter((c) => !lines.some((l) => l.newNo === c.line));
     for (const c of elsewhere) view.append(h('table', { className: 'review-diff' }, this.commentRow(c)));
     return view;
+  }
+
+  /** forgeHeader is the pull request in one line, or why there is none. */
+  private forgeHeader(r: ForgeReview): HTMLElement {
+    const box = h('div', { className: `review-forge state-${r.state || 'unknown'}` });
+    const text = headline(r);
+    const url = r.pullRequest ? safeLink(r.pullRequest.url) : '';
+    if (url) {
+      const a = h('a', { text });
+      a.href = url;
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      box.append(a);
+    } else {
+      box.append(h('span', { className: 'muted', text }));
+    }
+    const general = r.comments.filter((c) => c.path === '');
+    if (general.length > 0) box.append(h('span', { className: 'muted', text: ` · ${general.length} conversation comment${general.length === 1 ? '' : 's'}` }));
+    return box;
+  }
+
+  /** forgeRow is a forge comment, as text, under its line. */
+  private forgeRow(c: ForgeComment): HTMLTableRowElement {
+    const where = c.line > 0 ? `line ${c.line}` : c.originalLine > 0 ? `was line ${c.originalLine}` : 'file';
+    const meta = h('div', { className: 'comment-meta', text: `${c.author} on the forge · ${where}${c.side === 'LEFT' ? ' (old side)' : ''}` });
+    const url = safeLink(c.url);
+    if (url) {
+      const a = h('a', { text: ' open' });
+      a.href = url;
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      meta.append(a);
+    }
+    const cell = h('td', {}, meta, h('div', { className: 'comment-body', text: c.body }));
+    cell.colSpan = 3;
+    const tr = h('tr', { className: 'forge-comment' }, cell);
+    tr.dataset.forge = String(c.id);
+    return tr;
   }
 
   private commentRow(c: ReviewComment): HTMLTableRowElement {
