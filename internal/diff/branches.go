@@ -2,10 +2,12 @@ package diff
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/gitx"
 )
@@ -97,7 +99,10 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 	if stash, err := stashCreate(ctx, root, b.index); err == nil && stash != "" {
 		ours = stash
 	}
-	mergeTree := true
+	mergeTree, why := mergeTreeWorks(ctx, root)
+	if !mergeTree {
+		out.Note = why
+	}
 	for _, r := range list {
 		if !strings.HasPrefix(r.full, "refs/heads/") {
 			_, short, _ := strings.Cut(r.name, "/")
@@ -122,10 +127,16 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 		if err != nil {
 			return Branches{}, err
 		}
-		mine = append(mine, changed...)
+		mineSet := make(map[string]bool, len(mine)+len(changed))
+		for _, f := range mine {
+			mineSet[f] = true
+		}
+		for _, f := range changed {
+			mineSet[f] = true
+		}
 		var overlap []string
 		for _, f := range theirs {
-			if slices.Contains(mine, f) {
+			if mineSet[f] {
 				overlap = append(overlap, f)
 			}
 		}
@@ -136,27 +147,58 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 		br := Branch{Name: r.name, Remote: !strings.HasPrefix(r.full, "refs/heads/"), Commit: r.commit, Subject: r.subject,
 			Author: r.author, Date: r.date, MergeBase: mb, Overlap: slices.Compact(overlap), ConflictFiles: []string{}}
 		if mergeTree {
-			res, err := gitx.Run(ctx, root, "merge-tree", "--write-tree", "--name-only", "--no-messages", ours, r.commit)
+			// -z: the tree, then each conflicted path, NUL-terminated, as
+			// it is (no C quoting of non-ASCII names), then an empty record.
+			res, err := gitx.Run(ctx, root, "merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", ours, r.commit)
 			switch {
 			case err != nil:
 				return Branches{}, err
 			case res.Exit == 1:
 				br.Conflicts = true
-				lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
-				for _, l := range lines[1:] {
-					if rel, ok := strings.CutPrefix(l, prefix); ok && l != "" {
+				recs := strings.Split(res.Stdout, "\x00")
+				for _, p := range recs[min(1, len(recs)):] {
+					if p == "" {
+						break
+					}
+					if rel, ok := strings.CutPrefix(p, prefix); ok {
 						br.ConflictFiles = append(br.ConflictFiles, rel)
 					}
 				}
+				br.ConflictFiles = slices.Compact(br.ConflictFiles)
 			case res.Exit != 0:
-				// git before 2.38 has no --write-tree.
 				mergeTree = false
-				out.Note = "this git cannot check conflicts (git merge-tree --write-tree needs git 2.38 or later): " + res.Stderr
+				out.Note = "git merge-tree failed, so conflicts are not checked: " + res.Stderr
 			}
 		}
 		out.Branches = append(out.Branches, br)
 	}
 	return out, nil
+}
+
+// mergeTreeGit is the first git whose merge-tree has --write-tree.
+var mergeTreeGit = [2]int{2, 38}
+
+// gitVersion is `git version`'s answer, asked once per process.
+var gitVersion = sync.OnceValue(func() string {
+	res, err := gitx.Run(context.Background(), ".", "version")
+	if err != nil || res.Exit != 0 {
+		return ""
+	}
+	return res.Text()
+})
+
+// mergeTreeWorks says whether this git's merge-tree can check conflicts
+// without touching the work tree, and why not.
+func mergeTreeWorks(_ context.Context, _ string) (bool, string) {
+	v := gitVersion()
+	var major, minor int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(v, "git version "), "%d.%d", &major, &minor); err != nil {
+		return true, "" // an unusual version string: try, and say so if it fails
+	}
+	if major > mergeTreeGit[0] || major == mergeTreeGit[0] && minor >= mergeTreeGit[1] {
+		return true, ""
+	}
+	return false, fmt.Sprintf("this git (%s) cannot check conflicts: git merge-tree --write-tree needs git %d.%d or later", v, mergeTreeGit[0], mergeTreeGit[1])
 }
 
 // names runs a git command printing NUL-separated paths.

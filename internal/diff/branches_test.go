@@ -87,3 +87,32 @@ func TestOtherBranchesBeforeTheFirstCommitSaysSo(t *testing.T) {
 		t.Errorf("got %+v, %v", got, err)
 	}
 }
+
+// TestAConflictingFileKeepsItsName: a non-ASCII name with a space comes
+// back as it is, not C-quoted.
+func TestAConflictingFileKeepsItsName(t *testing.T) {
+	r := newRepo(t)
+	name := "dir/naïve file.txt"
+	r.write(name, "one\ntwo\nthree\n")
+	r.commit("init")
+	r.git("checkout", "-q", "-b", "other")
+	r.write(name, "one\nTWO (other)\nthree\n")
+	r.commit("other")
+	r.git("checkout", "-q", "main")
+	r.git("checkout", "-q", "-b", "mine")
+	r.write(name, "one\nTWO (mine)\nthree\n")
+	r.commit("mine")
+	got, err := OtherBranches(context.Background(), r.dir, []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range got.Branches {
+		if b.Name == "other" {
+			if !b.Conflicts || !slices.Equal(b.ConflictFiles, []string{name}) || !slices.Equal(b.Overlap, []string{name}) {
+				t.Errorf("other = %+v", b)
+			}
+			return
+		}
+	}
+	t.Errorf("other is not listed: %+v", got)
+}
