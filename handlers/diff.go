@@ -190,7 +190,7 @@ func diffSessionHandler(ws *live.Workspace, sessions *reviewstate.Store) gateway
 			return apierr.Conflict("%v", err)
 		case errors.As(err, &input):
 			return apierr.BadRequest("%v", err)
-		case errors.As(err, &reviewstate.TooManyError{}):
+		case errors.As(err, &reviewstate.TooManyError{}), errors.As(err, new(*reviewstate.SizeError)):
 			return apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeTooLarge, "%v", err)
 		case err != nil:
 			return err

@@ -63,6 +63,14 @@ func (e *InputError) Error() string { return e.Msg }
 
 func bad(format string, args ...any) error { return &InputError{Msg: fmt.Sprintf(format, args...)} }
 
+// SizeError refuses a write after which the session would be larger than
+// its file may be.
+type SizeError struct{ Size, Max int }
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("the review session would be %d MB, over its %d MB: delete or resolve comments, or unmark viewed files", e.Size>>20, e.Max>>20)
+}
+
 // TooManyError refuses a comment beyond MaxComments.
 type TooManyError struct{}
 
@@ -111,7 +119,7 @@ func (o Op) validate() error {
 			return err
 		}
 		if len(o.Path) > 4096 || !utf8.ValidString(o.Path) || strings.ContainsRune(o.Path, 0) || path.IsAbs(o.Path) ||
-			path.Clean(o.Path) != o.Path || o.Path == ".." || strings.HasPrefix(o.Path, "../") {
+			path.Clean(o.Path) != o.Path || o.Path == "." || o.Path == ".." || strings.HasPrefix(o.Path, "../") {
 			return bad("path must be a clean slash path relative to the workspace root, without .., as GET /api/v1/diff names files")
 		}
 		return nil

@@ -16,11 +16,16 @@
 //   - A comment keeps the text of its line; View flags it outdated when
 //     the line reads otherwise now. Ids ("c1", "c2", ...) are never reused
 //     within a branch.
-//   - A file that does not decode is moved aside (<file>.corrupt) and the
-//     branch starts again at version 0; Session.Notice says so.
+//   - A file that does not decode is moved aside (<file>.corrupt), under
+//     the lock, and the branch starts again at version 0; Session.Notice
+//     says so.
+//   - A write after which the file would pass its cap (32 MB, encoded
+//     without HTML escaping) is refused (SizeError, a 413), so that what is
+//     written always reads back.
 package reviewstate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -42,8 +47,10 @@ const (
 	MaxText     = 1000 // bytes of the commented line's text
 	MaxComments = 1000 // per branch
 	MaxViewed   = 10000
-	maxFile     = 32 << 20
 )
+
+// maxFile bounds a session's file, read and written (a variable for tests).
+var maxFile = 32 << 20
 
 // Author is who wrote: the kind and id of the token the request carried.
 type Author struct {
@@ -119,14 +126,17 @@ func (s *Store) path(branch string) string {
 
 // Load returns branch's session as stored (version 0 when none).
 func (s *Store) Load(branch string) (Session, error) {
-	f, err := s.read(branch)
+	f, err := s.read(branch, false)
 	return f.Session, err
 }
 
-func (s *Store) read(branch string) (file, error) {
+// read reads branch's file. A file that does not decode is moved aside,
+// always under the file's lock: a reader that finds one takes the lock,
+// reads again (a writer may have replaced it meanwhile) and moves it then.
+func (s *Store) read(branch string, locked bool) (file, error) {
 	p := s.path(branch)
 	empty := file{Session: Session{Branch: branch, Viewed: []Mark{}, Comments: []Comment{}}, NextID: 1}
-	data, err := fsx.ReadAtMost(p, maxFile)
+	data, err := fsx.ReadAtMost(p, int64(maxFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return empty, nil
 	}
@@ -138,6 +148,16 @@ func (s *Store) read(branch string) (file, error) {
 	}
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil || f.Branch != branch || f.Version < 0 {
+		if !locked {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			lock, err := fsx.LockFile(p + ".lock")
+			if err != nil {
+				return empty, err
+			}
+			defer lock.Unlock()
+			return s.read(branch, true)
+		}
 		aside := p + ".corrupt"
 		if rerr := os.Rename(p, aside); rerr != nil {
 			return empty, fmt.Errorf("the review session file %s does not decode and cannot be moved aside: %w", p, rerr)
@@ -176,7 +196,7 @@ func (s *Store) Apply(branch string, author Author, op Op) (Session, error) {
 		return Session{}, err
 	}
 	defer lock.Unlock()
-	f, err := s.read(branch)
+	f, err := s.read(branch, true)
 	if err != nil {
 		return Session{}, err
 	}
@@ -188,9 +208,18 @@ func (s *Store) Apply(branch string, author Author, op Op) (Session, error) {
 	}
 	f.Version++
 	f.Notice = ""
-	data, err := json.Marshal(f)
-	if err != nil {
+	// Without HTML escaping a comment's < > & take one byte, not six; a
+	// session whose encoding would still pass the file's cap is refused, so
+	// that what is written can always be read back.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
 		return Session{}, err
+	}
+	data := buf.Bytes()
+	if len(data) > maxFile {
+		return Session{}, &SizeError{Size: len(data), Max: maxFile}
 	}
 	if err := fsx.WriteFileAtomic(s.path(branch), data, 0o600); err != nil {
 		return Session{}, err

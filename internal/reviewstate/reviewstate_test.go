@@ -225,3 +225,59 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+func TestAWriteThatWouldOutgrowTheFileIsRefused(t *testing.T) {
+	old := maxFile
+	maxFile = 4096
+	t.Cleanup(func() { maxFile = old })
+	st := NewStore(t.TempDir())
+	text := "x"
+	body := strings.Repeat("<&> ", 500) // 2000 bytes, not HTML-escaped
+	var err error
+	for v := 0; v < 5 && err == nil; v++ {
+		vv := v
+		_, err = st.Apply("main", Author{Kind: "console", ID: "tok_a"}, Op{Version: &vv, Op: OpComment, Path: "a.go", Line: 1, Text: &text, Body: body})
+	}
+	var se *SizeError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want a SizeError", err)
+	}
+	s, err := st.Load("main")
+	if err != nil || len(s.Comments) == 0 {
+		t.Fatalf("what was written before reads back: %v %+v", err, s)
+	}
+}
+
+func TestADotIsNotAPath(t *testing.T) {
+	st := NewStore(t.TempDir())
+	v := 0
+	for _, p := range []string{".", "a/./b", "a//b"} {
+		if _, err := st.Apply("main", Author{Kind: "console", ID: "t"}, Op{Version: &v, Op: OpCursor, Path: p, Line: 1}); err == nil {
+			t.Errorf("path %q was accepted", p)
+		}
+	}
+}
+
+// FuzzOp: whatever a client sends as POST /api/v1/diff/session's body, its
+// strict decode and the checks answer without a panic, and an op that
+// passes them names no author.
+func FuzzOp(f *testing.F) {
+	f.Add([]byte(`{"version":0,"op":"comment","path":"a.go","line":3,"text":"x","body":"why?"}`))
+	f.Add([]byte(`{"version":1,"op":"view","path":"a.go","hash":"abc"}`))
+	f.Add([]byte(`{"op":"resolve","id":"c1","author":{"kind":"console","id":"x"}}`))
+	f.Add([]byte(`{"version":-1,"op":"cursor","path":"../x","line":0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.DisallowUnknownFields()
+		var op Op
+		if dec.Decode(&op) != nil {
+			return
+		}
+		if _, err := op.version(); err != nil {
+			return
+		}
+		if op.validate() == nil && (op.Author != nil || op.By != nil || op.ResolvedBy != nil) {
+			t.Fatalf("an op naming an author passed: %s", data)
+		}
+	})
+}
