@@ -65,33 +65,36 @@ var emptyTrees = map[string]string{
 }
 
 // resolve finds the commit a change is measured against: HEAD for base ""
-// or "HEAD", else the merge base of base and HEAD. Its three questions to
-// git are asked at once: each is a process, and they add up.
+// or "HEAD", else the merge base of base and HEAD; and the current branch.
 func resolve(ctx context.Context, root, base string) (resolved, error) {
-	var inside, head, branch gitx.Result
-	var errInside, errHead, errBranch error
+	return resolveFor(ctx, root, base, true)
+}
+
+// resolveFor is resolve, naming the branch only when withBranch: the
+// patch does not need it, and every question is a process. The facts and
+// HEAD's commit come from one rev-parse; the branch, when asked, from a
+// symbolic-ref run at the same time.
+func resolveFor(ctx context.Context, root, base string, withBranch bool) (resolved, error) {
+	var inside, branch gitx.Result
+	var errInside, errBranch error
 	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format", "--path-format=absolute", "--git-path", "index", "--show-prefix")
-	}()
-	go func() {
-		defer wg.Done()
-		head, errHead = gitx.Run(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	}()
-	go func() {
-		defer wg.Done()
-		branch, errBranch = gitx.Run(ctx, root, "symbolic-ref", "--quiet", "--short", "HEAD")
-	}()
+	if withBranch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			branch, errBranch = gitx.Run(ctx, root, "symbolic-ref", "--quiet", "--short", "HEAD")
+		}()
+	}
+	// Exit 1 with the facts printed: HEAD has no commit yet.
+	inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format", "--path-format=absolute", "--git-path", "index", "--show-prefix", "--verify", "--quiet", "HEAD^{commit}")
 	wg.Wait()
-	if err := errors.Join(errInside, errHead, errBranch); err != nil {
+	if err := errors.Join(errInside, errBranch); err != nil {
 		return resolved{}, err
 	}
-	// One line each: "true", the format, the index, the prefix (an empty
-	// line at the top).
+	// One line each: "true", the format, the index, the prefix (maybe
+	// empty), then HEAD's commit when there is one.
 	facts := strings.Split(strings.TrimSuffix(inside.Stdout, "\n"), "\n")
-	if inside.Exit != 0 || len(facts) < 3 || facts[0] != "true" {
+	if inside.Exit > 1 || len(facts) < 3 || facts[0] != "true" {
 		return resolved{}, ErrNotRepository
 	}
 	var r resolved
@@ -99,12 +102,12 @@ func resolve(ctx context.Context, root, base string) (resolved, error) {
 	if len(facts) > 3 {
 		r.prefix = facts[3]
 	}
-	if branch.Exit == 0 {
+	if withBranch && branch.Exit == 0 {
 		r.Branch = branch.Text()
 	}
 	headCommit := ""
-	if head.Exit == 0 {
-		headCommit = head.Text()
+	if inside.Exit == 0 && len(facts) > 4 {
+		headCommit = facts[4]
 	}
 	r.head = headCommit
 	switch base {

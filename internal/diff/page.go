@@ -131,7 +131,7 @@ func (s Source) view(stored reviewstate.Session, ch Change) reviewstate.Session 
 // code the symbol reach reads), the declared coverage files' identities
 // (outputs, usually ignored by git) and the session's version.
 func (s Source) ETag(ctx context.Context, base string) (string, error) {
-	stamp, b, err := stampOf(ctx, s.Root, base)
+	stamp, b, err := stampOf(ctx, s.Root, base, true)
 	if err != nil {
 		return "", err
 	}

@@ -31,26 +31,35 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 // ETag there.
 func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head func(stamp string)) error {
 	started := time.Now()
-	b, err := resolve(ctx, root, base)
-	if err != nil {
-		return err
-	}
 	// The untracked files are found, indexed and diffed (into a file
-	// beside their private index) while git diffs the tracked ones; their
-	// part of the patch follows.
+	// beside their private index) while the base is resolved and git diffs
+	// the tracked ones; their part of the patch follows.
 	var u *untracked
 	var uerr, perr error // finding them; diffing them
 	var upatch string
 	found := make(chan struct{})
 	diffed := make(chan struct{})
+	resolvedBase := make(chan resolved, 1)
 	go func() {
 		defer close(diffed)
 		u, uerr = findUntracked(ctx, root)
 		close(found)
-		if uerr == nil {
+		b, ok := <-resolvedBase
+		if uerr == nil && ok {
 			upatch, perr = u.patchToFile(ctx, b.empty)
 		}
 	}()
+	b, err := resolveFor(ctx, root, base, false)
+	if err != nil {
+		close(resolvedBase)
+		<-diffed
+		if u != nil {
+			u.close()
+		}
+		return err
+	}
+	resolvedBase <- b
+	close(resolvedBase)
 	defer func() {
 		<-diffed
 		if u != nil {

@@ -23,13 +23,13 @@ import (
 // answered 304. (A file rewritten within the same nanosecond with the same
 // size would not change it; git's own index has the same blind spot.)
 func Stamp(ctx context.Context, root, base string) (string, error) {
-	stamp, _, err := stampOf(ctx, root, base)
+	stamp, _, err := stampOf(ctx, root, base, false)
 	return stamp, err
 }
 
-// stampOf is Stamp with the base it resolved.
-func stampOf(ctx context.Context, root, base string) (string, resolved, error) {
-	b, err := resolve(ctx, root, base)
+// stampOf is Stamp with the base it resolved (and the branch, withBranch).
+func stampOf(ctx context.Context, root, base string, withBranch bool) (string, resolved, error) {
+	b, err := resolveFor(ctx, root, base, withBranch)
 	if err != nil {
 		return "", resolved{}, err
 	}
@@ -82,7 +82,9 @@ func (r resolved) stamp(root string, paths []string) string {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	h := sha256.New()
-	fmt.Fprintf(h, "base %s %s %s head %s\n", r.Ref, r.Commit, r.Branch, r.head)
+	// Not the branch: two branches at one commit with one working tree have
+	// one change (the page's ETag adds the session's branch itself).
+	fmt.Fprintf(h, "base %s %s head %s\n", r.Ref, r.Commit, r.head)
 	statInto(h, "index", r.index)
 	for _, p := range paths {
 		if strings.HasSuffix(p, "/") {
