@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corehq/core/internal/testbed"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -51,52 +52,20 @@ const fixtureYAML = `projects:
 // repo is a git repository in a temporary directory, with no dependence on
 // the user's git configuration.
 type repo struct {
+	*testbed.GitRepo
 	t    *testing.T
 	root string
 }
 
 func newRepo(t *testing.T, branch string) *repo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	r := &repo{t: t, root: t.TempDir()}
-	r.git("init", "--quiet", "--initial-branch="+branch)
-	return r
+	g := testbed.NewGitRepo(t, branch)
+	return &repo{GitRepo: g, t: t, root: g.Dir}
 }
 
-func (r *repo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=Core Test", "-c", "user.email=core@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = r.root
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=Core Test", "GIT_AUTHOR_EMAIL=core@example.com",
-		"GIT_COMMITTER_NAME=Core Test", "GIT_COMMITTER_EMAIL=core@example.com",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+r.root,
-	)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (r *repo) write(rel, content string) {
-	r.t.Helper()
-	p := filepath.Join(r.root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *repo) commit(msg string) {
-	r.t.Helper()
-	r.git("add", "-A")
-	r.git("commit", "--quiet", "-m", msg)
-}
+func (r *repo) git(args ...string) string { r.t.Helper(); return r.Git(args...) }
+func (r *repo) write(rel, content string) { r.t.Helper(); r.Write(rel, content) }
+func (r *repo) commit(msg string)         { r.t.Helper(); r.Commit(msg) }
 
 // baseRepo is a workspace on main with one commit.
 func baseRepo(t *testing.T) *repo {

@@ -10,48 +10,26 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 // repo is a real git repository in a temporary directory.
 type repo struct {
+	*testbed.GitRepo
 	t   *testing.T
 	dir string
 }
 
 func newRepo(t *testing.T) *repo {
 	t.Helper()
-	r := &repo{t: t, dir: t.TempDir()}
-	r.git("init", "-q", "-b", "main")
-	return r
+	g := testbed.NewGitRepo(t, "main")
+	return &repo{GitRepo: g, t: t, dir: g.Dir}
 }
 
-func (r *repo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", r.dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (r *repo) write(path, content string) {
-	r.t.Helper()
-	p := filepath.Join(r.dir, filepath.FromSlash(path))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *repo) commit(msg string) {
-	r.t.Helper()
-	r.git("add", "-A")
-	r.git("commit", "-q", "-m", msg)
-}
+func (r *repo) git(args ...string) string  { r.t.Helper(); return r.Git(args...) }
+func (r *repo) write(path, content string) { r.t.Helper(); r.Write(path, content) }
+func (r *repo) commit(msg string)          { r.t.Helper(); r.Commit(msg) }
 
 func (r *repo) read(base string) Change {
 	r.t.Helper()
@@ -329,7 +307,8 @@ func TestReadAnswersTheAwkwardRepositories(t *testing.T) {
 		r.write("a.txt", "one\n")
 		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "sub")
 		r.commit("init")
-		subInRepo := &repo{t: t, dir: filepath.Join(r.dir, "sub")}
+		in := filepath.Join(r.dir, "sub")
+		subInRepo := &repo{GitRepo: &testbed.GitRepo{T: t, Dir: in}, t: t, dir: in}
 		subInRepo.write("s.txt", "2\n")
 		subInRepo.commit("s2")
 		f := byPath(r.read(""))["sub"]

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corehq/core/internal/testbed"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -30,13 +31,7 @@ func isolateGit(t *testing.T) {
 
 func g(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	full := append([]string{"-c", "user.name=Core Test", "-c", "user.email=test@example.com",
-		"-c", "commit.gpgsign=false", "-C", dir}, args...)
-	out, err := exec.Command("git", full...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return (&testbed.GitRepo{T: t, Dir: dir}).Git(args...)
 }
 
 func write(t *testing.T, path, content string) {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 // The open pull request of pulls-open.json.
@@ -165,13 +167,7 @@ func isolateGit(t *testing.T) {
 // g runs git in dir with a test identity and returns its trimmed stdout.
 func g(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	full := append([]string{"-c", "user.name=Core Test", "-c", "user.email=test@example.com",
-		"-c", "commit.gpgsign=false", "-C", dir}, args...)
-	out, err := exec.Command("git", full...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return (&testbed.GitRepo{T: t, Dir: dir}).Git(args...)
 }
 
 // repo makes a repository on branch with one commit and origin set to

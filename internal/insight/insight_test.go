@@ -12,11 +12,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/testbed"
 	"github.com/corehq/core/internal/workspace"
 )
 
 // repo is a git repository with a targets.yaml declaring projects a and b.
 type repo struct {
+	*testbed.GitRepo
 	t    *testing.T
 	dir  string
 	when time.Time
@@ -24,8 +26,8 @@ type repo struct {
 
 func newRepo(t *testing.T) *repo {
 	t.Helper()
-	r := &repo{t: t, dir: t.TempDir(), when: time.Now().AddDate(0, 0, -60)}
-	r.git("init", "-q", "-b", "main")
+	g := testbed.NewGitRepo(t, "main")
+	r := &repo{GitRepo: g, t: t, dir: g.Dir, when: time.Now().AddDate(0, 0, -60)}
 	for _, d := range []string{"a", "b"} {
 		if err := os.MkdirAll(filepath.Join(r.dir, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -35,37 +37,16 @@ func newRepo(t *testing.T) *repo {
 	return r
 }
 
-func (r *repo) git(args ...string) string {
-	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (r *repo) write(path, content string) {
-	r.t.Helper()
-	p := filepath.Join(r.dir, path)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
-}
+func (r *repo) git(args ...string) string  { r.t.Helper(); return r.Git(args...) }
+func (r *repo) write(path, content string) { r.t.Helper(); r.Write(path, content) }
 
 // commit commits everything as author, a day after the previous commit.
 func (r *repo) commit(author, msg string) {
 	r.t.Helper()
 	r.when = r.when.Add(24 * time.Hour)
 	r.git("add", "-A")
-	date := r.when.Format(time.RFC3339)
-	r.git("-c", "user.name="+author, "-c", "user.email="+strings.ToLower(author)+"@example.com",
-		"commit", "-q", "--allow-empty", "-m", msg, "--date", date)
+	r.git("commit", "-q", "--allow-empty", "-m", msg, "--date", r.when.Format(time.RFC3339),
+		"--author", author+" <"+strings.ToLower(author)+"@example.com>")
 }
 
 func (r *repo) engine(t *testing.T) *Engine {
@@ -180,7 +161,7 @@ func TestTheHistoryGrowsCommitByCommitAndSurvivesARewrite(t *testing.T) {
 		t.Fatalf("the kept history: %d commits, %v", len(e2.hist.Commits), err)
 	}
 	// Rewrite: amend the last commit; the old tip is no longer an ancestor.
-	r.git("-c", "user.name=Ada", "-c", "user.email=ada@example.com", "commit", "-q", "--amend", "-m", "two, amended")
+	r.git("commit", "-q", "--amend", "-m", "two, amended", "--author", "Ada <ada@example.com>")
 	if changed, err := e2.Update(ctx); err != nil || !changed || len(e2.hist.Commits) != 2 {
 		t.Fatalf("after a rewrite: %d commits, %v", len(e2.hist.Commits), err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/corehq/core/internal/testbed"
 )
 
 // isolateGit keeps the fixture repositories away from the machine's and
@@ -26,13 +28,7 @@ func isolateGit(t *testing.T) {
 // g runs git in dir with a test identity and returns its trimmed stdout.
 func g(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	full := append([]string{"-c", "user.name=Core Test", "-c", "user.email=test@example.com",
-		"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", "-C", dir}, args...)
-	out, err := exec.Command("git", full...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return (&testbed.GitRepo{T: t, Dir: dir}).Git(args...)
 }
 
 func commit(t *testing.T, dir, file, content string) string {

@@ -1,8 +1,9 @@
-// Package testbed is what core's end-to-end tests, its screenshot tool
+// Package testbed is what core's tests, its screenshot tool
 // (scripts/screenshots) and its explorer benchmark share to drive the real
-// binary and a real browser: a clean copy of a workspace, an environment
-// no user configuration leaks into, and the flags headless Chromium needs on
-// these machines. Nothing in core itself imports it.
+// binary, a real browser and real git: a clean copy of a workspace, an
+// environment no user configuration leaks into, the flags headless
+// Chromium needs on these machines, and a temporary git repository
+// (GitRepo). Nothing in core itself imports it.
 package testbed
 
 import (
