@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The knowledge-graph cold index on real code (issue 17), against
+# universal-ctags on the same tree: corpora assembled from what this kind of
+# machine has without a download, each with a generated targets.yaml (one
+# project per top-level directory):
+#
+#   go:     the Go distribution's source tree ($(go env GOROOT)/src)
+#   python: Python's standard library (/usr/lib/python3.*)
+#   js:     the console's npm dependencies as shipped (console/node_modules)
+#
+# For each: REPS interleaved runs of a cold `core graph --json` (empty cache)
+# and `ctags -R`, wall and CPU time (user+sys) from /usr/bin/time; medians
+# and ratios. Then one warm run (the cache kept). Nothing is committed: the
+# corpora are copied to OUT.
+#
+# Usage: bench/graph/real.sh        Knobs: CORPORA="go python js" REPS=3 OUT=/tmp/core-bench-real
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CORPORA=${CORPORA:-go python js}
+REPS=${REPS:-3}
+OUT=${OUT:-/tmp/core-bench-real}
+rm -rf "$OUT" && mkdir -p "$OUT"
+go build -o "$OUT/core" ./cmd/core
+echo "machine: $(nproc) CPUs, $(go version | cut -d' ' -f3-), $(ctags --version | head -1)"
+
+assemble() { # name source
+	local ws="$OUT/$1" src=$2
+	mkdir -p "$ws"
+	cp -r "$src"/. "$ws"/
+	rm -rf "$ws/.core"
+	{
+		echo "projects:"
+		find "$ws" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort | while read -r d; do
+			name=$(echo "$d" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9_\n-' '-' | sed 's/^[-_]*//')
+			[ -n "$name" ] || continue
+			printf '  %s:\n    path: "%s"\n' "$name" "$d"
+		done
+	} > "$ws/targets.yaml"
+	# Names that collide after folding case keep the first.
+	awk '/^  [^ ].*:$/ { if (seen[$0]++) { skip=1; next } } skip>0 { skip--; next } { print }' "$ws/targets.yaml" > "$ws/targets.tmp" && mv "$ws/targets.tmp" "$ws/targets.yaml"
+	echo "$1: $(find "$ws" -type f | wc -l) files, $(du -sh "$ws" | cut -f1)"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+measure() { # name
+	local ws="$OUT/$1"
+	: > "$OUT/$1.core"; : > "$OUT/$1.ctags"
+	for i in $(seq "$REPS"); do
+		rm -rf "$ws/.core"
+		/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
+		awk '{print $1, $2+$3}' "$OUT/t" >> "$OUT/$1.core"
+		( cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
+		awk '{print $1, $2+$3}' "$OUT/t" >> "$OUT/$1.ctags"
+	done
+	/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
+	local warm; warm=$(awk '{print $1}' "$OUT/t")
+	local cw cc tw tc
+	cw=$(cut -d' ' -f1 "$OUT/$1.core" | median); cc=$(cut -d' ' -f2 "$OUT/$1.core" | median)
+	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median)
+	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" 'BEGIN {
+		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.2f s (%.2fx cold) |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w, w/cw }'
+}
+
+for c in $CORPORA; do
+	case $c in
+	go) assemble go "$(go env GOROOT)/src" ;;
+	python) assemble python "$(ls -d /usr/lib/python3.* | head -1)" ;;
+	js) assemble js console/node_modules ;;
+	*) echo "unknown corpus $c" >&2; exit 2 ;;
+	esac
+done
+echo
+echo "| corpus | core cold wall / CPU | ctags -R wall / CPU | wall ratio | CPU ratio | core warm |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for c in $CORPORA; do measure "$c"; done
