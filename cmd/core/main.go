@@ -51,8 +51,10 @@ func newRootCmd() *cobra.Command {
 		Short: "A live knowledge graph, runner and console server for a monorepo",
 		Long: `core keeps a live knowledge graph of a workspace (projects, targets, spells,
 docs) declared in targets.yaml, and serves it on one loopback port to a browser
-console, to this CLI and to coding agents. Every request to the server carries
-a bearer token; see "core config console token create".
+console, to this CLI and to coding agents (MCP at <base URL>/mcp, with a token
+from "core config mcp token create"). Every request to the server carries a
+bearer token; see "core config console token create". "core share" opens a
+read-only, time-boxed view for a colleague on the network.
 
 The workspace is the directory holding targets.yaml: --workspace names it, or
 core walks up from the current directory to find it.`,
