@@ -375,20 +375,31 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 	return top.preset, done, nil
 }
 
-// prepare validates and plans a run and readies the cache directory.
-func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, error) {
+// planChecked plans targets and checks what can be checked before anything
+// runs (the package.json scripts the argvs name); it returns the order and
+// the workspace root.
+func (r *Runner) planChecked(ws *workspace.Workspace, targets []string) ([]*node, string, error) {
 	if len(targets) == 0 {
-		return nil, errors.New("run: no targets given: name at least one as PROJECT:TARGET")
+		return nil, "", errors.New("run: no targets given: name at least one as PROJECT:TARGET")
 	}
 	order, err := plan(ws, targets)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	root := r.opts.Root
 	if root == "" {
 		root = ws.Root
 	}
 	if err := checkScripts(root, order); err != nil {
+		return nil, "", err
+	}
+	return order, root, nil
+}
+
+// prepare validates and plans a run and readies the cache directory.
+func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, error) {
+	order, _, err := r.planChecked(ws, targets)
+	if err != nil {
 		return nil, err
 	}
 	if r.opts.CacheDir == "" {
@@ -802,16 +813,9 @@ type Planned struct {
 // whether it would be served from the cache. Nothing runs and nothing is
 // written.
 func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []string) ([]Planned, error) {
-	if len(targets) == 0 {
-		return nil, errors.New("run: no targets given: name at least one as PROJECT:TARGET")
-	}
-	order, err := plan(ws, targets)
+	order, root, err := r.planChecked(ws, targets)
 	if err != nil {
 		return nil, err
-	}
-	root := r.opts.Root
-	if root == "" {
-		root = ws.Root
 	}
 	rule := ignore.New(root, r.opts.CacheDir)
 	global, err := hashRootGlobs(ctx, root, rule, GlobalInputs(ws))
