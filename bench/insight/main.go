@@ -56,7 +56,7 @@ func main() {
 	var gitMs, coreMs []float64
 	for i := 0; i < *reps; i++ {
 		start := time.Now()
-		cmd := exec.Command("git", "-C", *repo, "log", "--reverse", "--no-merges", "-z", "--numstat", "-M", "--use-mailmap", "--format=%x1e%H%x1f%at%x1f%aN", "HEAD", "--")
+		cmd := exec.Command("git", "-C", *repo, "log", "--reverse", "--no-merges", "-z", "--numstat", "-M", "--relative", "--use-mailmap", "--format=%x1e%H%x1f%at%x1f%aN", "HEAD", "--", ".")
 		cmd.Stdout = io.Discard
 		must(cmd.Run())
 		gitMs = append(gitMs, stats.Ms(time.Since(start)))

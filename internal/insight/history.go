@@ -97,7 +97,9 @@ const logFormat = "--format=%x1e%H%x1f%at%x1f%aN"
 // read adds the commits of rng (oldest first) to h, parsing git log as it
 // prints. It returns the newest commit read ("" when none).
 func (h *History) read(ctx context.Context, root, rng string) (string, error) {
-	cmd := gitx.Command(ctx, root, "log", "--reverse", "--no-merges", "-z", "--numstat", "-M", "--no-color", "--use-mailmap", logFormat, rng, "--")
+	// --relative and the pathspec: a workspace in a subdirectory of its
+	// repository sees its own commits, with paths relative to it.
+	cmd := gitx.Command(ctx, root, "log", "--reverse", "--no-merges", "-z", "--numstat", "-M", "--relative", "--no-color", "--use-mailmap", logFormat, rng, "--", ".")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err

@@ -316,3 +316,29 @@ func TestAShallowCloneAndOddAuthorsAreSaidNotHidden(t *testing.T) {
 		t.Errorf("a shallow clone: shallow %v, %d commits, notes %q", rep.Shallow, rep.Commits, rep.Notes)
 	}
 }
+
+// TestAWorkspaceInASubdirectorySeesItsOwnHistory: paths are relative to
+// the workspace, and commits outside it do not count.
+func TestAWorkspaceInASubdirectorySeesItsOwnHistory(t *testing.T) {
+	g := testbed.NewGitRepo(t, "main")
+	g.Write("other/x.txt", "x\n")
+	g.Commit("outside")
+	g.Write("ws/targets.yaml", "projects:\n  a:\n    path: a\n    targets:\n      build:\n        run: [\"true\"]\n")
+	g.Write("ws/a/f.go", "package a\n\nfunc F() {\n\treturn\n}\n")
+	g.Commit("inside")
+	g.Write("ws/a/f.go", "package a\n\nfunc F() {\n\treturn\n}\n// 2\n")
+	g.Commit("inside again")
+	root := filepath.Join(g.Dir, "ws")
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: root, CacheDir: t.TempDir(), Declared: func() (*workspace.Workspace, error) { return ws, nil }})
+	rep, err := e.Report(context.Background(), Params{Window: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Commits != 2 || len(rep.Hotspots.Files) == 0 || rep.Hotspots.Files[0].Path != "a/f.go" || rep.Hotspots.Files[0].Project != "a" {
+		t.Errorf("commits %d, hotspots %+v", rep.Commits, rep.Hotspots.Files)
+	}
+}
