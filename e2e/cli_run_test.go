@@ -88,6 +88,23 @@ func TestTheCLIRunsWhatPeopleRun(t *testing.T) {
 		}
 	})
 
+	t.Run("core hash --diff says why a run missed", func(t *testing.T) {
+		runCore(t, ws, []string{"FOO=alpha"}, "run", "envy:show", "--force")
+		runCore(t, ws, []string{"FOO=beta"}, "run", "envy:show")
+		list := mustCore(t, ws, nil, "runs", "--target", "envy:show", "--limit", "2")
+		ids := regexp.MustCompile(`(?m)^(r\S+)\s+envy:show`).FindAllStringSubmatch(list.Stdout, -1)
+		if len(ids) != 2 {
+			t.Fatalf("core runs:\n%s", list.Stdout)
+		}
+		d := mustCore(t, ws, nil, "hash", "--diff", ids[1][1], ids[0][1])
+		if !strings.Contains(d.Stdout, "env FOO: its value changed") {
+			t.Errorf("core hash --diff:\n%s", d.Stdout)
+		}
+		if strings.Contains(d.Stdout, "alpha") || strings.Contains(d.Stdout, "beta") {
+			t.Errorf("a variable's value reached the output:\n%s", d.Stdout)
+		}
+	})
+
 	t.Run("a failed run's journal is one command away", func(t *testing.T) {
 		r := runCore(t, ws, []string{"FOO=fail", "GITHUB_ACTIONS=true"}, "run", "envy:show")
 		if r.Code != 1 || !strings.Contains(r.Stderr, "core runs show r") {

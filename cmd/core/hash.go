@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,19 +14,29 @@ import (
 )
 
 func newHashCmd(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, diffRuns bool
 	cmd := &cobra.Command{
-		Use:   "hash PROJECT:TARGET [--json]",
+		Use:   "hash PROJECT:TARGET [--json] | hash --diff RUN_A RUN_B",
 		Short: "Explain a target's cache key: every part that goes into it",
 		Long: `Prints what a target's cache key is made of, as it is now: the argv, the
 environment variables it declares (set or not, and a hash of the value, never
 the value), its project, every input file with its hash (the project's
 manifests included), its // inputs, the global inputs (the lockfiles and
 global_inputs) and each dependency's key. It says whether the cache holds a
-result for that key. Nothing runs.`,
+result for that key. Nothing runs.
+
+--diff RUN_A RUN_B says why two runs had different keys (why one rebuilt):
+which variables, input files, global inputs or dependencies' keys differ.
+Each run that executed recorded its key's parts (core runs lists the ids).`,
 		Example: `  core hash api:build
-  core hash api:build --json | jq '.inputs[] | select(.path | endswith(".go"))'`,
-		Args: cobra.ExactArgs(1),
+  core hash api:build --json | jq '.inputs[] | select(.path | endswith(".go"))'
+  core hash --diff r20261124T101500.1Z-1a2b3c4d r20261124T111500.2Z-5e6f7a8b`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if diffRuns {
+				return cobra.ExactArgs(2)(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -36,6 +47,9 @@ result for that key. Nothing runs.`,
 			e, err := g.load(nil)
 			if err != nil {
 				return err
+			}
+			if diffRuns {
+				return diffKeys(cmd, e.cacheDir, args[0], args[1])
 			}
 			ws, err := workspace.Load(e.root)
 			if err != nil {
@@ -90,5 +104,132 @@ result for that key. Nothing runs.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the parts as JSON")
+	cmd.Flags().BoolVar(&diffRuns, "diff", false, "compare the keys of two runs: RUN_A RUN_B")
 	return cmd
+}
+
+// diffKeys prints what differs between the keys of two runs.
+func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
+	parts := make([]runner.KeyParts, 2)
+	for i, id := range []string{a, b} {
+		if !runner.ValidID(id) {
+			return fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+		}
+		j, err := runner.ReadJournal(cacheDir, id)
+		if err != nil {
+			return fmt.Errorf("run %s: %w (core runs lists what is kept)", id, err)
+		}
+		if j.CacheKey == "" {
+			return fmt.Errorf("run %s has no cache key (it did not get as far as hashing its inputs)", id)
+		}
+		if parts[i], err = runner.RecordedParts(cacheDir, j.CacheKey); err != nil {
+			return fmt.Errorf("the parts of run %s's key (%s) were not recorded: a run records them when it executes, not when the cache serves it; run core hash --diff with two runs that executed", id, shortKey(j.CacheKey))
+		}
+	}
+	out := cmd.OutOrStdout()
+	x, y := parts[0], parts[1]
+	if x.Key == y.Key {
+		fmt.Fprintf(out, "the two runs have the same key %s: nothing differs\n", shortKey(x.Key))
+		return nil
+	}
+	fmt.Fprintf(out, "%s %s -> %s %s\n", x.Target, shortKey(x.Key), y.Target, shortKey(y.Key))
+	n := 0
+	say := func(format string, args ...any) {
+		n++
+		fmt.Fprintf(out, "  "+format+"\n", args...)
+	}
+	if x.Target != y.Target {
+		say("target: %s, then %s", x.Target, y.Target)
+	}
+	if strings.Join(x.Argv, "\x00") != strings.Join(y.Argv, "\x00") {
+		say("argv: %s, then %s", strings.Join(x.Argv, " "), strings.Join(y.Argv, " "))
+	}
+	if x.Project != y.Project {
+		say("project path: %s, then %s", x.Project, y.Project)
+	}
+	envOf := func(k runner.KeyParts) map[string]runner.EnvPart {
+		m := map[string]runner.EnvPart{}
+		for _, v := range k.Env {
+			m[v.Name] = v
+		}
+		return m
+	}
+	ex, ey := envOf(x), envOf(y)
+	for _, name := range sortedKeys(ex, ey) {
+		vx, okx := ex[name]
+		vy, oky := ey[name]
+		switch {
+		case !okx:
+			say("env %s: declared only in the second", name)
+		case !oky:
+			say("env %s: declared only in the first", name)
+		case vx.Set != vy.Set:
+			say("env %s: set %v, then %v", name, vx.Set, vy.Set)
+		case vx.Hash != vy.Hash:
+			say("env %s: its value changed", name)
+		}
+	}
+	files := func(what string, fx, fy []runner.FileHash) {
+		mx, my := map[string]string{}, map[string]string{}
+		for _, f := range fx {
+			mx[f.Path] = f.Kind + f.Hash
+		}
+		for _, f := range fy {
+			my[f.Path] = f.Kind + f.Hash
+		}
+		for _, p := range sortedKeys(mx, my) {
+			hx, okx := mx[p]
+			hy, oky := my[p]
+			switch {
+			case !okx:
+				say("%s %s: added", what, p)
+			case !oky:
+				say("%s %s: removed", what, p)
+			case hx != hy:
+				say("%s %s: changed", what, p)
+			}
+		}
+	}
+	files("input", x.Inputs, y.Inputs)
+	files("// input", x.Root, y.Root)
+	files("global input", x.Global, y.Global)
+	dx, dy := map[string]string{}, map[string]string{}
+	for _, d := range x.Deps {
+		dx[d.Target] = d.Key
+	}
+	for _, d := range y.Deps {
+		dy[d.Target] = d.Key
+	}
+	for _, t := range sortedKeys(dx, dy) {
+		kx, okx := dx[t]
+		ky, oky := dy[t]
+		switch {
+		case !okx:
+			say("dependency %s: added", t)
+		case !oky:
+			say("dependency %s: removed", t)
+		case kx != ky:
+			say("dependency %s: its key changed (%s -> %s); core hash --diff on its runs says why", t, shortKey(kx), shortKey(ky))
+		}
+	}
+	if n == 0 {
+		say("the recorded parts are equal: the key's version or encoding changed between the runs")
+	}
+	return nil
+}
+
+// sortedKeys is the union of two maps' keys, sorted.
+func sortedKeys[V any](a, b map[string]V) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]V{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

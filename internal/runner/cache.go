@@ -441,6 +441,7 @@ func trimCache(cacheDir string, keep int) (int, error) {
 		entries = append(entries, aged{e, mod})
 	}
 	if len(entries) <= keep {
+		trimKeys(cacheDir, 2*keep)
 		return 0, nil
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].mod.Before(entries[j].mod) })
@@ -462,7 +463,30 @@ func trimCache(cacheDir string, keep int) (int, error) {
 		removed++
 	}
 	removeStaleTemps(dir, time.Hour)
+	trimKeys(cacheDir, 2*keep)
 	return removed, nil
+}
+
+// trimKeys keeps the newest keep recorded key parts (core hash --diff).
+func trimKeys(cacheDir string, keep int) {
+	all, err := os.ReadDir(keysDir(cacheDir))
+	if err != nil || len(all) <= keep {
+		return
+	}
+	type aged struct {
+		name string
+		mod  time.Time
+	}
+	list := make([]aged, 0, len(all))
+	for _, e := range all {
+		if fi, err := e.Info(); err == nil {
+			list = append(list, aged{e.Name(), fi.ModTime()})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].mod.Before(list[j].mod) })
+	for _, a := range list[:max(0, len(list)-keep)] {
+		_ = os.Remove(filepath.Join(keysDir(cacheDir), a.name))
+	}
 }
 
 // CacheEntries counts the build cache entries without reading them.

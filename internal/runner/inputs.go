@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -359,6 +361,21 @@ func hashFiles(ctx context.Context, dir string, files []string) ([]fileDigest, e
 type inputDigest struct {
 	files int
 	sum   [32]byte
+	// What was hashed, for the key's parts (KeyParts): the files relative
+	// to their base and their digests; a target's // inputs in root*.
+	names       []string
+	digests     []fileDigest
+	rootNames   []string
+	rootDigests []fileDigest
+}
+
+// hashes lists names with their digests as FileHash.
+func hashes(names []string, digests []fileDigest) []FileHash {
+	out := make([]FileHash, len(names))
+	for i, f := range names {
+		out[i] = FileHash{Path: f, Kind: string(digests[i].kind), Hash: hex.EncodeToString(digests[i].sum[:])}
+	}
+	return out
 }
 
 // hashInputs lists and hashes a target's inputs: its project's, and its //
@@ -383,7 +400,7 @@ func hashInputs(ctx context.Context, root string, rule *ignore.Rule, p *workspac
 	h := sha256.New()
 	h.Write(d.sum[:])
 	h.Write(r.sum[:])
-	out := inputDigest{files: d.files + r.files}
+	out := inputDigest{files: d.files + r.files, names: d.names, digests: d.digests, rootNames: r.names, rootDigests: r.digests}
 	h.Sum(out.sum[:0])
 	return out, nil
 }
@@ -426,8 +443,7 @@ func digestFiles(ctx context.Context, dir string, files []string) (inputDigest, 
 		e.byte(digests[i].kind)
 		h.Write(digests[i].sum[:])
 	}
-	var d inputDigest
-	d.files = len(files)
+	d := inputDigest{files: len(files), names: files, digests: digests}
 	h.Sum(d.sum[:0])
 	return d, nil
 }
@@ -525,6 +541,59 @@ type KeyParts struct {
 	Root    []FileHash `json:"root_inputs"` // the // inputs, relative to the root
 	Global  []FileHash `json:"global_inputs"`
 	Deps    []Planned  `json:"deps"` // each dependency with its key
+}
+
+// partsOf is the parts of a key the runner computed for t from in and
+// global (the files and their digests kept from hashing), argv, env and
+// the dependencies' keys.
+func partsOf(t *workspace.Target, projectPath, key string, in, global inputDigest, deps []Planned) KeyParts {
+	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{},
+		Inputs: hashes(in.names, in.digests), Root: hashes(in.rootNames, in.rootDigests), Global: hashes(global.names, global.digests), Deps: deps}
+	for _, name := range t.Env {
+		v, set := os.LookupEnv(name)
+		e := EnvPart{Name: name, Set: set}
+		if set {
+			sum := sha256.Sum256([]byte(v))
+			e.Hash = hex.EncodeToString(sum[:8])
+		}
+		k.Env = append(k.Env, e)
+	}
+	if k.Deps == nil {
+		k.Deps = []Planned{}
+	}
+	return k
+}
+
+// keysDir holds the parts of the keys of executed runs, for `core hash
+// --diff`: <cache>/keys/<key>.json.
+func keysDir(cacheDir string) string { return filepath.Join(cacheDir, "keys") }
+
+// recordParts keeps k for a later --diff (best effort: a failure loses
+// only the explanation).
+func recordParts(cacheDir string, k KeyParts) {
+	if cacheDir == "" {
+		return
+	}
+	data, err := json.Marshal(k)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(keysDir(cacheDir), 0o700) == nil {
+		_ = fsx.ReplaceFile(filepath.Join(keysDir(cacheDir), k.Key+".json"), data, 0o600)
+	}
+}
+
+// RecordedParts reads the parts a run recorded for key.
+func RecordedParts(cacheDir, key string) (KeyParts, error) {
+	var k KeyParts
+	if len(key) != 64 || strings.Trim(key, "0123456789abcdef") != "" {
+		return k, fmt.Errorf("%q is not a cache key", key)
+	}
+	data, err := os.ReadFile(filepath.Join(keysDir(cacheDir), key+".json"))
+	if err != nil {
+		return k, err
+	}
+	return k, json.Unmarshal(data, &k)
 }
 
 // Explain lists every part of target's key as it is now.

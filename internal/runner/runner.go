@@ -303,8 +303,10 @@ type node struct {
 	done   chan struct{}
 	res    TargetResult
 	key    string
-	queued bool      // still counted in r.queued
-	hits   *hitBatch // the run's cache-hit journals
+	in     inputDigest  // what the key hashed, for its recorded parts
+	global *inputDigest // the run's global inputs
+	queued bool         // still counted in r.queued
+	hits   *hitBatch    // the run's cache-hit journals
 	// preset is the run id the caller was promised for this target (Start);
 	// its journal exists from submission and always gets the final status.
 	// presetAt is when it was submitted: the journal's start time, so that
@@ -628,6 +630,7 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, gl
 		depKeys[i] = d.key
 	}
 	n.key = computeKey(n.t, n.p.Path, in, global, depKeys)
+	n.in, n.global = in, &global
 
 	dir := projectDir(root, n.p)
 	if r.opts.Cache != CacheUse {
@@ -678,6 +681,16 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta) bool {
 
 func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	id := n.t.ID()
+	// What this key was made of, for `core hash --diff` when a later run
+	// misses where this one hit, or the other way round.
+	deps := make([]Planned, len(n.deps))
+	for i, d := range n.deps {
+		deps[i] = Planned{Target: d.t.ID(), Key: d.key}
+	}
+	if n.global != nil {
+		recordParts(r.opts.CacheDir, partsOf(n.t, n.p.Path, n.key, n.in, *n.global, deps))
+	}
+	n.in = inputDigest{}
 	// A slot in the shared pool.
 	select {
 	case r.slots <- struct{}{}:
