@@ -227,6 +227,15 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 	for _, c := range a.byPkg {
 		tally(c)
 	}
+	// The dependencies the projects' manifests name (a package.json
+	// dependency on a sibling, a go.mod replace) are inferred edges too,
+	// counted once for the life of this workspace, so that no edit of the
+	// code's imports ever takes them away.
+	for _, p := range ws.Projects {
+		for _, d := range p.Inferred {
+			a.infCount[[2]string{p.Name, d.Project}]++
+		}
+	}
 	g.Nodes = slices.Grow(g.Nodes, nodes+len(a.extCount))
 	g.Edges = slices.Grow(g.Edges, edges+len(a.infCount))
 	for _, c := range contribs {

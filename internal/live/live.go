@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -221,7 +222,9 @@ func (w *Workspace) Rebuild() error {
 func (w *Workspace) Changed(b watch.Batch) error {
 	reconcile := b.Overflow
 	for _, p := range b.Paths {
-		if p == workspace.FileName {
+		// targets.yaml, or a manifest whose dependencies between projects
+		// the workspace reads when it loads (workspace.Load).
+		if base := path.Base(p); p == workspace.FileName || base == "package.json" || base == "go.mod" {
 			reconcile = true
 		}
 	}
