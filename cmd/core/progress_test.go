@@ -2,33 +2,15 @@ package main
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/testbed"
 )
 
-// syncBuffer is a bytes.Buffer safe for the heartbeat's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestProgressCountsAndSaysWhatIsStillRunning(t *testing.T) {
-	var out syncBuffer
+	var out testbed.Buffer
 	p := newProgress(&out, false)
 	p.quiet = 20 * time.Millisecond
 	now := time.Now()
@@ -57,7 +39,7 @@ func TestProgressCountsAndSaysWhatIsStillRunning(t *testing.T) {
 }
 
 func TestColourFollowsTheFlagAndNO_COLOR(t *testing.T) {
-	var out syncBuffer
+	var out testbed.Buffer
 	for _, c := range []struct {
 		flag string
 		want bool
