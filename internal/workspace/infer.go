@@ -19,7 +19,8 @@ import (
 // that targets.yaml does not declare: a package.json dependency (any of
 // dependencies, devDependencies, peerDependencies, optionalDependencies)
 // on the name of a sibling project's package.json, or a go.mod replace that
-// points at a sibling project's directory. It records them on the projects
+// points at a sibling project's directory or a require of a sibling's
+// module path (as a go.work's modules do). It records them on the projects
 // (Project.Inferred), adds the ^target dependencies they imply, and reports
 // a package.json that does not parse, or a cycle they close, as problems
 // (a go.mod that does not parse is go's to report: nothing is inferred).
@@ -68,6 +69,22 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	if len(problems) > 0 {
 		return problems
 	}
+	goMods := map[string]*modfile.File{} // project -> its go.mod, when go can read it
+	byModule := map[string]string{}      // Go module path -> project
+	for _, p := range ws.Projects {
+		file := path.Join(p.Path, "go.mod")
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+		if err != nil {
+			continue
+		}
+		// A go.mod go cannot read is go's to report: nothing is inferred.
+		if mf, err := modfile.Parse(file, data, nil); err == nil {
+			goMods[p.Name] = mf
+			if mf.Module != nil {
+				byModule[mf.Module.Mod.Path] = p.Name
+			}
+		}
+	}
 	for _, p := range ws.Projects {
 		add := func(dep, from string) {
 			if dep == "" || dep == p.Name || slices.Contains(p.Deps, dep) || slices.ContainsFunc(p.Inferred, func(d InferredDep) bool { return d.Project == dep }) {
@@ -80,19 +97,18 @@ func inferDeps(root string, ws *Workspace) []Problem {
 				add(byPackage[name], m.file)
 			}
 		}
-		file := path.Join(p.Path, "go.mod")
-		if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file))); err == nil {
-			mf, err := modfile.Parse(file, data, nil)
-			if err != nil {
-				// go's own error when it builds; core infers nothing from it
-				// rather than refuse the workspace over a file go owns.
-				mf = &modfile.File{}
-			}
+		if mf := goMods[p.Name]; mf != nil {
+			file := path.Join(p.Path, "go.mod")
+			// A replace that points at a sibling's directory, or a require
+			// of a sibling's module path (a go.work's modules need no
+			// replace).
 			for _, r := range mf.Replace {
-				if r.New.Version != "" || !strings.HasPrefix(r.New.Path, ".") {
-					continue // a module version, not a directory
+				if r.New.Version == "" && strings.HasPrefix(r.New.Path, ".") {
+					add(byDir[path.Clean(path.Join(p.Path, r.New.Path))], file)
 				}
-				add(byDir[path.Clean(path.Join(p.Path, r.New.Path))], file)
+			}
+			for _, r := range mf.Require {
+				add(byModule[r.Mod.Path], file)
 			}
 		}
 		sort.Slice(p.Inferred, func(i, j int) bool { return p.Inferred[i].Project < p.Inferred[j].Project })

@@ -111,3 +111,26 @@ func TestAGoModGoCannotReadIsGosToReport(t *testing.T) {
 		t.Errorf("a go.mod go cannot read stopped the workspace: %v", err)
 	}
 }
+
+// TestAGoWorkspacesModulesRequireEachOther: with go.work, a module
+// requires a sibling by its path and no replace.
+func TestAGoWorkspacesModulesRequireEachOther(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		FileName:                    npmTargets,
+		"go.work":                   "go 1.22\n\nuse (\n\t./svc/api\n\t./svc/lib\n)\n",
+		"packages/ui/package.json":  `{"name":"@shop/ui"}`,
+		"packages/app/package.json": `{"name":"@shop/app"}`,
+		"svc/api/go.mod":            "module example.com/api\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n",
+		"svc/lib/go.mod":            "module example.com/lib\n\ngo 1.22\n",
+	})
+	ws, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ws.Project("api").Inferred; len(got) != 1 || got[0] != (InferredDep{Project: "lib", From: "svc/api/go.mod"}) {
+		t.Errorf("api inferred %+v", got)
+	}
+	if got := ws.Target("api:build").Deps; strings.Join(got, ",") != "lib:build" {
+		t.Errorf("^build over the require: %v", got)
+	}
+}
