@@ -124,7 +124,7 @@ func Register(reg *gateway.Registry, d Deps) {
 	service("TokenService", bind(tokenv1alpha1connect.NewTokenServiceHandler, &tokenService{tokens: d.Tokens, now: time.Now}))
 	service("ToolService", bind(toolv1alpha1connect.NewToolServiceHandler, &toolService{ws: d.Workspace, metrics: d.Metrics}))
 	service("MetricsService", bind(metricsv1alpha1connect.NewMetricsServiceHandler, &metricsService{metrics: d.Metrics}))
-	service("StatusService", bind(statusv1alpha1connect.NewStatusServiceHandler, &statusService{ws: d.Workspace, runner: d.Runner, affected: d.Affected, facts: d.Facts}))
+	service("StatusService", bind(statusv1alpha1connect.NewStatusServiceHandler, &statusService{ws: d.Workspace, runner: d.Runner, affected: d.Affected, facts: d.Facts, metrics: d.Metrics}))
 	service("JobService", bind(jobv1alpha1connect.NewJobServiceHandler, &jobService{jobs: d.Jobs, handoff: d.Handoff, metrics: d.Metrics}))
 	service("ActivityService", bind(activityv1alpha1connect.NewActivityServiceHandler, &activityService{activity: d.Activity}))
 	service("ViewerService", bind(viewerv1alpha1connect.NewViewerServiceHandler, &viewerService{cacheDir: d.CacheDir}))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/metrics"
 	"github.com/corehq/core/internal/runner"
 
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
@@ -25,6 +26,7 @@ type statusService struct {
 	runner   *runner.Runner
 	affected *affected.Published
 	facts    Facts
+	metrics  *metrics.Counters
 }
 
 func (s *statusService) GetStatus(context.Context, *statusv1alpha1.GetStatusRequest) (*statusv1alpha1.GetStatusResponse, error) {
@@ -39,6 +41,14 @@ func (s *statusService) GetStatus(context.Context, *statusv1alpha1.GetStatusRequ
 	if s.runner != nil {
 		st := s.runner.Stats()
 		out.Pool.Capacity, out.Pool.Running, out.Pool.Queued = int32(st.Capacity), int32(st.Running), int32(st.Queued)
+	}
+	c := s.metrics.Snapshot()
+	out.Cache = &statusv1alpha1.CacheSummary{
+		LocalHits: c[metrics.CacheHits] - c[metrics.RemoteHits], RemoteHits: c[metrics.RemoteHits], Built: c[metrics.CacheMisses],
+		RemoteBytesDown: c[metrics.RemoteBytesDown], RemoteBytesUp: c[metrics.RemoteBytesUp],
+	}
+	if out.Cache.Remote = s.facts.Config["cache.remote.url"]; out.Cache.Remote != "" {
+		out.Cache.RemoteMode = s.facts.Config["cache.remote.mode"]
 	}
 	if ids, base, ok := s.affected.Get(); ok {
 		out.Pool.Affected, out.Pool.AffectedBase = ids, base

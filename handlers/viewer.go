@@ -57,7 +57,7 @@ func (s *viewerService) GetRun(_ context.Context, req *viewerv1alpha1.GetRunRequ
 func runMessage(j runner.Journal) *viewerv1alpha1.Run {
 	r := &viewerv1alpha1.Run{
 		Id: j.ID, Target: j.Target, Status: j.Status, ExitCode: int32(j.ExitCode),
-		StartTime: timestamppb.New(j.Start), CacheHit: j.CacheHit, CacheKey: j.CacheKey, Trigger: j.Trigger,
+		StartTime: timestamppb.New(j.Start), CacheHit: j.CacheHit, CacheKey: j.CacheKey, Trigger: j.Trigger, From: j.From,
 	}
 	if !j.End.IsZero() {
 		r.EndTime = timestamppb.New(j.End)

@@ -18,13 +18,17 @@ type runBooks struct {
 	activity *activity.Store
 }
 
-// Event counts the cache's answers: a target that runs missed it.
+// Event counts the cache's answers: a target that runs missed it. A hit
+// of the remote cache counts as a hit and as a remote hit.
 func (b *runBooks) Event(e runner.Event) {
 	switch e.State {
 	case runner.StateCached:
-		b.counters.Add("cache_hits", 1)
+		b.counters.Add(metrics.CacheHits, 1)
+		if e.From == runner.FromRemote {
+			b.counters.Add(metrics.RemoteHits, 1)
+		}
 	case runner.StateRunning:
-		b.counters.Add("cache_misses", 1)
+		b.counters.Add(metrics.CacheMisses, 1)
 	}
 }
 
@@ -35,6 +39,9 @@ func (b *runBooks) RunStarted(runner.Request) { b.counters.Add("runs_started", 1
 // per target that was asked for (the dependencies it ran are counted, not
 // filed).
 func (b *runBooks) RunEnded(req runner.Request, res *runner.Result) {
+	b.counters.Add(metrics.RemoteUploads, int64(res.Remote.Uploaded))
+	b.counters.Add(metrics.RemoteBytesDown, res.Remote.BytesDown)
+	b.counters.Add(metrics.RemoteBytesUp, res.Remote.BytesUp)
 	for _, t := range res.Targets {
 		b.counters.Add("runs_"+t.Status, 1)
 		if !slices.Contains(req.Targets, t.Target) {

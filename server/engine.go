@@ -51,9 +51,19 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 
 	capacity, reason := runner.Capacity(cfg.Concurrency, os.Getenv)
 	log.Info().Int("capacity", capacity).Str(logx.Reason, reason).Msg("run pool")
+	remote, err := RemoteCache(cfg, os.Getenv)
+	switch {
+	case err != nil:
+		// Runs build locally; the server still starts (core doctor says why).
+		log.Warn().Str(logx.Reason, err.Error()).Msg("remote cache not used")
+	case remote != nil:
+		log.Info().Str("remote", remote.String()).Str("mode", remote.Mode()).Msg("remote cache")
+	}
 	e.runner = runner.New(runner.Options{
 		Root: root, CacheDir: cacheDir, Capacity: capacity, Trigger: "console",
 		Observer: &runBooks{counters: counters, activity: e.activity},
+		Remote:   remote,
+		Warn:     func(msg string) { log.Warn().Str(logx.Reason, msg).Msg("remote cache") },
 	})
 
 	e.jobs = jobs.NewManager(func(s jobs.Snapshot, r *jobs.Run) {

@@ -26,7 +26,8 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Short: "Check the workspace, the configuration and the server",
 		Long: `Runs one check per line: the workspace file, the programs its targets and
 spells call (found on PATH, and their version), the configuration, the cache
-directory, the server and the console. A check that cannot run is "skipped",
+directory, the remote cache (reachable, and writable in read-write mode),
+the server and the console. A check that cannot run is "skipped",
 which is not a failure; the command exits 1 when any check fails.
 
 The console line reads "console: reachable", "console: skipped (server not
@@ -69,6 +70,23 @@ running)" or "console: disabled".`,
 				line(false, "cache: %v", err)
 			} else {
 				line(true, "cache: ok (%s)", cacheDir)
+			}
+
+			remote, err := server.RemoteCache(cfg, os.Getenv)
+			switch {
+			case err != nil:
+				line(false, "remote cache: %v", err)
+			case remote == nil:
+				line(true, "remote cache: none (set cache.remote.url to share builds)")
+			default:
+				ctx, cancel := context.WithTimeout(cmd.Context(), cfg.Cache.Remote.Timeout)
+				what, err := remote.Check(ctx)
+				cancel()
+				if err != nil {
+					line(false, "remote cache: %v", err)
+				} else {
+					line(true, "remote cache: %s at %s", what, remote)
+				}
 			}
 
 			st, running, err := state.Live(cacheDir)

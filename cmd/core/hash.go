@@ -85,6 +85,9 @@ Each run that executed recorded its key's parts (core runs lists the ids).`,
 					fmt.Fprintf(out, "env       %s unset\n", v.Name)
 				}
 			}
+			if k.Toolchain != nil {
+				fmt.Fprintf(out, "toolchain %s: %s (sha256 %s…)\n", strings.Join(k.Toolchain.Argv, " "), k.Toolchain.Version, k.Toolchain.Hash[:12])
+			}
 			files := func(title string, fs []runner.FileHash) {
 				fmt.Fprintf(out, "%s (%d)\n", title, len(fs))
 				for _, f := range fs {
@@ -146,6 +149,14 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	}
 	if x.Project != y.Project {
 		say("project path: %s, then %s", x.Project, y.Project)
+	}
+	switch tx, ty := x.Toolchain, y.Toolchain; {
+	case tx == nil && ty != nil:
+		say("toolchain: none, then %s (%s)", strings.Join(ty.Argv, " "), ty.Version)
+	case tx != nil && ty == nil:
+		say("toolchain: %s (%s), then none", strings.Join(tx.Argv, " "), tx.Version)
+	case tx != nil && tx.Hash != ty.Hash:
+		say("toolchain %s: %q, then %q", strings.Join(ty.Argv, " "), tx.Version, ty.Version)
 	}
 	envOf := func(k runner.KeyParts) map[string]runner.EnvPart {
 		m := map[string]runner.EnvPart{}

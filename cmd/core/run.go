@@ -23,15 +23,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/internal/affected"
+	"github.com/corehq/core/internal/remotecache"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
 	"github.com/corehq/core/internal/workspace"
+	"github.com/corehq/core/server"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects string
 	var force, noCache, dryRun, asJSON bool
-	var colorFlag string
+	var colorFlag, remoteFlag string
 	var open bool
 	cmd := &cobra.Command{
 		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
@@ -43,7 +45,13 @@ run again: its output is replayed and its declared outputs restored ("cached").
 A target's key covers its argv, its inputs, its dependencies' keys and the
 environment variables it lists in env: (others are not part of it).
 --force runs anyway and refreshes the cache; --no-cache neither reads nor
-writes it.
+writes it. A target that names a toolchain (toolchain: [go, version]) has
+that command's output in its key too.
+
+With a remote cache configured (cache.remote.url, CORE_CACHE_REMOTE_URL), a
+local miss asks it, and in read-write mode (cache.remote.mode) what ran is
+uploaded. A remote that is down or refusing costs one warning and the run
+builds locally. --remote=off leaves it alone for one run.
 
 A name without a project (core run build) runs that target in every project
 that declares it; globs select too (core run 'api:*', core run '*:test');
@@ -97,6 +105,9 @@ SIGKILL) and records them as interrupted.`,
 			}
 			if base != "" && affectedTarget == "" {
 				return errors.New("--base only applies with --affected TARGET")
+			}
+			if remoteFlag != "on" && remoteFlag != "off" {
+				return fmt.Errorf("--remote %q: use on (the default: the configured remote cache) or off", remoteFlag)
 			}
 			if force && noCache {
 				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
@@ -157,9 +168,16 @@ SIGKILL) and records them as interrupted.`,
 			stopBeat := make(chan struct{})
 			defer close(stopBeat)
 			go p.heartbeat(stopBeat)
+			var remote *remotecache.Client
+			if remoteFlag == "on" && !noCache {
+				if remote, err = server.RemoteCache(e.cfg, os.Getenv); err != nil {
+					p.warn(err.Error() + "; building without the remote cache (core doctor checks it)")
+				}
+			}
 			r := runner.New(runner.Options{
 				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
 				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(), Cache: cacheMode(force, noCache),
+				Remote: remote, Warn: p.warn,
 			})
 			if len(targets) > 1 || affectedTarget != "" {
 				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
@@ -171,7 +189,7 @@ SIGKILL) and records them as interrupted.`,
 			}
 			// Keep the run log bounded when no server rotates it.
 			_, _ = runner.TrimJournals(e.cacheDir, runner.DefaultJournalCap)
-			summarize(stderr, res, time.Since(began))
+			summarize(stderr, res, time.Since(began), remote)
 			githubGroups(stderr, e.cacheDir, res)
 			if open {
 				if err := openRun(cmd, e.cfg.LogViewerURL, res); err != nil {
@@ -201,6 +219,7 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: the plan as JSON")
 	cmd.Flags().BoolVar(&open, "open", false, "open the hosted log viewer (log_viewer_url) on the run: the failed target's, else the last")
 	cmd.Flags().StringVar(&colorFlag, "color", "auto", "colour the progress: auto (a terminal without NO_COLOR), always or never")
+	cmd.Flags().StringVar(&remoteFlag, "remote", "on", "off: leave the remote cache (cache.remote.url) alone for this run")
 	return cmd
 }
 
@@ -447,7 +466,11 @@ func (p *progress) event(e runner.Event) {
 	case runner.StateSucceeded:
 		line("%s %s (%s)", p.ok.Sprint("✔"), e.Target, p.elapsed(e))
 	case runner.StateCached:
-		line("%s %s %s", p.ok.Sprint("⚡"), e.Target, p.dim.Sprint("(cached)"))
+		how := "(cached)"
+		if e.From == runner.FromRemote {
+			how = "(remote cache)"
+		}
+		line("%s %s %s", p.ok.Sprint("⚡"), e.Target, p.dim.Sprint(how))
 	case runner.StateFailed:
 		why := e.Err
 		if e.RunID != "" && e.ExitCode > 0 {
@@ -461,6 +484,28 @@ func (p *progress) event(e runner.Event) {
 	default:
 		p.done--
 	}
+}
+
+// warn prints a warning among the progress lines.
+func (p *progress) warn(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "%s %s\n", p.bad.Sprint("warning:"), msg)
+	p.last = time.Now()
+}
+
+// humanBytes is n in B, KiB, MiB or GiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 2; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMG"[exp])
 }
 
 func (p *progress) elapsed(e runner.Event) string {
@@ -481,7 +526,7 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-func summarize(w io.Writer, res *runner.Result, took time.Duration) {
+func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remotecache.Client) {
 	var parts []string
 	for _, s := range []string{runner.StateSucceeded, runner.StateCached, runner.StateFailed, runner.StateInterrupted, runner.StateSkipped} {
 		if n := res.Count(s); n > 0 {
@@ -489,6 +534,19 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s: %s in %s\n", plural(len(res.Targets), "target"), strings.Join(parts, ", "), formatDuration(took))
+	if remote != nil {
+		from := map[string]int{}
+		for _, t := range res.Targets {
+			from[t.From]++
+		}
+		fmt.Fprintf(w, "cache: %d local hits, %d remote hits, %d built; remote %s (%s): %s down, %s up",
+			from[runner.FromLocal], from[runner.FromRemote], from[runner.FromBuilt], remote, remote.Mode(),
+			humanBytes(res.Remote.BytesDown), humanBytes(res.Remote.BytesUp))
+		if res.Remote.Uploaded > 0 {
+			fmt.Fprintf(w, ", %s uploaded", plural(res.Remote.Uploaded, "result"))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, t := range res.Targets {
 		if t.Status != runner.StateFailed {
 			continue

@@ -30,6 +30,21 @@ type Config struct {
 
 	CacheDir string `koanf:"cache_dir" help:"cache directory (default <workspace>/.core)"`
 
+	// The remote tier of the build cache (internal/remotecache): Bazel's
+	// HTTP remote-cache protocol. The credential's value is read from the
+	// environment variable HeaderEnv names, so it is in no file and never
+	// in the effective configuration.
+	Cache struct {
+		Remote struct {
+			URL         string        `koanf:"url" validate:"omitempty,remoteurl" help:"base URL of a Bazel HTTP remote cache (bazel-remote, BuildBuddy, nginx with WebDAV PUT), e.g. http://cache.internal:8080/core (empty: none)"`
+			Mode        string        `koanf:"mode" validate:"oneof=read read-write" help:"read (laptops: use what others built) or read-write (CI: also upload what ran)"`
+			Header      string        `koanf:"header" validate:"omitempty,headername" help:"name of the request header that carries the credential, e.g. Authorization (empty: none)"`
+			HeaderEnv   string        `koanf:"header_env" validate:"omitempty,envname" help:"environment variable holding that header's value, e.g. CORE_CACHE_TOKEN (the value is never logged or shown)"`
+			Timeout     time.Duration `koanf:"timeout" validate:"min=100ms,max=1h" help:"limit on each request to the remote cache, from connecting to the last byte"`
+			Parallelism int           `koanf:"parallelism" validate:"min=1,max=256" help:"requests to the remote cache in flight at once"`
+		} `koanf:"remote"`
+	} `koanf:"cache"`
+
 	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" help:"base address of the hosted log viewer that --open points to"`
 
 	Log struct {
@@ -79,6 +94,9 @@ func Defaults() Config {
 	c.Server.ShutdownTimeout = 10 * time.Second
 	c.Server.MaxBody = 1 << 20
 	c.Insight.BulkFiles = 100
+	c.Cache.Remote.Mode = "read"
+	c.Cache.Remote.Timeout = 30 * time.Second
+	c.Cache.Remote.Parallelism = 8
 	c.Events.KeepAlive = 15 * time.Second
 	c.Events.Debounce = 20 * time.Millisecond
 	return c

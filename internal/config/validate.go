@@ -34,6 +34,16 @@ func newValidator() *validator.Validate {
 		_ = v.RegisterValidation("apiurl", func(fl validator.FieldLevel) bool {
 			return CheckAPIURL(fl.Field().String()) == nil
 		})
+		_ = v.RegisterValidation("remoteurl", func(fl validator.FieldLevel) bool {
+			return CheckRemoteURL(fl.Field().String()) == nil
+		})
+		_ = v.RegisterValidation("headername", func(fl validator.FieldLevel) bool {
+			return token(fl.Field().String(), "!#$%&'*+-.^_`|~")
+		})
+		_ = v.RegisterValidation("envname", func(fl validator.FieldLevel) bool {
+			s := fl.Field().String()
+			return token(s, "_") && !('0' <= s[0] && s[0] <= '9')
+		})
 		validatorInst = v
 	})
 	return validatorInst
@@ -76,8 +86,47 @@ func explain(fe validator.FieldError) string {
 		return "must be an absolute URL such as https://logs.example.com"
 	case "apiurl":
 		return fmt.Sprintf("%v; write the API's base URL, e.g. https://ghe.example.com/api/v3/", CheckAPIURL(fmt.Sprint(fe.Value())))
+	case "remoteurl":
+		return fmt.Sprintf("%v; write the cache's base URL, e.g. http://cache.internal:8080/core", CheckRemoteURL(fmt.Sprint(fe.Value())))
+	case "headername":
+		return "is not an HTTP header name; write one such as Authorization"
+	case "envname":
+		return "is not an environment variable name; write one such as CORE_CACHE_TOKEN"
 	}
 	return fmt.Sprintf("fails the %q rule", fe.Tag())
+}
+
+// CheckRemoteURL accepts a remote cache's base URL: http or https with a
+// host, no user info (the credential goes in a header whose value comes
+// from the environment, never in a URL that is shown), query or fragment.
+func CheckRemoteURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("not a URL")
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
+	case u.Hostname() == "":
+		return fmt.Errorf("no host")
+	case u.User != nil:
+		return fmt.Errorf("user info is not allowed (put the credential in the environment variable cache.remote.header_env names)")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return fmt.Errorf("query and fragment are not allowed")
+	}
+	return nil
+}
+
+// token reports whether s is non-empty and made of letters, digits and
+// the bytes in extra.
+func token(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte(extra, b) >= 0) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // CheckAPIURL accepts a forge API base URL: https with a host, or http to a

@@ -11,6 +11,17 @@ import (
 	"sync/atomic"
 )
 
+// The build cache's counters: the runner's observer in the server bumps
+// them, and the status snapshot reads them back.
+const (
+	CacheHits       = "cache_hits"   // local and remote
+	CacheMisses     = "cache_misses" // targets whose command ran
+	RemoteHits      = "cache_remote_hits"
+	RemoteUploads   = "cache_remote_uploads"
+	RemoteBytesDown = "cache_remote_bytes_down"
+	RemoteBytesUp   = "cache_remote_bytes_up"
+)
+
 // Counters is a set of named counters.
 type Counters struct {
 	mu sync.Mutex

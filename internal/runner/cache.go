@@ -2,6 +2,9 @@ package runner
 
 import (
 	"archive/tar"
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,6 +58,7 @@ type outputEntry struct {
 	Size    int64  `json:"size,omitempty"`
 	MtimeNS int64  `json:"mtime_ns,omitempty"`
 	Link    string `json:"link,omitempty"`
+	Digest  string `json:"sha256,omitempty"` // a file's content hash (since remote caching)
 }
 
 // lookup returns the entry for key, or ok=false for a miss (including an
@@ -71,9 +75,29 @@ func lookup(cacheDir, key string) (cacheMeta, bool) {
 	return m, true
 }
 
-// store writes a cache entry for a successful run: the outputs tar first,
-// then meta.json, each fsynced, then the rename that publishes both.
-func store(cacheDir string, m cacheMeta, projDir string, outputs []string) (err error) {
+// store writes a cache entry for a successful run from the outputs on disk.
+func store(cacheDir string, m cacheMeta, projDir string, outputs []string) error {
+	return writeEntry(cacheDir, m, func(tmp string, m *cacheMeta) error {
+		if len(outputs) == 0 {
+			return nil
+		}
+		entries, err := collectOutputs(projDir, outputs)
+		if err != nil {
+			return fmt.Errorf("cache outputs: %w", err)
+		}
+		if err := writeTar(filepath.Join(tmp, outputsFile), projDir, entries); err != nil {
+			return fmt.Errorf("cache outputs: %w", err)
+		}
+		m.Outputs = entries
+		return nil
+	})
+}
+
+// writeEntry publishes the entry m.Key: fill writes what goes beside
+// meta.json into the temporary directory tmp (and may complete m), then
+// meta.json is written, each fsynced, then the rename that publishes both.
+// Nothing is published when fill fails.
+func writeEntry(cacheDir string, m cacheMeta, fill func(tmp string, m *cacheMeta) error) (err error) {
 	dir := buildDir(cacheDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cache: %w", err)
@@ -91,15 +115,8 @@ func store(cacheDir string, m cacheMeta, projDir string, outputs []string) (err 
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	if len(outputs) > 0 {
-		entries, err := collectOutputs(projDir, outputs)
-		if err != nil {
-			return fmt.Errorf("cache outputs: %w", err)
-		}
-		if err := writeTar(filepath.Join(tmp, outputsFile), projDir, entries); err != nil {
-			return fmt.Errorf("cache outputs: %w", err)
-		}
-		m.Outputs = entries
+	if err := fill(tmp, &m); err != nil {
+		return err
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
@@ -241,14 +258,37 @@ func globOutputs(projDir string, outputs []string) []string {
 	return kept
 }
 
+// writeTar writes the files entries name under projDir to the tar p, and
+// records each regular file's SHA-256 in its entry (the remote cache's
+// digest of it).
 func writeTar(p, projDir string, entries []outputEntry) error {
+	return writeTarFrom(p, entries, func(e *outputEntry, w io.Writer) error {
+		src, err := os.Open(filepath.Join(projDir, filepath.FromSlash(e.Path)))
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		h := sha256.New()
+		if _, err := io.CopyN(io.MultiWriter(w, h), src, e.Size); err != nil {
+			return fmt.Errorf("%s changed while it was cached: %w", e.Path, err)
+		}
+		e.Digest = hex.EncodeToString(h.Sum(nil))
+		return nil
+	})
+}
+
+// writeTarFrom writes entries to the tar p, fsynced; content writes each
+// regular file's e.Size bytes.
+func writeTarFrom(p string, entries []outputEntry, content func(e *outputEntry, w io.Writer) error) error {
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	tw := tar.NewWriter(f)
-	for _, e := range entries {
+	bw := bufio.NewWriterSize(f, 256<<10)
+	tw := tar.NewWriter(bw)
+	for i := range entries {
+		e := &entries[i]
 		h := &tar.Header{Name: e.Path, Mode: int64(e.Mode), Format: tar.FormatPAX, ModTime: time.Unix(0, e.MtimeNS)}
 		switch e.Type {
 		case 'd':
@@ -262,18 +302,15 @@ func writeTar(p, projDir string, entries []outputEntry) error {
 			return err
 		}
 		if e.Type == 'f' {
-			src, err := os.Open(filepath.Join(projDir, filepath.FromSlash(e.Path)))
-			if err != nil {
+			if err := content(e, tw); err != nil {
 				return err
-			}
-			_, err = io.CopyN(tw, src, e.Size)
-			src.Close()
-			if err != nil {
-				return fmt.Errorf("%s changed while it was cached: %w", e.Path, err)
 			}
 		}
 	}
 	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	if err := f.Sync(); err != nil {
@@ -291,15 +328,23 @@ func outputsIntact(projDir string, outputs []string, want []outputEntry) bool {
 		return false
 	}
 	for i := range have {
-		if have[i] != want[i] {
+		w := want[i]
+		w.Digest = "" // collectOutputs reads no content
+		if have[i] != w {
 			return false
 		}
 	}
 	return true
 }
 
-// restore removes what the output globs match now, then extracts the
-// entry's outputs.tar and puts back the recorded modification times.
+// restore puts the entry's outputs in place of what the output globs
+// match now. It extracts outputs.tar into a staging directory in the cache,
+// then moves each top-level output into place with one rename (an atomic
+// exchange when something is there), so that a kill leaves each output as
+// it was or as the entry has it, never half extracted; what the globs
+// matched that the entry does not have goes last. When the cache is on
+// another file system than the project, where no rename reaches, the
+// outputs are removed and extracted in place.
 func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error {
 	if len(outputs) == 0 {
 		return nil
@@ -307,11 +352,104 @@ func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error
 	if outputsIntact(projDir, outputs, m.Outputs) {
 		return nil
 	}
-	for _, rel := range globOutputs(projDir, outputs) {
-		if err := os.RemoveAll(filepath.Join(projDir, filepath.FromSlash(rel))); err != nil {
+	stale := globOutputs(projDir, outputs)
+	stage := stagingDir(cacheDir, projDir)
+	if stage == "" {
+		for _, rel := range stale {
+			if err := os.RemoveAll(filepath.Join(projDir, filepath.FromSlash(rel))); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+		}
+		return extract(cacheDir, key, projDir, m)
+	}
+	defer os.RemoveAll(stage)
+	fresh := filepath.Join(stage, "new")
+	if err := extract(cacheDir, key, fresh, m); err != nil {
+		return err
+	}
+	roots := outputRoots(m.Outputs)
+	for i, rel := range roots {
+		src := filepath.Join(fresh, filepath.FromSlash(rel))
+		dst := filepath.Join(projDir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("restore outputs: %w", err)
+		}
+		if exchange(src, dst) == nil {
+			continue // what was there is now in the stage, removed with it
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			if err := os.Rename(dst, filepath.Join(stage, fmt.Sprintf("old-%d", i))); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+		}
+		if err := os.Rename(src, dst); err != nil {
 			return fmt.Errorf("restore outputs: %w", err)
 		}
 	}
+	for _, rel := range stale {
+		if !underAny(rel, roots) {
+			if err := os.RemoveAll(filepath.Join(projDir, filepath.FromSlash(rel))); err != nil {
+				return fmt.Errorf("restore outputs: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// outputRoots are the paths of entries no other entry contains: what a
+// restore moves into place.
+func outputRoots(entries []outputEntry) []string {
+	var roots []string
+	for _, e := range entries { // sorted: a directory before its contents
+		if !underAny(e.Path, roots) {
+			roots = append(roots, e.Path)
+		}
+	}
+	return roots
+}
+
+// underAny reports whether rel is one of roots or inside one.
+func underAny(rel string, roots []string) bool {
+	for _, r := range roots {
+		if rel == r || strings.HasPrefix(rel, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// stagingDir makes a directory to extract into under <cache>/restore, or
+// returns "" when that is not on projDir's file system.
+func stagingDir(cacheDir, projDir string) string {
+	base := filepath.Join(cacheDir, "restore")
+	if err := os.MkdirAll(base, 0o700); err != nil || !sameDevice(base, projDir) {
+		return ""
+	}
+	dir, err := os.MkdirTemp(base, "r-")
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
+// removeStaleStaging removes staging directories a killed restore left
+// behind (an hour is far longer than any restore takes).
+func removeStaleStaging(cacheDir string) {
+	base := filepath.Join(cacheDir, "restore")
+	list, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, d := range list {
+		if fi, err := d.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			_ = os.RemoveAll(filepath.Join(base, d.Name()))
+		}
+	}
+}
+
+// extract writes the entry's outputs.tar under dest and puts back the
+// recorded modification times and directory modes.
+func extract(cacheDir, key, dest string, m cacheMeta) error {
 	if len(m.Outputs) == 0 {
 		return nil
 	}
@@ -320,7 +458,7 @@ func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error
 		return fmt.Errorf("restore outputs: %w", err)
 	}
 	defer f.Close()
-	tr := tar.NewReader(f)
+	tr := tar.NewReader(bufio.NewReaderSize(f, 256<<10))
 	var dirs []outputEntry
 	mtimes := map[string]int64{}
 	for _, e := range m.Outputs {
@@ -328,9 +466,13 @@ func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error
 			mtimes[e.Path] = e.MtimeNS
 		}
 	}
-	for {
+	for n := 0; ; n++ {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
+			// A tar cut at a header's boundary ends like a whole one.
+			if n != len(m.Outputs) {
+				return fmt.Errorf("restore outputs: cache entry %s holds %d of its %d outputs", key, n, len(m.Outputs))
+			}
 			break
 		}
 		if err != nil {
@@ -340,7 +482,7 @@ func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error
 		if !safeRel(rel) {
 			return fmt.Errorf("restore outputs: unsafe path %q in cache entry %s", h.Name, key)
 		}
-		abs := filepath.Join(projDir, filepath.FromSlash(rel))
+		abs := filepath.Join(dest, filepath.FromSlash(rel))
 		mode := fs.FileMode(h.Mode).Perm()
 		switch h.Typeflag {
 		case tar.TypeDir:
@@ -370,7 +512,7 @@ func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error
 		}
 	}
 	for _, d := range dirs {
-		_ = os.Chmod(filepath.Join(projDir, filepath.FromSlash(d.Path)), fs.FileMode(d.Mode))
+		_ = os.Chmod(filepath.Join(dest, filepath.FromSlash(d.Path)), fs.FileMode(d.Mode))
 	}
 	return nil
 }

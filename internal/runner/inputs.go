@@ -453,7 +453,7 @@ func digestFiles(ctx context.Context, dir string, files []string) (inputDigest, 
 // is set, its value), the project path, the inputs (path, kind, content
 // hash) and the dependencies' keys in order. Variables a target does not
 // declare in env: are not in its key.
-func computeKey(t *workspace.Target, projectPath string, in, global inputDigest, depKeys []string) string {
+func computeKey(t *workspace.Target, projectPath string, in, global inputDigest, tool *ToolchainPart, depKeys []string) string {
 	h := sha256.New()
 	e := encoder{h: h}
 	e.str(keyVersion)
@@ -478,6 +478,11 @@ func computeKey(t *workspace.Target, projectPath string, in, global inputDigest,
 			}
 			e.str(v)
 		}
+	}
+	if tool != nil {
+		// Only a target that names a toolchain adds to the encoding.
+		e.str("toolchain")
+		e.str(tool.Hash)
 	}
 	e.str(projectPath)
 	e.int(in.files)
@@ -540,14 +545,17 @@ type KeyParts struct {
 	Inputs  []FileHash `json:"inputs"`      // relative to the project
 	Root    []FileHash `json:"root_inputs"` // the // inputs, relative to the root
 	Global  []FileHash `json:"global_inputs"`
-	Deps    []Planned  `json:"deps"` // each dependency with its key
+	// Toolchain is what the target's version command printed (nil when it
+	// names none).
+	Toolchain *ToolchainPart `json:"toolchain,omitempty"`
+	Deps      []Planned      `json:"deps"` // each dependency with its key
 }
 
 // partsOf is the parts of a key the runner computed for t from in and
 // global (the files and their digests kept from hashing), argv, env and
 // the dependencies' keys.
-func partsOf(t *workspace.Target, projectPath, key string, in, global inputDigest, deps []Planned) KeyParts {
-	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{},
+func partsOf(t *workspace.Target, projectPath, key string, in, global inputDigest, tool *ToolchainPart, deps []Planned) KeyParts {
+	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{}, Toolchain: tool,
 		Inputs: hashes(in.names, in.digests), Root: hashes(in.rootNames, in.rootDigests), Global: hashes(global.names, global.digests), Deps: deps}
 	for _, name := range t.Env {
 		v, set := os.LookupEnv(name)
@@ -615,7 +623,7 @@ func (r *Runner) Explain(ctx context.Context, ws *workspace.Workspace, target st
 		root = ws.Root
 	}
 	rule := ignore.New(root, r.opts.CacheDir)
-	out := KeyParts{Target: target, Key: self.Key, Hit: self.Hit, Argv: t.Run, Project: p.Path, Env: []EnvPart{}}
+	out := KeyParts{Target: target, Key: self.Key, Hit: self.Hit, Argv: t.Run, Project: p.Path, Env: []EnvPart{}, Toolchain: self.tool}
 	for _, name := range t.Env {
 		v, set := os.LookupEnv(name)
 		e := EnvPart{Name: name, Set: set}

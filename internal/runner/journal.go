@@ -50,8 +50,11 @@ type Journal struct {
 	// recorded as soon as it has started; ChildStart is its start time.
 	ChildPID   int    `json:"child_pid,omitempty"`
 	ChildStart uint64 `json:"child_start,omitempty"`
-	Truncated  bool   `json:"truncated"`
-	Output     string `json:"output"` // last: listing skips over it
+	// From is where the result came from: built, local (this machine's
+	// cache) or remote (the shared cache). Empty while it runs.
+	From      string `json:"from,omitempty"`
+	Truncated bool   `json:"truncated"`
+	Output    string `json:"output"` // last: listing skips over it
 }
 
 func runsDir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }

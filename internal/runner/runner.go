@@ -97,6 +97,7 @@ import (
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/remotecache"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -122,7 +123,22 @@ type Options struct {
 	// is replayed, a success stored), CacheRefresh (run anyway, store the
 	// result: --force) or CacheOff (neither read nor written: --no-cache).
 	Cache CacheMode
+	// Remote is the shared cache behind the local one (nil: none). A local
+	// miss asks it; in read-write mode a target that ran is uploaded (see
+	// remote.go). CacheRefresh uploads without asking; CacheOff leaves it
+	// alone.
+	Remote *remotecache.Client
+	// Warn hears what a run carries on despite (the remote cache is down,
+	// an entry was corrupt). Optional; called from the runner's goroutines.
+	Warn func(string)
 }
+
+// Where a target's result came from, as journals, events and results say.
+const (
+	FromBuilt  = "built"  // its command ran
+	FromLocal  = "local"  // this machine's cache
+	FromRemote = "remote" // the remote cache
+)
 
 // CacheMode is how a Runner uses the build cache.
 type CacheMode uint8
@@ -178,6 +194,7 @@ type Event struct {
 	State    string
 	RunID    string // the journal, once there is one
 	Cached   bool
+	From     string // for a cached target: FromLocal or FromRemote
 	ExitCode int
 	Err      string
 	Time     time.Time
@@ -187,11 +204,13 @@ type Event struct {
 // first (ties by id).
 type Result struct {
 	Targets []TargetResult
+	Remote  RemoteStats // what the remote cache served and was sent
 }
 
 // TargetResult is one target's outcome.
 type TargetResult struct {
 	Target, Status, RunID, CacheKey string
+	From                            string // FromBuilt, FromLocal, FromRemote; "" when it did not run
 	ExitCode                        int
 	Duration                        time.Duration
 	Err                             string
@@ -307,6 +326,9 @@ type node struct {
 	global *inputDigest // the run's global inputs
 	queued bool         // still counted in r.queued
 	hits   *hitBatch    // the run's cache-hit journals
+	remote *remoteRun   // the run's remote cache (nil: none)
+	tools  *toolchains  // the run's version commands
+	tool   *ToolchainPart
 	// preset is the run id the caller was promised for this target (Start);
 	// its journal exists from submission and always gets the final status.
 	// presetAt is when it was submitted: the journal's start time, so that
@@ -415,6 +437,7 @@ func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, er
 			return nil, fmt.Errorf("run: create %s: %w", d, err)
 		}
 	}
+	removeStaleStaging(r.opts.CacheDir)
 	return order, nil
 }
 
@@ -433,10 +456,17 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 
 	now := time.Now()
 	hits := &hitBatch{cacheDir: r.opts.CacheDir}
+	tools := newToolchains()
+	var remote *remoteRun
+	if r.opts.Cache != CacheOff {
+		remote = newRemoteRun(ctx, r.opts.Remote, r.opts.Warn)
+	}
 	r.queued.Add(int64(len(order)))
 	for _, n := range order {
 		n.queued = true
 		n.hits = hits
+		n.remote = remote
+		n.tools = tools
 		n.res = TargetResult{Target: n.t.ID(), Status: StateQueued}
 		r.emit(Event{Target: n.t.ID(), State: StateQueued, Time: now})
 	}
@@ -464,7 +494,7 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 		}()
 	}
 	wg.Wait()
-	res := &Result{Targets: make([]TargetResult, len(order))}
+	res := &Result{Targets: make([]TargetResult, len(order)), Remote: remote.end()}
 	for i, n := range order {
 		res.Targets[i] = n.res
 	}
@@ -551,6 +581,11 @@ func (r *Runner) journal(n *node, id string, start time.Time, status string) *Jo
 
 // finish records a target's end and reports it.
 func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, d time.Duration) {
+	r.finishFrom(n, status, "", runID, code, errMsg, d)
+}
+
+// finishFrom is finish for a target whose result came from somewhere.
+func (r *Runner) finishFrom(n *node, status, from, runID string, code int, errMsg string, d time.Duration) {
 	r.dequeue(n)
 	if n.preset != "" && runID == "" {
 		// It ended without running (a failed dependency, a cancel): its
@@ -560,8 +595,12 @@ func (r *Runner) finish(n *node, status, runID string, code int, errMsg string, 
 		j.ExitCode, j.End, j.Err = code, time.Now().UTC(), errMsg
 		_ = writeJournal(r.opts.CacheDir, j)
 	}
-	n.res = TargetResult{Target: n.t.ID(), Status: status, RunID: runID, CacheKey: n.key, ExitCode: code, Duration: d, Err: errMsg}
-	r.emit(Event{Target: n.t.ID(), State: status, RunID: runID, Cached: status == StateCached, ExitCode: code, Err: errMsg, Time: time.Now()})
+	n.res = TargetResult{Target: n.t.ID(), Status: status, RunID: runID, CacheKey: n.key, From: from, ExitCode: code, Duration: d, Err: errMsg}
+	e := Event{Target: n.t.ID(), State: status, RunID: runID, Cached: status == StateCached, ExitCode: code, Err: errMsg, Time: time.Now()}
+	if e.Cached {
+		e.From = from
+	}
+	r.emit(e)
 }
 
 // depsDone is closed when every dependency of n has ended.
@@ -625,20 +664,33 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, gl
 		r.finish(n, StateFailed, "", -1, err.Error(), 0)
 		return
 	}
+	dir := projectDir(root, n.p)
+	if n.tool, err = n.tools.version(ctx, dir, n.t.Toolchain); err != nil {
+		if ctx.Err() != nil {
+			r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
+			return
+		}
+		r.finish(n, StateFailed, "", -1, err.Error(), 0)
+		return
+	}
 	depKeys := make([]string, len(n.deps))
 	for i, d := range n.deps {
 		depKeys[i] = d.key
 	}
-	n.key = computeKey(n.t, n.p.Path, in, global, depKeys)
+	n.key = computeKey(n.t, n.p.Path, in, global, n.tool, depKeys)
 	n.in, n.global = in, &global
 
-	dir := projectDir(root, n.p)
 	if r.opts.Cache != CacheUse {
 		r.execute(ctx, n, dir)
 		return
 	}
 	if m, ok := lookup(r.opts.CacheDir, n.key); ok {
-		if r.replay(n, dir, m) {
+		if r.replay(n, dir, m, FromLocal) {
+			return
+		}
+	}
+	if n.remote.usable() && n.remote.fetch(ctx, r.opts.CacheDir, id, n.key) {
+		if m, ok := lookup(r.opts.CacheDir, n.key); ok && r.replay(n, dir, m, FromRemote) {
 			return
 		}
 	}
@@ -657,9 +709,11 @@ func (r *Runner) hashInputs(ctx context.Context, root string, rule *ignore.Rule,
 
 // replay serves a cache hit; false when the entry could not be restored
 // (then the target runs).
-func (r *Runner) replay(n *node, dir string, m cacheMeta) bool {
+func (r *Runner) replay(n *node, dir string, m cacheMeta, from string) bool {
 	start := time.Now()
 	if err := restore(r.opts.CacheDir, n.key, dir, n.t.Outputs, m); err != nil {
+		// A damaged entry: drop it, so that the run's result replaces it.
+		_ = os.RemoveAll(filepath.Join(buildDir(r.opts.CacheDir), n.key))
 		return false
 	}
 	r.live.replay("["+n.t.ID()+"] ", m.Output)
@@ -669,13 +723,13 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta) bool {
 		id, jStart = newRunID(start), start
 	}
 	j := r.journal(n, id, jStart, StateCached)
-	j.End, j.CacheHit, j.Output, j.Truncated = end.UTC(), true, m.Output, m.Truncated
+	j.End, j.CacheHit, j.From, j.Output, j.Truncated = end.UTC(), true, from, m.Output, m.Truncated
 	if n.preset != "" {
 		_ = writeJournal(r.opts.CacheDir, j)
 	} else {
 		n.hits.add(*j)
 	}
-	r.finish(n, StateCached, j.ID, 0, "", end.Sub(start))
+	r.finishFrom(n, StateCached, from, j.ID, 0, "", end.Sub(start))
 	return true
 }
 
@@ -688,7 +742,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		deps[i] = Planned{Target: d.t.ID(), Key: d.key}
 	}
 	if n.global != nil {
-		recordParts(r.opts.CacheDir, partsOf(n.t, n.p.Path, n.key, n.in, *n.global, deps))
+		recordParts(r.opts.CacheDir, partsOf(n.t, n.p.Path, n.key, n.in, *n.global, n.tool, deps))
 	}
 	n.in = inputDigest{}
 	// A slot in the shared pool.
@@ -758,12 +812,15 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs); err != nil {
 			// The run succeeded; only its cache entry is missing.
 			j.Err = "not cached: " + err.Error()
+		} else {
+			n.remote.upload(r.opts.CacheDir, n.key)
 		}
 	}
+	j.From = FromBuilt
 	if err := writeJournal(r.opts.CacheDir, j); err != nil && errMsg == "" && status != StateSucceeded {
 		errMsg = "journal: " + err.Error()
 	}
-	r.finish(n, status, j.ID, er.ExitCode, errMsg, end.Sub(start))
+	r.finishFrom(n, status, FromBuilt, j.ID, er.ExitCode, errMsg, end.Sub(start))
 }
 
 // lockTarget waits (or gives up with ctx) for the target's execution lock:
@@ -819,6 +876,16 @@ type Planned struct {
 	Deps   []string `json:"deps"`
 	Inputs int      `json:"inputs"` // input files hashed
 	Env    []string `json:"env"`    // the variables in the key (names only)
+	// Toolchain is the first line its version command printed ("" for none).
+	Toolchain string `json:"toolchain,omitempty"`
+	tool      *ToolchainPart
+}
+
+func versionOf(t *ToolchainPart) string {
+	if t == nil {
+		return ""
+	}
+	return t.Version
 }
 
 // Plan is a dry run of targets: each target and its dependencies in the
@@ -836,17 +903,22 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		return nil, fmt.Errorf("global inputs: %w", err)
 	}
 	out := make([]Planned, 0, len(order))
+	tools := newToolchains()
 	for _, n := range order {
 		in, err := hashInputs(ctx, root, rule, n.p, n.t)
 		if err != nil {
 			return nil, err
+		}
+		tool, err := tools.version(ctx, projectDir(root, n.p), n.t.Toolchain)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.t.ID(), err)
 		}
 		depKeys := make([]string, len(n.deps))
 		deps := make([]string, len(n.deps))
 		for i, d := range n.deps {
 			depKeys[i], deps[i] = d.key, d.t.ID()
 		}
-		n.key = computeKey(n.t, n.p.Path, in, global, depKeys)
+		n.key = computeKey(n.t, n.p.Path, in, global, tool, depKeys)
 		hit := false
 		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
 			_, hit = lookup(r.opts.CacheDir, n.key)
@@ -855,7 +927,7 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		if env == nil {
 			env = []string{}
 		}
-		out = append(out, Planned{Target: n.t.ID(), Key: n.key, Hit: hit, Argv: n.t.Run, Deps: deps, Inputs: in.files, Env: env})
+		out = append(out, Planned{Target: n.t.ID(), Key: n.key, Hit: hit, Argv: n.t.Run, Deps: deps, Inputs: in.files, Env: env, Toolchain: versionOf(tool), tool: tool})
 	}
 	return out, nil
 }

@@ -31,7 +31,7 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 var (
 	rootKeys    = []string{"docs", "global_inputs", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
-	targetKeys  = []string{"coverage", "deps", "drift", "env", "inputs", "outputs", "run"}
+	targetKeys  = []string{"coverage", "deps", "drift", "env", "inputs", "outputs", "run", "toolchain"}
 	spellKeys   = []string{"description", "run"}
 )
 
@@ -410,6 +410,36 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if ee, ok := f["env"]; ok {
 			rt.t.Env = p.envNames(ee.Value, join(tf, "env"))
 		}
+		if te, ok := f["toolchain"]; ok {
+			rt.t.Toolchain = p.toolchain(te.Value, join(tf, "toolchain"))
+		}
+	}
+	return out
+}
+
+// toolchain reads a target's toolchain: the argv of a command that prints
+// the version of what the target builds with (go version, node --version),
+// whose output is part of its cache key.
+func (p *parser) toolchain(n *yaml.Node, field string) []string {
+	if d := p.deref(n); d != nil && d.Kind == yaml.ScalarNode && len(strings.Fields(d.Value)) > 0 {
+		p.at(d, field, "toolchain must be an argv list (it runs without a shell): write toolchain: %s", flowList(strings.Fields(d.Value)))
+		return nil
+	}
+	refs, ok := p.stringList(n, field, "toolchain", `a version command's argv, e.g. toolchain: [go, version]`)
+	if !ok {
+		return nil
+	}
+	if len(refs) == 0 {
+		p.at(n, field, "toolchain is empty: give the argv of a command that prints the toolchain's version, e.g. toolchain: [go, version]")
+		return nil
+	}
+	if strings.TrimSpace(refs[0].value) == "" {
+		p.at(refs[0].node, refs[0].field, "the program name (toolchain[0]) is empty: write the program to run, e.g. go")
+		return nil
+	}
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.value
 	}
 	return out
 }

@@ -102,8 +102,12 @@ type Target struct {
 	Coverage string
 	// Env names the environment variables whose values are part of the
 	// cache key (sorted, unique); other variables are not.
-	Env  []string
-	Deps []string // resolved "project:target" ids, sorted, unique
+	Env []string
+	// Toolchain is the argv of a command printing the version of the
+	// toolchain the target builds with; its output is in the cache key.
+	// Empty for none.
+	Toolchain []string
+	Deps      []string // resolved "project:target" ids, sorted, unique
 	// caret are the names of its ^target dependencies, which Load expands
 	// again over the inferred project dependencies.
 	caret []string

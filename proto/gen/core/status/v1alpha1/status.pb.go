@@ -163,7 +163,9 @@ type GetStatusResponse struct {
 	// When the server started watching the workspace.
 	ObservingSince *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=observing_since,json=observingSince,proto3" json:"observing_since,omitempty"`
 	// Effective configuration, key -> value, secrets redacted.
-	Config        map[string]string `protobuf:"bytes,6,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Config map[string]string `protobuf:"bytes,6,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The build cache's answers since the server started.
+	Cache         *CacheSummary `protobuf:"bytes,7,opt,name=cache,proto3" json:"cache,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -240,6 +242,113 @@ func (x *GetStatusResponse) GetConfig() map[string]string {
 	return nil
 }
 
+func (x *GetStatusResponse) GetCache() *CacheSummary {
+	if x != nil {
+		return x.Cache
+	}
+	return nil
+}
+
+// How the build cache served the server's runs since it started: the same
+// counters as the metrics service's cache_* ones.
+type CacheSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Targets served from this machine's cache.
+	LocalHits int64 `protobuf:"varint,1,opt,name=local_hits,json=localHits,proto3" json:"local_hits,omitempty"`
+	// Targets served from the remote cache.
+	RemoteHits int64 `protobuf:"varint,2,opt,name=remote_hits,json=remoteHits,proto3" json:"remote_hits,omitempty"`
+	// Targets that ran their command.
+	Built int64 `protobuf:"varint,3,opt,name=built,proto3" json:"built,omitempty"`
+	// Bytes downloaded from and uploaded to the remote cache.
+	RemoteBytesDown int64 `protobuf:"varint,4,opt,name=remote_bytes_down,json=remoteBytesDown,proto3" json:"remote_bytes_down,omitempty"`
+	RemoteBytesUp   int64 `protobuf:"varint,5,opt,name=remote_bytes_up,json=remoteBytesUp,proto3" json:"remote_bytes_up,omitempty"`
+	// The remote cache's address without credentials ("" when none is
+	// configured) and its mode: read or read-write.
+	Remote        string `protobuf:"bytes,6,opt,name=remote,proto3" json:"remote,omitempty"`
+	RemoteMode    string `protobuf:"bytes,7,opt,name=remote_mode,json=remoteMode,proto3" json:"remote_mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CacheSummary) Reset() {
+	*x = CacheSummary{}
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CacheSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CacheSummary) ProtoMessage() {}
+
+func (x *CacheSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CacheSummary.ProtoReflect.Descriptor instead.
+func (*CacheSummary) Descriptor() ([]byte, []int) {
+	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CacheSummary) GetLocalHits() int64 {
+	if x != nil {
+		return x.LocalHits
+	}
+	return 0
+}
+
+func (x *CacheSummary) GetRemoteHits() int64 {
+	if x != nil {
+		return x.RemoteHits
+	}
+	return 0
+}
+
+func (x *CacheSummary) GetBuilt() int64 {
+	if x != nil {
+		return x.Built
+	}
+	return 0
+}
+
+func (x *CacheSummary) GetRemoteBytesDown() int64 {
+	if x != nil {
+		return x.RemoteBytesDown
+	}
+	return 0
+}
+
+func (x *CacheSummary) GetRemoteBytesUp() int64 {
+	if x != nil {
+		return x.RemoteBytesUp
+	}
+	return 0
+}
+
+func (x *CacheSummary) GetRemote() string {
+	if x != nil {
+		return x.Remote
+	}
+	return ""
+}
+
+func (x *CacheSummary) GetRemoteMode() string {
+	if x != nil {
+		return x.RemoteMode
+	}
+	return ""
+}
+
 type Pool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Targets that may run at once.
@@ -258,7 +367,7 @@ type Pool struct {
 
 func (x *Pool) Reset() {
 	*x = Pool{}
-	mi := &file_core_status_v1alpha1_status_proto_msgTypes[4]
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -270,7 +379,7 @@ func (x *Pool) String() string {
 func (*Pool) ProtoMessage() {}
 
 func (x *Pool) ProtoReflect() protoreflect.Message {
-	mi := &file_core_status_v1alpha1_status_proto_msgTypes[4]
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -283,7 +392,7 @@ func (x *Pool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pool.ProtoReflect.Descriptor instead.
 func (*Pool) Descriptor() ([]byte, []int) {
-	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{4}
+	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Pool) GetCapacity() int32 {
@@ -340,7 +449,7 @@ type GraphSummary struct {
 
 func (x *GraphSummary) Reset() {
 	*x = GraphSummary{}
-	mi := &file_core_status_v1alpha1_status_proto_msgTypes[5]
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -352,7 +461,7 @@ func (x *GraphSummary) String() string {
 func (*GraphSummary) ProtoMessage() {}
 
 func (x *GraphSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_core_status_v1alpha1_status_proto_msgTypes[5]
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -365,7 +474,7 @@ func (x *GraphSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GraphSummary.ProtoReflect.Descriptor instead.
 func (*GraphSummary) Descriptor() ([]byte, []int) {
-	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{5}
+	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GraphSummary) GetVersion() uint64 {
@@ -421,7 +530,7 @@ type IndexProblem struct {
 
 func (x *IndexProblem) Reset() {
 	*x = IndexProblem{}
-	mi := &file_core_status_v1alpha1_status_proto_msgTypes[6]
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -433,7 +542,7 @@ func (x *IndexProblem) String() string {
 func (*IndexProblem) ProtoMessage() {}
 
 func (x *IndexProblem) ProtoReflect() protoreflect.Message {
-	mi := &file_core_status_v1alpha1_status_proto_msgTypes[6]
+	mi := &file_core_status_v1alpha1_status_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -446,7 +555,7 @@ func (x *IndexProblem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexProblem.ProtoReflect.Descriptor instead.
 func (*IndexProblem) Descriptor() ([]byte, []int) {
-	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{6}
+	return file_core_status_v1alpha1_status_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *IndexProblem) GetPath() string {
@@ -472,17 +581,29 @@ const file_core_status_v1alpha1_status_proto_rawDesc = "" +
 	"\baffected\x18\x01 \x03(\tR\baffected\x12\x12\n" +
 	"\x04base\x18\x02 \x01(\tR\x04base\"\x19\n" +
 	"\x17PublishAffectedResponse\"\x12\n" +
-	"\x10GetStatusRequest\"\x82\x03\n" +
+	"\x10GetStatusRequest\"\xbc\x03\n" +
 	"\x11GetStatusResponse\x12\x1c\n" +
 	"\tworkspace\x18\x01 \x01(\tR\tworkspace\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12.\n" +
 	"\x04pool\x18\x03 \x01(\v2\x1a.core.status.v1alpha1.PoolR\x04pool\x128\n" +
 	"\x05graph\x18\x04 \x01(\v2\".core.status.v1alpha1.GraphSummaryR\x05graph\x12C\n" +
 	"\x0fobserving_since\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x0eobservingSince\x12K\n" +
-	"\x06config\x18\x06 \x03(\v23.core.status.v1alpha1.GetStatusResponse.ConfigEntryR\x06config\x1a9\n" +
+	"\x06config\x18\x06 \x03(\v23.core.status.v1alpha1.GetStatusResponse.ConfigEntryR\x06config\x128\n" +
+	"\x05cache\x18\a \x01(\v2\".core.status.v1alpha1.CacheSummaryR\x05cache\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x95\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf1\x01\n" +
+	"\fCacheSummary\x12\x1d\n" +
+	"\n" +
+	"local_hits\x18\x01 \x01(\x03R\tlocalHits\x12\x1f\n" +
+	"\vremote_hits\x18\x02 \x01(\x03R\n" +
+	"remoteHits\x12\x14\n" +
+	"\x05built\x18\x03 \x01(\x03R\x05built\x12*\n" +
+	"\x11remote_bytes_down\x18\x04 \x01(\x03R\x0fremoteBytesDown\x12&\n" +
+	"\x0fremote_bytes_up\x18\x05 \x01(\x03R\rremoteBytesUp\x12\x16\n" +
+	"\x06remote\x18\x06 \x01(\tR\x06remote\x12\x1f\n" +
+	"\vremote_mode\x18\a \x01(\tR\n" +
+	"remoteMode\"\x95\x01\n" +
 	"\x04Pool\x12\x1a\n" +
 	"\bcapacity\x18\x01 \x01(\x05R\bcapacity\x12\x18\n" +
 	"\arunning\x18\x02 \x01(\x05R\arunning\x12\x16\n" +
@@ -517,33 +638,35 @@ func file_core_status_v1alpha1_status_proto_rawDescGZIP() []byte {
 	return file_core_status_v1alpha1_status_proto_rawDescData
 }
 
-var file_core_status_v1alpha1_status_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_core_status_v1alpha1_status_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_core_status_v1alpha1_status_proto_goTypes = []any{
 	(*PublishAffectedRequest)(nil),  // 0: core.status.v1alpha1.PublishAffectedRequest
 	(*PublishAffectedResponse)(nil), // 1: core.status.v1alpha1.PublishAffectedResponse
 	(*GetStatusRequest)(nil),        // 2: core.status.v1alpha1.GetStatusRequest
 	(*GetStatusResponse)(nil),       // 3: core.status.v1alpha1.GetStatusResponse
-	(*Pool)(nil),                    // 4: core.status.v1alpha1.Pool
-	(*GraphSummary)(nil),            // 5: core.status.v1alpha1.GraphSummary
-	(*IndexProblem)(nil),            // 6: core.status.v1alpha1.IndexProblem
-	nil,                             // 7: core.status.v1alpha1.GetStatusResponse.ConfigEntry
-	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
+	(*CacheSummary)(nil),            // 4: core.status.v1alpha1.CacheSummary
+	(*Pool)(nil),                    // 5: core.status.v1alpha1.Pool
+	(*GraphSummary)(nil),            // 6: core.status.v1alpha1.GraphSummary
+	(*IndexProblem)(nil),            // 7: core.status.v1alpha1.IndexProblem
+	nil,                             // 8: core.status.v1alpha1.GetStatusResponse.ConfigEntry
+	(*timestamppb.Timestamp)(nil),   // 9: google.protobuf.Timestamp
 }
 var file_core_status_v1alpha1_status_proto_depIdxs = []int32{
-	4, // 0: core.status.v1alpha1.GetStatusResponse.pool:type_name -> core.status.v1alpha1.Pool
-	5, // 1: core.status.v1alpha1.GetStatusResponse.graph:type_name -> core.status.v1alpha1.GraphSummary
-	8, // 2: core.status.v1alpha1.GetStatusResponse.observing_since:type_name -> google.protobuf.Timestamp
-	7, // 3: core.status.v1alpha1.GetStatusResponse.config:type_name -> core.status.v1alpha1.GetStatusResponse.ConfigEntry
-	6, // 4: core.status.v1alpha1.GraphSummary.index_problems:type_name -> core.status.v1alpha1.IndexProblem
-	2, // 5: core.status.v1alpha1.StatusService.GetStatus:input_type -> core.status.v1alpha1.GetStatusRequest
-	0, // 6: core.status.v1alpha1.StatusService.PublishAffected:input_type -> core.status.v1alpha1.PublishAffectedRequest
-	3, // 7: core.status.v1alpha1.StatusService.GetStatus:output_type -> core.status.v1alpha1.GetStatusResponse
-	1, // 8: core.status.v1alpha1.StatusService.PublishAffected:output_type -> core.status.v1alpha1.PublishAffectedResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	5, // 0: core.status.v1alpha1.GetStatusResponse.pool:type_name -> core.status.v1alpha1.Pool
+	6, // 1: core.status.v1alpha1.GetStatusResponse.graph:type_name -> core.status.v1alpha1.GraphSummary
+	9, // 2: core.status.v1alpha1.GetStatusResponse.observing_since:type_name -> google.protobuf.Timestamp
+	8, // 3: core.status.v1alpha1.GetStatusResponse.config:type_name -> core.status.v1alpha1.GetStatusResponse.ConfigEntry
+	4, // 4: core.status.v1alpha1.GetStatusResponse.cache:type_name -> core.status.v1alpha1.CacheSummary
+	7, // 5: core.status.v1alpha1.GraphSummary.index_problems:type_name -> core.status.v1alpha1.IndexProblem
+	2, // 6: core.status.v1alpha1.StatusService.GetStatus:input_type -> core.status.v1alpha1.GetStatusRequest
+	0, // 7: core.status.v1alpha1.StatusService.PublishAffected:input_type -> core.status.v1alpha1.PublishAffectedRequest
+	3, // 8: core.status.v1alpha1.StatusService.GetStatus:output_type -> core.status.v1alpha1.GetStatusResponse
+	1, // 9: core.status.v1alpha1.StatusService.PublishAffected:output_type -> core.status.v1alpha1.PublishAffectedResponse
+	8, // [8:10] is the sub-list for method output_type
+	6, // [6:8] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_core_status_v1alpha1_status_proto_init() }
@@ -557,7 +680,7 @@ func file_core_status_v1alpha1_status_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_status_v1alpha1_status_proto_rawDesc), len(file_core_status_v1alpha1_status_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -260,7 +260,11 @@ type Run struct {
 	// The build cache key.
 	CacheKey string `protobuf:"bytes,8,opt,name=cache_key,json=cacheKey,proto3" json:"cache_key,omitempty"`
 	// What started it: cli, console, affected, job.
-	Trigger       string `protobuf:"bytes,9,opt,name=trigger,proto3" json:"trigger,omitempty"`
+	Trigger string `protobuf:"bytes,9,opt,name=trigger,proto3" json:"trigger,omitempty"`
+	// Where its result came from: built (its command ran), local (this
+	// machine's build cache) or remote (the shared cache). Empty while it
+	// runs, and for runs recorded before core said.
+	From          string `protobuf:"bytes,10,opt,name=from,proto3" json:"from,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -358,6 +362,13 @@ func (x *Run) GetTrigger() string {
 	return ""
 }
 
+func (x *Run) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
 var File_core_viewer_v1alpha1_viewer_proto protoreflect.FileDescriptor
 
 const file_core_viewer_v1alpha1_viewer_proto_rawDesc = "" +
@@ -375,7 +386,7 @@ const file_core_viewer_v1alpha1_viewer_proto_rawDesc = "" +
 	"\x04argv\x18\x02 \x03(\tR\x04argv\x12\x16\n" +
 	"\x06output\x18\x03 \x01(\tR\x06output\x12)\n" +
 	"\x10output_truncated\x18\x04 \x01(\bR\x0foutputTruncated\x12\x10\n" +
-	"\x03dir\x18\x05 \x01(\tR\x03dir\"\xa8\x02\n" +
+	"\x03dir\x18\x05 \x01(\tR\x03dir\"\xbc\x02\n" +
 	"\x03Run\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06target\x18\x02 \x01(\tR\x06target\x12\x16\n" +
@@ -386,7 +397,9 @@ const file_core_viewer_v1alpha1_viewer_proto_rawDesc = "" +
 	"\bend_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x1b\n" +
 	"\tcache_hit\x18\a \x01(\bR\bcacheHit\x12\x1b\n" +
 	"\tcache_key\x18\b \x01(\tR\bcacheKey\x12\x18\n" +
-	"\atrigger\x18\t \x01(\tR\atrigger2\xbf\x01\n" +
+	"\atrigger\x18\t \x01(\tR\atrigger\x12\x12\n" +
+	"\x04from\x18\n" +
+	" \x01(\tR\x04from2\xbf\x01\n" +
 	"\rViewerService\x12Y\n" +
 	"\bListRuns\x12%.core.viewer.v1alpha1.ListRunsRequest\x1a&.core.viewer.v1alpha1.ListRunsResponse\x12S\n" +
 	"\x06GetRun\x12#.core.viewer.v1alpha1.GetRunRequest\x1a$.core.viewer.v1alpha1.GetRunResponseBFZDgithub.com/corehq/core/proto/gen/core/viewer/v1alpha1;viewerv1alpha1b\x06proto3"
