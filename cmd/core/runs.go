@@ -52,7 +52,10 @@ No server is needed.`,
 					took = j.End.Sub(j.Start).Round(time.Millisecond).String()
 				}
 				from := "ran"
-				if j.CacheHit {
+				switch {
+				case j.From == runner.FromRemote:
+					from = "remote cache"
+				case j.CacheHit:
 					from = "cache"
 				}
 				if j.Trigger != "" {
@@ -95,7 +98,10 @@ No server is needed.`,
 				fmt.Fprintf(out, "took     %s\n", j.End.Sub(j.Start).Round(time.Millisecond))
 			}
 			from := "ran"
-			if j.CacheHit {
+			switch {
+			case j.From == runner.FromRemote:
+				from = "replayed from the remote cache"
+			case j.CacheHit:
 				from = "replayed from the build cache"
 			}
 			fmt.Fprintf(out, "result   %s (key %s)\n", from, shortKey(j.CacheKey))

@@ -90,10 +90,15 @@ func (rr *remoteRun) fail(err error) {
 	}
 }
 
-// problem handles an error of the remote: a corrupt entry is warned about
-// (and its blob remembered, to be replaced); anything else turns the
-// remote off.
+// problem handles an error of the remote: a missing blob is a miss; a
+// corrupt entry is warned about (and its blob remembered, to be replaced);
+// anything else turns the remote off.
 func (rr *remoteRun) problem(target string, err error, blob string) {
+	if errors.Is(err, remotecache.ErrNotFound) {
+		// A blob the action result names is gone (a server evicts blobs
+		// on its own schedule): a plain miss.
+		return
+	}
 	if errors.Is(err, remotecache.ErrCorrupt) {
 		if blob != "" {
 			rr.mu.Lock()

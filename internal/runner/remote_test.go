@@ -231,6 +231,35 @@ func TestACorruptBlobIsRebuiltNotRestored(t *testing.T) {
 	})
 }
 
+func TestAnActionResultWhoseBlobIsGoneIsAQuietMiss(t *testing.T) {
+	ng := testbed.StartNginx(t, "")
+	a := newFixture(t, remoteWorkspace, remoteFiles)
+	b := newFixture(t, remoteWorkspace, remoteFiles)
+	ctx := context.Background()
+	if _, err := remoteRunner(t, a, ng.URL, remotecache.ModeReadWrite, nil).Run(ctx, a.ws(), []string{"app:build"}); err != nil {
+		t.Fatal(err)
+	}
+	// The server evicted lib.txt's blob.
+	if err := os.Remove(filepath.Join(ng.Data, "cas", remotecache.DigestOf([]byte("lib source\n")).Hash)); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	res, err := remoteRunner(t, b, ng.URL, remotecache.ModeReadWrite, &warnings).Run(ctx, b.ws(), []string{"app:build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byTarget(res)
+	if got["lib:build"].From != FromBuilt || got["app:build"].From != FromRemote {
+		t.Fatalf("lib %+v, app %+v: want lib built, app still from the remote", got["lib:build"], got["app:build"])
+	}
+	if len(warnings) != 0 {
+		t.Fatalf("warnings %q", warnings)
+	}
+	if _, err := os.Stat(filepath.Join(ng.Data, "cas", remotecache.DigestOf([]byte("lib source\n")).Hash)); err != nil {
+		t.Fatalf("the rebuilt target did not upload the blob again: %v", err)
+	}
+}
+
 func TestARemoteThatIsDownCostsOneWarning(t *testing.T) {
 	ng := testbed.StartNginx(t, "")
 	url := ng.URL
