@@ -94,7 +94,7 @@ func tryTool(cs *mcp.ClientSession, name string, args map[string]any, wantError 
 
 func TestAnAgentUsesEveryToolOverMCP(t *testing.T) {
 	ws := changedDemo(t)
-	s := startServer(t, ws)
+	s := startServer(t, ws, hostGoEnv(t)...) // run_target runs go vet: the host's build cache keeps it quick
 	agentID, mcpTok := createMCPToken(t, ws)
 	_, consoleTok := createToken(t, ws)
 	cs := connectMCP(t, s, mcpTok, "")
