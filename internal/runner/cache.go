@@ -23,11 +23,17 @@ import (
 )
 
 // The build cache: <cache>/build/<key>/ holds meta.json (the run's exit
-// code, captured output, duration, argv and a manifest of its outputs) and,
-// when the target declares outputs, outputs.tar. An entry is written in a
-// temporary directory beside it and renamed into place, so a crash or two
-// concurrent writers never leave half an entry: the first rename wins and
-// the other is dropped.
+// code, captured output, duration, argv and a manifest of its outputs, each
+// file with its SHA-256) and, when the target declares outputs,
+// outputs.tar. An entry is written in a temporary directory beside it and
+// renamed into place, so a crash or two concurrent writers never leave half
+// an entry: the first rename wins and the other is dropped.
+//
+// Entries are not fsynced. A power loss can leave a renamed entry whose
+// bytes never reached the disk; a restore finds it (meta.json does not
+// decode, the tar ends early, or a file does not match its digest), drops
+// the entry and runs the target: a cache entry is a copy, and losing one
+// costs a build, where syncing every one cost a disk flush per target.
 
 const (
 	metaFile    = "meta.json"
@@ -95,8 +101,8 @@ func store(cacheDir string, m cacheMeta, projDir string, outputs []string) error
 
 // writeEntry publishes the entry m.Key: fill writes what goes beside
 // meta.json into the temporary directory tmp (and may complete m), then
-// meta.json is written, each fsynced, then the rename that publishes both.
-// Nothing is published when fill fails.
+// meta.json, then the rename that publishes both. Nothing is published
+// when fill fails.
 func writeEntry(cacheDir string, m cacheMeta, fill func(tmp string, m *cacheMeta) error) (err error) {
 	dir := buildDir(cacheDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -122,10 +128,9 @@ func writeEntry(cacheDir string, m cacheMeta, fill func(tmp string, m *cacheMeta
 	if err != nil {
 		return err
 	}
-	if err := writeSynced(filepath.Join(tmp, metaFile), data); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, metaFile), data, 0o600); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	syncPath(tmp)
 	if err := os.Rename(tmp, final); err != nil {
 		if _, serr := os.Stat(filepath.Join(final, metaFile)); serr == nil {
 			return nil // lost the race to an identical entry
@@ -137,31 +142,7 @@ func writeEntry(cacheDir string, m cacheMeta, fill func(tmp string, m *cacheMeta
 		}
 	}
 	tmp = ""
-	syncPath(dir)
 	return nil
-}
-
-func writeSynced(p string, data []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncPath(p string) {
-	if d, err := os.Open(p); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // collectOutputs lists what the output globs name on disk: matches, and
@@ -277,8 +258,8 @@ func writeTar(p, projDir string, entries []outputEntry) error {
 	})
 }
 
-// writeTarFrom writes entries to the tar p, fsynced; content writes each
-// regular file's e.Size bytes.
+// writeTarFrom writes entries to the tar p; content writes each regular
+// file's e.Size bytes.
 func writeTarFrom(p string, entries []outputEntry, content func(e *outputEntry, w io.Writer) error) error {
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -311,9 +292,6 @@ func writeTarFrom(p string, entries []outputEntry, content func(e *outputEntry, 
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
 		return err
 	}
 	return f.Close()
@@ -460,10 +438,10 @@ func extract(cacheDir, key, dest string, m cacheMeta) error {
 	defer f.Close()
 	tr := tar.NewReader(bufio.NewReaderSize(f, 256<<10))
 	var dirs []outputEntry
-	mtimes := map[string]int64{}
+	files := map[string]outputEntry{}
 	for _, e := range m.Outputs {
 		if e.Type == 'f' {
-			mtimes[e.Path] = e.MtimeNS
+			files[e.Path] = e
 		}
 	}
 	for n := 0; ; n++ {
@@ -502,11 +480,12 @@ func extract(cacheDir, key, dest string, m cacheMeta) error {
 			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 				return fmt.Errorf("restore outputs: %w", err)
 			}
-			if err := extractFile(abs, tr, mode); err != nil {
-				return fmt.Errorf("restore outputs: %w", err)
+			e := files[rel]
+			if err := extractFile(abs, tr, mode, e.Digest); err != nil {
+				return fmt.Errorf("restore outputs: cache entry %s: %s: %w", key, rel, err)
 			}
-			if ns, ok := mtimes[rel]; ok {
-				t := time.Unix(0, ns)
+			if e.Path != "" {
+				t := time.Unix(0, e.MtimeNS)
 				_ = os.Chtimes(abs, t, t)
 			}
 		}
@@ -517,18 +496,28 @@ func extract(cacheDir, key, dest string, m cacheMeta) error {
 	return nil
 }
 
-func extractFile(abs string, r io.Reader, mode fs.FileMode) error {
+// extractFile writes r to abs with mode; when digest is known (entries
+// written since remote caching), the content must hash to it.
+func extractFile(abs string, r io.Reader, mode fs.FileMode, digest string) error {
 	_ = os.Remove(abs)
 	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	h := sha256.New()
+	w := io.Writer(f)
+	if digest != "" {
+		w = io.MultiWriter(f, h)
+	}
+	if _, err := io.Copy(w, r); err != nil {
 		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
+	}
+	if digest != "" && hex.EncodeToString(h.Sum(nil)) != digest {
+		return errors.New("its content does not match the digest the entry recorded")
 	}
 	return os.Chmod(abs, mode) // the umask may have narrowed it
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -324,6 +325,28 @@ func TestRestoreSwapsWholeOutputs(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a file that does not match its digest fails the restore and leaves the old outputs", func(t *testing.T) {
+		f.write("libs/lib/out/lib.txt", "the old output")
+		tarPath := filepath.Join(buildDir(f.cacheDir()), m.Key, outputsFile)
+		data, err := os.ReadFile(tarPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := bytes.Replace(data, []byte("lib source\n"), []byte("LIB SOURCE\n"), 1)
+		if bytes.Equal(bad, data) {
+			t.Fatal("lib.txt's content is not in the tar")
+		}
+		if err := os.WriteFile(tarPath, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		defer os.WriteFile(tarPath, data, 0o600)
+		if err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err == nil || !strings.Contains(err.Error(), "does not match the digest") {
+			t.Fatalf("restore = %v", err)
+		}
+		if got, _ := f.read("libs/lib/out/lib.txt"); got != "the old output" {
+			t.Fatalf("lib.txt = %q", got)
+		}
+	})
 	t.Run("a restore that fails midway leaves the old outputs whole", func(t *testing.T) {
 		f.write("libs/lib/out/lib.txt", "the old output")
 		// Cut the entry's tar short: extraction fails after some files.
@@ -343,6 +366,18 @@ func TestRestoreSwapsWholeOutputs(t *testing.T) {
 		}
 		if left, _ := os.ReadDir(filepath.Join(f.cacheDir(), "restore")); len(left) != 0 {
 			t.Fatalf("staging left behind: %v", left)
+		}
+	})
+	t.Run("a run meeting the damaged entry builds and replaces it", func(t *testing.T) {
+		if r := f.run("lib:build")["lib:build"]; r.From != FromBuilt {
+			t.Fatalf("with a damaged entry: %+v", r)
+		}
+		f.write("libs/lib/out/lib.txt", "changed again")
+		if r := f.run("lib:build")["lib:build"]; r.From != FromLocal {
+			t.Fatalf("after the rebuild: %+v", r)
+		}
+		if got, _ := f.read("libs/lib/out/lib.txt"); got != "lib source\n" {
+			t.Fatalf("lib.txt = %q", got)
 		}
 	})
 }
