@@ -14,7 +14,7 @@ import (
 
 // TestTheGraphShowsTheDependenciesManifestsName: a package.json dependency
 // on a sibling package is a depends_inferred edge of the knowledge graph,
-// like an import.
+// like an import, whose via names the package.json.
 func TestTheGraphShowsTheDependenciesManifestsName(t *testing.T) {
 	root := t.TempDir()
 	for p, c := range map[string]string{
@@ -35,7 +35,7 @@ func TestTheGraphShowsTheDependenciesManifestsName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := graph.Edge{Source: graph.ProjectID("app"), Target: graph.ProjectID("ui"), Kind: graph.EdgeDependsInferred}
+	want := graph.Edge{Source: graph.ProjectID("app"), Target: graph.ProjectID("ui"), Kind: graph.EdgeDependsInferred, Via: "app/package.json"}
 	if !slices.Contains(g.Edges, want) {
 		t.Errorf("no %v among the edges: %v", want, g.Edges)
 	}
@@ -73,7 +73,7 @@ func TestAChangedPyprojectReloadsTheWorkspace(t *testing.T) {
 	if err := w.Changed(watch.Batch{Paths: []string{"app/pyproject.toml"}}); err != nil {
 		t.Fatal(err)
 	}
-	want := graph.Edge{Source: graph.ProjectID("app"), Target: graph.ProjectID("lib"), Kind: graph.EdgeDependsInferred}
+	want := graph.Edge{Source: graph.ProjectID("app"), Target: graph.ProjectID("lib"), Kind: graph.EdgeDependsInferred, Via: "app/pyproject.toml"}
 	if got := w.InferredDeps(); !slices.Equal(got, []graph.Edge{want}) {
 		t.Errorf("inferred after the change: %v, want %v", got, want)
 	}
