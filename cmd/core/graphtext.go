@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -31,6 +32,16 @@ func printKnowledge(w io.Writer, g *graph.Graph) {
 			targets[n.Project] = append(targets[n.Project], n.Name)
 		}
 	}
+	deps := map[string]map[string][]string{} // project id -> project it depends on -> why
+	for _, e := range g.Edges {
+		if why := depReason(e); why != "" {
+			if deps[e.Source] == nil {
+				deps[e.Source] = map[string][]string{}
+			}
+			name := strings.TrimPrefix(e.Target, "project:")
+			deps[e.Source][name] = append(deps[e.Source][name], why)
+		}
+	}
 	fmt.Fprintf(w, "%s and %s: %s\n\n", plural(len(g.Nodes), "node"), plural(len(g.Edges), "edge"), counts(kinds))
 	for _, n := range g.Nodes {
 		if n.Kind != graph.KindProject {
@@ -40,6 +51,15 @@ func printKnowledge(w io.Writer, g *graph.Graph) {
 		if ts := targets[n.Name]; len(ts) > 0 {
 			slices.Sort(ts)
 			fmt.Fprintf(w, "  targets: %s\n", strings.Join(ts, ", "))
+		}
+		if d := deps[n.ID]; len(d) > 0 {
+			var parts []string
+			for _, name := range slices.Sorted(maps.Keys(d)) {
+				why := d[name]
+				slices.Sort(why)
+				parts = append(parts, name+" ("+strings.Join(why, ", ")+")")
+			}
+			fmt.Fprintf(w, "  depends on: %s\n", strings.Join(parts, ", "))
 		}
 		if c := inProject[n.Name]; len(c) > 0 {
 			fmt.Fprintf(w, "  holds: %s\n", counts(c))
@@ -86,7 +106,7 @@ func printQuery(w io.Writer, g *graph.Graph) {
 	fmt.Fprintf(w, "relations (%d)\n", len(g.Edges))
 	rels := make([]string, 0, len(g.Edges))
 	for _, e := range g.Edges {
-		rels = append(rels, fmt.Sprintf("%s %s %s", names[e.Source], relation(e.Kind), names[e.Target]))
+		rels = append(rels, fmt.Sprintf("%s %s %s", names[e.Source], relation(e), names[e.Target]))
 	}
 	slices.Sort(rels)
 	for i, r := range rels {
@@ -96,6 +116,21 @@ func printQuery(w io.Writer, g *graph.Graph) {
 		}
 		fmt.Fprintf(w, "  %s\n", r)
 	}
+}
+
+// depReason says where a project dependency edge comes from: declared
+// (in targets.yaml), the manifest that names it, or imports; "" for
+// other edges.
+func depReason(e graph.Edge) string {
+	switch {
+	case e.Kind == graph.EdgeDependsDeclared:
+		return "declared"
+	case e.Kind == graph.EdgeDependsInferred && e.Via != "":
+		return e.Via
+	case e.Kind == graph.EdgeDependsInferred:
+		return "imports"
+	}
+	return ""
 }
 
 func kindTitle(k string) string {
@@ -146,9 +181,13 @@ func describeNode(n graph.Node) string {
 	return n.Name
 }
 
-// relation says an edge's kind as a verb, source first.
-func relation(kind string) string {
-	switch kind {
+// relation says an edge's kind as a verb, source first; a dependency a
+// manifest names says which manifest.
+func relation(e graph.Edge) string {
+	if e.Kind == graph.EdgeDependsInferred && e.Via != "" {
+		return "depends on (" + e.Via + ")"
+	}
+	switch e.Kind {
 	case graph.EdgeReferences:
 		return "uses"
 	case graph.EdgeDepends:
@@ -168,7 +207,7 @@ func relation(kind string) string {
 	case graph.EdgeMentions:
 		return "mentions"
 	}
-	return kind
+	return e.Kind
 }
 
 // emptyHint says what to try when a query matches nothing.

@@ -28,6 +28,12 @@ const DIM_NODE = '#e3e6eb';
 const DIM_EDGE = '#eef0f3';
 const PAINT = '#d7263d';
 const LIST_CAP = 100;
+
+/** Neighbour is a node at the other end of an edge, with the edge's via when it has one. */
+interface Neighbour {
+  id: string;
+  via?: string;
+}
 const RESULT_CAP = 60;
 
 export interface ExplorerElements {
@@ -183,11 +189,13 @@ export class Explorer {
     const key = edgeKey(e);
     if (this.graph.hasEdge(key)) return null;
     if (!this.graph.hasNode(e.source) || !this.graph.hasNode(e.target)) return null;
-    this.graph.addDirectedEdgeWithKey(key, e.source, e.target, {
+    const attrs: EdgeAttrs = {
       kind: e.kind,
       color: edgeColor(e.kind),
       size: e.kind === 'depends' || e.kind.startsWith('depends_') ? 1.2 : 0.6,
-    });
+    };
+    if (e.via) attrs.via = e.via;
+    this.graph.addDirectedEdgeWithKey(key, e.source, e.target, attrs);
     return key;
   }
 
@@ -683,7 +691,7 @@ export class Explorer {
       sections.push(s);
     }
 
-    const edgeSection = (title: string, groups: Map<string, string[]>) => {
+    const edgeSection = (title: string, groups: Map<string, Neighbour[]>) => {
       const s = h('section', { className: 'edges' }, h('h3', { text: title }));
       if (groups.size === 0) s.append(h('p', { className: 'none', text: 'none' }));
       for (const kind of [...groups.keys()].sort()) {
@@ -710,23 +718,28 @@ export class Explorer {
     show(el, true);
   }
 
-  private edgesByKind(id: string, dir: 'in' | 'out'): Map<string, string[]> {
-    const groups = new Map<string, string[]>();
-    const add = (kind: string, other: string) => {
-      let l = groups.get(kind);
-      if (!l) groups.set(kind, (l = []));
-      l.push(other);
+  private edgesByKind(id: string, dir: 'in' | 'out'): Map<string, Neighbour[]> {
+    const groups = new Map<string, Neighbour[]>();
+    const add = (a: EdgeAttrs, other: string) => {
+      let l = groups.get(a.kind);
+      if (!l) groups.set(a.kind, (l = []));
+      l.push(a.via ? { id: other, via: a.via } : { id: other });
     };
-    if (dir === 'out') this.graph.forEachOutEdge(id, (_e, a, _s, t) => add(a.kind, t));
-    else this.graph.forEachInEdge(id, (_e, a, s) => add(a.kind, s));
-    for (const l of groups.values()) l.sort();
+    if (dir === 'out') this.graph.forEachOutEdge(id, (_e, a, _s, t) => add(a, t));
+    else this.graph.forEachInEdge(id, (_e, a, s) => add(a, s));
+    for (const l of groups.values()) l.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     return groups;
   }
 
-  private neighbourList(ids: string[]): HTMLElement {
+  /** neighbourList lists nodes as buttons, each with the manifest that names the edge, if one does. */
+  private neighbourList(ids: Neighbour[]): HTMLElement {
     if (ids.length === 0) return h('p', { className: 'none', text: 'none' });
     const ul = h('ul', { className: 'neighbours' });
-    for (const id of ids.slice(0, LIST_CAP)) ul.append(h('li', {}, this.nodeButton(id)));
+    for (const n of ids.slice(0, LIST_CAP)) {
+      const li = h('li', {}, this.nodeButton(n.id));
+      if (n.via) li.append(h('span', { className: 'via', text: `via ${n.via}`, title: 'the manifest that names this dependency' }));
+      ul.append(li);
+    }
     if (ids.length > LIST_CAP) ul.append(h('li', { className: 'more', text: `… and ${ids.length - LIST_CAP} more` }));
     return ul;
   }

@@ -25,6 +25,8 @@ export interface GEdge {
   source: string;
   target: string;
   kind: string;
+  /** On a depends_inferred edge a manifest names: that manifest's path. */
+  via?: string;
 }
 
 export interface GraphData {
@@ -130,7 +132,9 @@ export function parseGraph(value: unknown): GraphData {
   for (const raw of rawEdges) {
     if (!isObject(raw) || typeof raw.source !== 'string' || typeof raw.target !== 'string') continue;
     if (!ids.has(raw.source) || !ids.has(raw.target)) continue;
-    edges.push({ source: raw.source, target: raw.target, kind: typeof raw.kind === 'string' ? raw.kind : 'unknown' });
+    const e: GEdge = { source: raw.source, target: raw.target, kind: typeof raw.kind === 'string' ? raw.kind : 'unknown' };
+    if (typeof raw.via === 'string' && raw.via !== '') e.via = raw.via;
+    edges.push(e);
   }
   return { nodes, edges };
 }

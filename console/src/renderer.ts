@@ -23,6 +23,7 @@ export interface EdgeAttrs {
   color: string;
   size: number;
   type?: string;
+  via?: string;
 }
 
 export type ExplorerGraph = MultiDirectedGraph<NodeAttrs, EdgeAttrs>;

@@ -34,6 +34,18 @@ describe('graph model', () => {
     expect(g.edges).toHaveLength(1);
   });
 
+  it('keeps the manifest an inferred dependency comes from, and only a string one', () => {
+    const g = parseGraph({
+      nodes: [{ id: 'project:app', kind: 'project', name: 'app' }, { id: 'project:ui', kind: 'project', name: 'ui' }],
+      edges: [
+        { source: 'project:app', target: 'project:ui', kind: 'depends_inferred', via: 'app/package.json' },
+        { source: 'project:ui', target: 'project:app', kind: 'depends_inferred', via: 7 },
+      ],
+    });
+    expect(g.edges[0]!.via).toBe('app/package.json');
+    expect('via' in g.edges[1]!).toBe(false);
+  });
+
   it('accepts a graph without edges and an empty one', () => {
     expect(parseGraph({ nodes: [] })).toEqual({ nodes: [], edges: [] });
   });

@@ -10,7 +10,7 @@ import (
 	"github.com/corehq/core/internal/jsonx"
 )
 
-// Sort orders nodes by id and edges by (source, target, kind), and removes
+// Sort orders nodes by id and edges by (source, target, kind, via), and removes
 // duplicates: of nodes sharing an id the first one added stays; identical
 // edges collapse to one.
 func (g *Graph) Sort() {
@@ -35,8 +35,8 @@ func (g *Graph) Sort() {
 // and Encode use more than one core.
 const parallelMin = 50_000
 
-// CompareEdges orders edges by source, target, then kind: the graph's
-// edge order.
+// CompareEdges orders edges by source, target, then kind (then via, which
+// the graph never holds two of for one kind): the graph's edge order.
 func CompareEdges(a, b Edge) int {
 	if c := cmp.Compare(a.Source, b.Source); c != 0 {
 		return c
@@ -44,7 +44,10 @@ func CompareEdges(a, b Edge) int {
 	if c := cmp.Compare(a.Target, b.Target); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Kind, b.Kind)
+	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Via, b.Via)
 }
 
 // Sorted reports whether g is as Sort leaves it: nodes by id and edges in
@@ -138,6 +141,7 @@ func appendEdges(b []byte, edges []Edge, comma bool) []byte {
 		b = jsonx.AppendString(b, e.Target)
 		b = append(b, `,"kind":`...)
 		b = jsonx.AppendString(b, e.Kind)
+		b = appendField(b, "via", e.Via)
 		b = append(b, '}')
 	}
 	return b

@@ -23,13 +23,13 @@ func TestSortRemovesDuplicatesKeepingTheFirstNode(t *testing.T) {
 	t.Parallel()
 	g := &Graph{
 		Nodes: []Node{{ID: "b", Name: "first"}, {ID: "a"}, {ID: "b", Name: "second"}},
-		Edges: []Edge{{"b", "a", "x"}, {"a", "b", "y"}, {"a", "b", "x"}, {"b", "a", "x"}},
+		Edges: []Edge{{Source: "b", Target: "a", Kind: "x"}, {Source: "a", Target: "b", Kind: "y"}, {Source: "a", Target: "b", Kind: "x"}, {Source: "b", Target: "a", Kind: "x"}},
 	}
 	g.Sort()
 	if len(g.Nodes) != 2 || g.Nodes[0].ID != "a" || g.Nodes[1].Name != "first" {
 		t.Errorf("nodes = %+v", g.Nodes)
 	}
-	want := []Edge{{"a", "b", "x"}, {"a", "b", "y"}, {"b", "a", "x"}}
+	want := []Edge{{Source: "a", Target: "b", Kind: "x"}, {Source: "a", Target: "b", Kind: "y"}, {Source: "b", Target: "a", Kind: "x"}}
 	if len(g.Edges) != len(want) {
 		t.Fatalf("edges = %+v", g.Edges)
 	}
@@ -110,7 +110,7 @@ func randGraph(rng *rand.Rand) *Graph {
 		})
 	}
 	for i := rng.IntN(12); i > 0; i-- {
-		g.Edges = append(g.Edges, Edge{Source: randString(rng), Target: randString(rng), Kind: randString(rng)})
+		g.Edges = append(g.Edges, Edge{Source: randString(rng), Target: randString(rng), Kind: randString(rng), Via: randString(rng)})
 	}
 	g.Sort()
 	return g

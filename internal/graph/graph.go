@@ -32,7 +32,7 @@ const (
 	EdgeOwns            = "owns"             // project -> target, project -> doc (later file, symbol)
 	EdgeDepends         = "depends"          // target -> target
 	EdgeDependsDeclared = "depends_declared" // project -> project, from targets.yaml
-	EdgeDependsInferred = "depends_inferred" // project -> project, from imports
+	EdgeDependsInferred = "depends_inferred" // project -> project, from imports or a manifest (Via names it)
 	EdgeImports         = "imports"
 	EdgeLinks           = "links"
 	EdgeMentions        = "mentions"
@@ -66,6 +66,11 @@ type Edge struct {
 	Source string `json:"source"`
 	Target string `json:"target"`
 	Kind   string `json:"kind"`
+	// Via is, on a depends_inferred edge that a manifest names (a
+	// package.json, go.mod or pyproject.toml entry), that manifest's slash
+	// path from the root; "" (left out of the JSON) when only imports
+	// imply it. One edge per (source, target, kind): Via does not order.
+	Via string `json:"via,omitempty"`
 }
 
 // Graph is a set of nodes and edges. Build, Targets and Projects return it

@@ -171,6 +171,9 @@ type assembly struct {
 	byPkg    map[string]contribution
 	extCount map[string]int
 	infCount map[[2]string]int
+	// via names the manifest of each inferred dependency one names (the
+	// edge's via); dependencies only imports imply have none.
+	via map[[2]string]string
 	// graph is the base, laid out; pending the changes since it; cur the
 	// version both make, with nodes and edges its counts.
 	graph        *graph.Graph
@@ -186,7 +189,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 	a := &assembly{
 		ws: ws, r: newResolver(ws, files, paths), targets: map[string]bool{},
 		byFile: make(map[string]contribution, len(files)), byPkg: map[string]contribution{},
-		extCount: map[string]int{}, infCount: map[[2]string]int{},
+		extCount: map[string]int{}, infCount: map[[2]string]int{}, via: map[[2]string]string{},
 	}
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {
@@ -233,7 +236,9 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 	// code's imports ever takes them away.
 	for _, p := range ws.Projects {
 		for _, d := range p.Inferred {
-			a.infCount[[2]string{p.Name, d.Project}]++
+			pair := [2]string{p.Name, d.Project}
+			a.infCount[pair]++
+			a.via[pair] = d.From
 		}
 	}
 	g.Nodes = slices.Grow(g.Nodes, nodes+len(a.extCount))
@@ -252,7 +257,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 		}
 	}
 	for pair := range a.infCount {
-		g.Edges = append(g.Edges, inferredEdge(pair))
+		g.Edges = append(g.Edges, a.inferredEdge(pair))
 	}
 	g.Sort()
 	a.graph, a.cur = g, flat(g)
@@ -327,13 +332,13 @@ func (a *assembly) replace(d *delta, old, next contribution) {
 	}
 	for _, x := range next.inferred {
 		if a.infCount[x]++; a.infCount[x] == 1 {
-			d.edges(nil, []graph.Edge{inferredEdge(x)})
+			d.edges(nil, []graph.Edge{a.inferredEdge(x)})
 		}
 	}
 	for _, x := range old.inferred {
 		if a.infCount[x]--; a.infCount[x] == 0 {
 			delete(a.infCount, x)
-			d.edges([]graph.Edge{inferredEdge(x)}, nil)
+			d.edges([]graph.Edge{a.inferredEdge(x)}, nil)
 		}
 	}
 }
@@ -457,8 +462,11 @@ func externalNode(id string) graph.Node {
 	return graph.Node{ID: id, Kind: graph.KindPackage, Name: strings.TrimPrefix(id, "package:"), External: true}
 }
 
-func inferredEdge(pair [2]string) graph.Edge {
-	return graph.Edge{Source: graph.ProjectID(pair[0]), Target: graph.ProjectID(pair[1]), Kind: graph.EdgeDependsInferred}
+// inferredEdge is the depends_inferred edge of a pair of projects, with
+// the manifest that names it when one does. The manifests' pairs are
+// counted for the life of the assembly, so an edge never changes its via.
+func (a *assembly) inferredEdge(pair [2]string) graph.Edge {
+	return graph.Edge{Source: graph.ProjectID(pair[0]), Target: graph.ProjectID(pair[1]), Kind: graph.EdgeDependsInferred, Via: a.via[pair]}
 }
 
 // fileContribution is one file's part of the default graph: its node, its

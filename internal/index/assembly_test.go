@@ -3,9 +3,12 @@ package index
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -129,4 +132,49 @@ func parsedFixture(t *testing.T) (*workspace.Workspace, map[string]*parse.FileRe
 		files[r.Path] = r
 	}
 	return ws, files
+}
+
+// TestAnInferredEdgeAManifestNamesKeepsItsViaWhateverTheImports: the
+// manifest's edge is there with its via whether or not the code imports
+// the sibling, through incremental updates too.
+func TestAnInferredEdgeAManifestNamesKeepsItsViaWhateverTheImports(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"targets.yaml":     "projects:\n  ui:\n    path: ui\n  web:\n    path: web\n",
+		"ui/package.json":  `{"name": "@fx/ui", "main": "index.ts"}`,
+		"ui/index.ts":      "export const x = 1;\n",
+		"web/package.json": `{"name": "@fx/web", "dependencies": {"@fx/ui": "*"}}`,
+		"web/main.ts":      "import { x } from '@fx/ui';\nexport const y = x;\n",
+	})
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _ := Discover(root, WalkOptions{DocGlobs: ws.Docs})
+	files := map[string]*parse.FileRecord{}
+	for _, r := range New(root, t.TempDir(), Options{}).parse(found) {
+		files[r.Path] = r
+	}
+	want := graph.Edge{Source: "project:web", Target: "project:ui", Kind: graph.EdgeDependsInferred, Via: "web/package.json"}
+	a := newAssembly(ws, files)
+	if got := InferredDeps(a.graph); !slices.Equal(got, []graph.Edge{want}) {
+		t.Fatalf("inferred %v, want %v", got, want)
+	}
+	for round, imports := range [][]parse.Import{nil, {{Path: "@fx/ui"}}, nil} {
+		next := maps.Clone(files)
+		c := *files["web/main.ts"]
+		c.Imports = imports
+		next["web/main.ts"] = &c
+		v, ok := a.update(next, []*parse.FileRecord{&c})
+		if !ok {
+			t.Fatal("an edit of a known file needed a rebuild")
+		}
+		files = next
+		if got := InferredDeps(v.Graph()); !slices.Equal(got, []graph.Edge{want}) {
+			t.Errorf("round %d: inferred %v, want %v", round, got, want)
+		}
+		if got, full := v.Graph().Encode(), newAssembly(ws, files).graph.Encode(); !bytes.Equal(got, full) {
+			t.Errorf("round %d: the incremental graph differs from a full assembly", round)
+		}
+	}
 }

@@ -608,3 +608,38 @@ func TestNamesThatAreNotUTF8StayOutVisibly(t *testing.T) {
 		t.Errorf("%d diagnostics for 2 names that are not UTF-8: %+v", skipped, ix.Diagnostics())
 	}
 }
+
+// TestManifestsGolden: a workspace whose project dependencies are written
+// only in its manifests (package.json, go.mod, pyproject.toml); the golden
+// graph shows each depends_inferred edge with the manifest in its via.
+func TestManifestsGolden(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"targets.yaml":             "projects:\n  web:\n    path: apps/web\n  ui:\n    path: packages/ui\n  api:\n    path: svc/api\n  lib:\n    path: svc/lib\n  ml:\n    path: py/ml\n  feats:\n    path: py/feats\n",
+		"apps/web/package.json":    `{"name": "@shop/web", "dependencies": {"@shop/ui": "workspace:*"}}`,
+		"apps/web/index.js":        "require('@shop/ui')\n",
+		"packages/ui/package.json": `{"name": "@shop/ui", "main": "index.js"}`,
+		"packages/ui/index.js":     "module.exports = 1\n",
+		"svc/api/go.mod":           "module example.com/api\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n",
+		"svc/api/main.go":          "package main\n\nfunc main() {}\n",
+		"svc/lib/go.mod":           "module example.com/lib\n\ngo 1.22\n",
+		"svc/lib/lib.go":           "package lib\n",
+		"pyproject.toml":           "[tool.uv.workspace]\nmembers = [\"py/*\"]\n",
+		"py/ml/pyproject.toml":     "[project]\nname = \"ml\"\ndependencies = [\"feats\"]\n\n[tool.uv.sources]\nfeats = { workspace = true }\n",
+		"py/feats/pyproject.toml":  "[project]\nname = \"feats\"\n",
+	})
+	got := cold(t, root).Encode()
+	golden := "../../testdata/golden/graph/manifests.json"
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the graph differs from %s (run with -update to accept):\n%s", golden, got)
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -223,8 +222,8 @@ func (w *Workspace) Changed(b watch.Batch) error {
 	reconcile := b.Overflow
 	for _, p := range b.Paths {
 		// targets.yaml, or a manifest whose dependencies between projects
-		// the workspace reads when it loads (workspace.Load).
-		if base := path.Base(p); p == workspace.FileName || base == "package.json" || base == "go.mod" {
+		// the workspace reads when it loads.
+		if workspace.Reads(p) {
 			reconcile = true
 		}
 	}

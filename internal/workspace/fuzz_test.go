@@ -48,3 +48,42 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzManifests checks that no package.json or pyproject.toml makes the
+// manifest readers panic, that a pyproject.toml that does not parse is a
+// problem with a line and column, and that every requirement string
+// either reads or is skipped.
+func FuzzManifests(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"@shop/app","dependencies":{"@shop/ui":"workspace:*"}}`,
+		"{\n  \"name\": \"x\",\n}",
+		"[project]\nname = \"app\"\ndependencies = [\"shop-lib[fast] @ file:../lib ; python_version >= '3.9'\"]\n",
+		"[tool.poetry.group.test.dependencies]\nx = [{path = \"../x\"}, {version = \"1\"}]\n",
+		"[tool.uv.sources]\nx = { workspace = true }\n[tool.uv.workspace]\nmembers = [\"packages/*\"]\nexclude = [1]\n",
+		"[tool.pdm.dev-dependencies]\ndev = [\"-e file:///${PROJECT_ROOT}/../x#egg=x\", 3]\n",
+		"[dependency-groups]\ndev = [{include-group = \"x\"}]\n[project.optional-dependencies]\na = \"not a list\"\n",
+		"project = 1\ntool = [1]\n",
+		"[project]\ndependencies = [\"x @ {root:uri}/../y\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, pr := parsePackageJSON("package.json", data); pr != nil && (pr.File == "" || pr.Message == "") {
+			t.Fatalf("package.json problem without a file or a message: %+v", pr)
+		}
+		pp, pr := parsePyproject("pyproject.toml", data)
+		if pr != nil {
+			if pr.Line <= 0 || pr.Column <= 0 {
+				t.Fatalf("pyproject.toml problem without a position: %+v", pr)
+			}
+			return
+		}
+		py := pyprojects{root: "/w", read: map[string]*pyproject{"a": pp}}
+		py.depDirs("a", pp)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if r, ok := parseRequirement(string(line)); ok && r.URL != "" {
+				py.fileURL("a", r.URL)
+			}
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,63 +13,77 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/mod/modfile"
 )
 
 // inferDeps reads the projects' manifests for dependencies between them
-// that targets.yaml does not declare: a package.json dependency (any of
-// dependencies, devDependencies, peerDependencies, optionalDependencies)
-// on the name of a sibling project's package.json, or a go.mod replace that
-// points at a sibling project's directory or a require of a sibling's
-// module path (as a go.work's modules do). It records them on the projects
-// (Project.Inferred), adds the ^target dependencies they imply, and reports
-// a package.json that does not parse, or a cycle they close, as problems
-// (a go.mod that does not parse is go's to report: nothing is inferred).
+// that targets.yaml does not declare. It is the one place that decides
+// which manifest entries are project dependencies:
+//
+//   - package.json: a dependency (any of dependencies, devDependencies,
+//     peerDependencies, optionalDependencies) on the name of a sibling
+//     project's package.json;
+//   - go.mod: a replace that points at a sibling project's directory, or a
+//     require of a sibling's module path (as a go.work's modules do); a
+//     replace in the root's go.work to a sibling's directory counts for
+//     every go.mod that requires the module it replaces;
+//   - pyproject.toml: a PEP 508 requirement with a file: URL to a sibling's
+//     directory (name @ file:../x, file:///abs inside the workspace, PDM's
+//     ${PROJECT_ROOT} and Hatch's {root:uri}) in [project] dependencies,
+//     optional-dependencies, [dependency-groups], uv's and PDM's dev
+//     dependencies; a Poetry dependency with path = "../x" (main, dev and
+//     group dependencies); a requirement uv's [tool.uv.sources] points at a
+//     sibling's path, or marks workspace = true (resolved among the members
+//     of the enclosing [tool.uv.workspace] by their [project] name).
+//
+// It records them on the projects (Project.Inferred), adds the ^target
+// dependencies they imply, and reports a package.json or pyproject.toml
+// that does not parse, or a cycle they close, as problems. A go.mod or
+// go.work that does not parse is go's to report: nothing is inferred.
 func inferDeps(root string, ws *Workspace) []Problem {
 	var problems []Problem
-	byPackage := map[string]string{} // npm package name -> project
-	byDir := map[string]string{}     // project path -> project
-	type npmDeps struct {
-		file string
-		deps []string
-	}
-	manifests := map[string]npmDeps{}
+	byDir := map[string]string{} // project path -> project
 	for _, p := range ws.Projects {
 		byDir[p.Path] = p.Name
+	}
+
+	// package.json
+	byPackage := map[string]string{} // npm package name -> project
+	npm := map[string]packageJSON{}  // project -> its package.json
+	for _, p := range ws.Projects {
 		file := path.Join(p.Path, "package.json")
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
-		if errors.Is(err, os.ErrNotExist) {
+		data, ok, pr := readManifest(root, file)
+		if pr != nil {
+			problems = append(problems, *pr)
+		}
+		if !ok {
 			continue
 		}
-		if err != nil {
-			problems = append(problems, Problem{File: file, Message: fmt.Sprintf("cannot read it: %v", err)})
-			continue
-		}
-		var pj struct {
-			Name                 string            `json:"name"`
-			Dependencies         map[string]string `json:"dependencies"`
-			DevDependencies      map[string]string `json:"devDependencies"`
-			PeerDependencies     map[string]string `json:"peerDependencies"`
-			OptionalDependencies map[string]string `json:"optionalDependencies"`
-		}
-		if err := json.Unmarshal(data, &pj); err != nil {
-			problems = append(problems, jsonProblem(file, data, err))
+		pj, pr := parsePackageJSON(file, data)
+		if pr != nil {
+			problems = append(problems, *pr)
 			continue
 		}
 		if pj.Name != "" {
 			byPackage[pj.Name] = p.Name
 		}
-		var deps []string
-		for _, m := range []map[string]string{pj.Dependencies, pj.DevDependencies, pj.PeerDependencies, pj.OptionalDependencies} {
-			for name := range m {
-				deps = append(deps, name)
-			}
+		npm[p.Name] = pj
+	}
+
+	// pyproject.toml
+	py := pyprojects{root: root, read: map[string]*pyproject{}}
+	for _, p := range ws.Projects {
+		if _, pr := py.at(p.Path); pr != nil {
+			problems = append(problems, *pr)
 		}
-		manifests[p.Name] = npmDeps{file, deps}
 	}
 	if len(problems) > 0 {
 		return problems
 	}
+
+	// go.mod, and the root's go.work
 	goMods := map[string]*modfile.File{} // project -> its go.mod, when go can read it
 	byModule := map[string]string{}      // Go module path -> project
 	for _, p := range ws.Projects {
@@ -85,6 +100,19 @@ func inferDeps(root string, ws *Workspace) []Problem {
 			}
 		}
 	}
+	workReplace := map[string]string{} // module path -> project its go.work replace points at
+	if data, err := os.ReadFile(filepath.Join(root, "go.work")); err == nil {
+		if wf, err := modfile.ParseWork("go.work", data, nil); err == nil {
+			for _, r := range wf.Replace {
+				if r.New.Version == "" && strings.HasPrefix(r.New.Path, ".") {
+					if dep := byDir[path.Clean(r.New.Path)]; dep != "" {
+						workReplace[r.Old.Path] = dep
+					}
+				}
+			}
+		}
+	}
+
 	for _, p := range ws.Projects {
 		add := func(dep, from string) {
 			if dep == "" || dep == p.Name || slices.Contains(p.Deps, dep) || slices.ContainsFunc(p.Inferred, func(d InferredDep) bool { return d.Project == dep }) {
@@ -92,16 +120,13 @@ func inferDeps(root string, ws *Workspace) []Problem {
 			}
 			p.Inferred = append(p.Inferred, InferredDep{Project: dep, From: from})
 		}
-		if m, ok := manifests[p.Name]; ok {
-			for _, name := range m.deps {
-				add(byPackage[name], m.file)
+		if pj, ok := npm[p.Name]; ok {
+			for _, name := range pj.deps {
+				add(byPackage[name], path.Join(p.Path, "package.json"))
 			}
 		}
 		if mf := goMods[p.Name]; mf != nil {
 			file := path.Join(p.Path, "go.mod")
-			// A replace that points at a sibling's directory, or a require
-			// of a sibling's module path (a go.work's modules need no
-			// replace).
 			for _, r := range mf.Replace {
 				if r.New.Version == "" && strings.HasPrefix(r.New.Path, ".") {
 					add(byDir[path.Clean(path.Join(p.Path, r.New.Path))], file)
@@ -109,13 +134,18 @@ func inferDeps(root string, ws *Workspace) []Problem {
 			}
 			for _, r := range mf.Require {
 				add(byModule[r.Mod.Path], file)
+				add(workReplace[r.Mod.Path], file)
+			}
+		}
+		if pp, _ := py.at(p.Path); pp != nil {
+			file := path.Join(p.Path, "pyproject.toml")
+			for _, dir := range py.depDirs(p.Path, pp) {
+				add(byDir[dir], file)
 			}
 		}
 		sort.Slice(p.Inferred, func(i, j int) bool { return p.Inferred[i].Project < p.Inferred[j].Project })
 	}
-	if len(problems) > 0 {
-		return problems
-	}
+
 	// ^target over the inferred projects too.
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {
@@ -132,8 +162,35 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	return cycleThroughManifests(ws)
 }
 
+// Reads reports whether Load reads the file at the slash path p (relative
+// to the root) to know the projects and their dependencies: targets.yaml,
+// the manifests inferDeps reads (package.json, go.mod and pyproject.toml
+// anywhere, for a uv workspace's root may be above a project) and the
+// root's go.work. A change to one needs a new Load; the server asks this.
+func Reads(p string) bool {
+	switch path.Base(p) {
+	case "package.json", "go.mod", "pyproject.toml":
+		return true
+	}
+	return p == FileName || p == "go.work"
+}
+
+// readManifest reads a manifest at a slash path under root; a missing one
+// is not a problem.
+func readManifest(root, file string) ([]byte, bool, *Problem) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, &Problem{File: file, Message: fmt.Sprintf("cannot read it: %v", err)}
+	}
+	return data, true, nil
+}
+
 // cycleThroughManifests reports a target cycle that inferred dependencies
-// closed (the declared ones were checked when targets.yaml was read).
+// closed (the declared ones were checked when targets.yaml was read), with
+// the manifests that name the cycle's steps between projects.
 func cycleThroughManifests(ws *Workspace) []Problem {
 	state := map[string]int{} // 1 visiting, 2 done
 	var stack []string
@@ -164,9 +221,15 @@ func cycleThroughManifests(ws *Workspace) []Problem {
 	for _, id := range ws.TargetIDs() {
 		if visit(id) {
 			var from []string
-			for _, p := range ws.Projects {
-				for _, d := range p.Inferred {
-					from = append(from, d.From)
+			for i := 1; i < len(found); i++ {
+				a, _, _ := strings.Cut(found[i-1], ":")
+				b, _, _ := strings.Cut(found[i], ":")
+				if p := ws.Project(a); p != nil && a != b {
+					for _, d := range p.Inferred {
+						if d.Project == b {
+							from = append(from, d.From)
+						}
+					}
 				}
 			}
 			slices.Sort(from)
@@ -174,6 +237,37 @@ func cycleThroughManifests(ws *Workspace) []Problem {
 		}
 	}
 	return nil
+}
+
+// packageJSON is what inferDeps reads of a package.json.
+type packageJSON struct {
+	Name string
+	deps []string // the names of its dependencies of every kind, sorted
+}
+
+// parsePackageJSON reads a package.json's name and dependencies; a file
+// that is not JSON is a problem naming its line and column.
+func parsePackageJSON(file string, data []byte) (packageJSON, *Problem) {
+	var pj struct {
+		Name                 string            `json:"name"`
+		Dependencies         map[string]string `json:"dependencies"`
+		DevDependencies      map[string]string `json:"devDependencies"`
+		PeerDependencies     map[string]string `json:"peerDependencies"`
+		OptionalDependencies map[string]string `json:"optionalDependencies"`
+	}
+	if err := json.Unmarshal(data, &pj); err != nil {
+		pr := jsonProblem(file, data, err)
+		return packageJSON{}, &pr
+	}
+	out := packageJSON{Name: pj.Name}
+	for _, m := range []map[string]string{pj.Dependencies, pj.DevDependencies, pj.PeerDependencies, pj.OptionalDependencies} {
+		for name := range m {
+			out.deps = append(out.deps, name)
+		}
+	}
+	slices.Sort(out.deps)
+	out.deps = slices.Compact(out.deps)
+	return out, nil
 }
 
 // jsonProblem names the line and column of a JSON syntax error.
@@ -186,4 +280,406 @@ func jsonProblem(file string, data []byte, err error) Problem {
 		return Problem{File: file, Line: line, Column: col, Message: "not valid JSON: " + se.Error()}
 	}
 	return Problem{File: file, Message: "does not read as a package.json: " + err.Error()}
+}
+
+// pyproject is what inferDeps reads of a pyproject.toml. Names are
+// normalized as PEP 503 says (pyName).
+type pyproject struct {
+	Name string // [project] name
+	// Requires are the PEP 508 requirements of every kind: [project]
+	// dependencies and optional-dependencies, [dependency-groups], uv's
+	// and PDM's dev dependencies.
+	Requires []pyRequirement
+	// Paths are Poetry's path dependencies (main, dev and groups), as
+	// written: relative to the file's directory.
+	Paths []string
+	// Sources are [tool.uv.sources]: by requirement name, a path as
+	// written (relative to the file's directory) or workspace = true.
+	Sources map[string]pySource
+	// Members and Exclude are the globs of [tool.uv.workspace], relative
+	// to the file's directory; UVWorkspace says whether the table exists.
+	UVWorkspace      bool
+	Members, Exclude []string
+}
+
+// pyRequirement is one PEP 508 requirement: a name, and the URL after @
+// when there is one (with PDM's -e, the URL or path alone).
+type pyRequirement struct {
+	Name string
+	URL  string
+}
+
+// pySource is a uv source of a requirement.
+type pySource struct {
+	Path      string
+	Workspace bool
+}
+
+// parsePyproject reads what inferDeps needs of a pyproject.toml. A file
+// that is not TOML is a problem naming its line and column; entries of an
+// unexpected shape are the package manager's to report and are skipped.
+func parsePyproject(file string, data []byte) (*pyproject, *Problem) {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		pr := tomlProblem(file, err)
+		return nil, &pr
+	}
+	out := &pyproject{Sources: map[string]pySource{}}
+	project := table(doc, "project")
+	if name, ok := project["name"].(string); ok {
+		out.Name = pyName(name)
+	}
+	reqs := func(v any) {
+		for _, s := range strs(v) {
+			if r, ok := parseRequirement(s); ok {
+				out.Requires = append(out.Requires, r)
+			}
+		}
+	}
+	reqs(project["dependencies"])
+	for _, v := range table(project, "optional-dependencies") {
+		reqs(v)
+	}
+	for _, v := range table(doc, "dependency-groups") {
+		reqs(v) // include-group tables are not strings and are skipped
+	}
+	tool := table(doc, "tool")
+	uv := table(tool, "uv")
+	reqs(uv["dev-dependencies"])
+	for _, v := range table(table(tool, "pdm"), "dev-dependencies") {
+		reqs(v)
+	}
+	for name, v := range table(uv, "sources") {
+		// A source is a table, or a list of them with markers.
+		for _, s := range tables(v) {
+			src := pySource{}
+			src.Path, _ = s["path"].(string)
+			src.Workspace, _ = s["workspace"].(bool)
+			if src.Path != "" || src.Workspace {
+				out.Sources[pyName(name)] = src
+				break
+			}
+		}
+	}
+	if w, ok := uv["workspace"].(map[string]any); ok {
+		out.UVWorkspace = true
+		out.Members = strs(w["members"])
+		out.Exclude = strs(w["exclude"])
+	}
+	poetry := table(tool, "poetry")
+	deps := []map[string]any{table(poetry, "dependencies"), table(poetry, "dev-dependencies")}
+	for _, g := range table(poetry, "group") {
+		if g, ok := g.(map[string]any); ok {
+			deps = append(deps, table(g, "dependencies"))
+		}
+	}
+	for _, d := range deps {
+		for _, v := range d {
+			// A dependency is a version string, a table, or a list of
+			// tables (one per marker).
+			for _, t := range tables(v) {
+				if p, ok := t["path"].(string); ok && p != "" {
+					out.Paths = append(out.Paths, p)
+				}
+			}
+		}
+	}
+	slices.Sort(out.Paths)
+	out.Paths = slices.Compact(out.Paths)
+	return out, nil
+}
+
+// tomlProblem names the line and column of a TOML error.
+func tomlProblem(file string, err error) Problem {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		return Problem{File: file, Line: line, Column: col, Message: "not valid TOML: " + strings.TrimPrefix(de.Error(), "toml: ")}
+	}
+	return Problem{File: file, Message: "does not read as a pyproject.toml: " + err.Error()}
+}
+
+// table is m[key] when it is a table, else nil (which reads as empty).
+func table(m map[string]any, key string) map[string]any {
+	t, _ := m[key].(map[string]any)
+	return t
+}
+
+// tables is v as a list of tables: v itself when it is one, the tables of
+// an array, else none.
+func tables(v any) []map[string]any {
+	switch v := v.(type) {
+	case map[string]any:
+		return []map[string]any{v}
+	case []any:
+		var out []map[string]any
+		for _, x := range v {
+			if t, ok := x.(map[string]any); ok {
+				out = append(out, t)
+			}
+		}
+		return out
+	case []map[string]any:
+		return v
+	}
+	return nil
+}
+
+// strs is the strings of an array (other elements skipped).
+func strs(v any) []string {
+	a, _ := v.([]any)
+	var out []string
+	for _, x := range a {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// pyName normalizes a distribution name as PEP 503 does: lower case, runs
+// of -, _ and . as one -.
+func pyName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		if r == '-' || r == '_' || r == '.' {
+			dash = true
+			continue
+		}
+		if dash && b.Len() > 0 {
+			b.WriteByte('-')
+		}
+		dash = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// parseRequirement reads the name of a PEP 508 requirement and its URL
+// after @ (name[extras] @ url ; markers), or PDM's editable form (-e URL or
+// -e path, whose name is the #egg= fragment when there is one).
+func parseRequirement(s string) (pyRequirement, bool) {
+	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "-e"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+		u := strings.TrimSpace(rest)
+		var name string
+		if _, frag, ok := strings.Cut(u, "#egg="); ok {
+			name = frag
+		}
+		return pyRequirement{Name: pyName(name), URL: u}, u != ""
+	}
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9' || s[i] == '-' || s[i] == '_' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return pyRequirement{}, false
+	}
+	r := pyRequirement{Name: pyName(s[:i])}
+	rest := strings.TrimSpace(s[i:])
+	if strings.HasPrefix(rest, "[") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return r, true
+		}
+		rest = strings.TrimSpace(rest[end+1:])
+	}
+	if u, ok := strings.CutPrefix(rest, "@"); ok {
+		u = strings.TrimSpace(u)
+		// A marker follows the URL after whitespace and ';'.
+		if j := strings.Index(u, " ;"); j >= 0 {
+			u = u[:j]
+		} else if j := strings.IndexAny(u, " \t"); j >= 0 {
+			u = u[:j]
+		}
+		r.URL = strings.TrimSpace(u)
+	}
+	return r, true
+}
+
+// pyprojects reads the pyproject.toml files of directories under root,
+// each once.
+type pyprojects struct {
+	root string
+	read map[string]*pyproject // slash dir -> its file (nil when none)
+}
+
+// at is the pyproject.toml of the slash directory dir, nil when there is
+// none; a problem when it does not parse.
+func (py *pyprojects) at(dir string) (*pyproject, *Problem) {
+	if pp, ok := py.read[dir]; ok {
+		return pp, nil
+	}
+	file := path.Join(dir, "pyproject.toml")
+	data, ok, pr := readManifest(py.root, file)
+	var pp *pyproject
+	if ok {
+		pp, pr = parsePyproject(file, data)
+	}
+	py.read[dir] = pp
+	return pp, pr
+}
+
+// uvWorkspace is the directory of the uv workspace dir is a member of (its
+// root, at dir or above it, whose members globs match dir and whose
+// exclude globs do not), or false.
+func (py *pyprojects) uvWorkspace(dir string) (string, bool) {
+	for d := dir; ; d = path.Dir(d) {
+		if pp, _ := py.at(d); pp != nil && pp.UVWorkspace && (d == dir || pyMember(pp, d, dir)) {
+			return d, true
+		}
+		if d == "." {
+			return "", false
+		}
+	}
+}
+
+// pyMember reports whether dir is a member of the uv workspace whose root
+// pp is, at rootDir.
+func pyMember(pp *pyproject, rootDir, dir string) bool {
+	rel := dir
+	if rootDir != "." {
+		rel = strings.TrimPrefix(dir, rootDir+"/")
+	}
+	match := func(globs []string) bool {
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(path.Clean(g), rel); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return match(pp.Members) && !match(pp.Exclude)
+}
+
+// depDirs are the slash directories, relative to root, that the
+// pyproject.toml at dir names as its dependencies.
+func (py *pyprojects) depDirs(dir string, pp *pyproject) []string {
+	var out []string
+	rel := func(base, p string) {
+		if d, ok := py.local(base, p); ok {
+			out = append(out, d)
+		}
+	}
+	for _, p := range pp.Paths {
+		rel(dir, p)
+	}
+	// uv's sources: the root's apply to every member, a member's own win.
+	sources := map[string]struct {
+		pySource
+		base string
+	}{}
+	uvRoot, inUV := py.uvWorkspace(dir)
+	if inUV && uvRoot != dir {
+		if rp, _ := py.at(uvRoot); rp != nil {
+			for name, s := range rp.Sources {
+				sources[name] = struct {
+					pySource
+					base string
+				}{s, uvRoot}
+			}
+		}
+	}
+	for name, s := range pp.Sources {
+		sources[name] = struct {
+			pySource
+			base string
+		}{s, dir}
+	}
+	for _, r := range pp.Requires {
+		if r.URL != "" {
+			if d, ok := py.fileURL(dir, r.URL); ok {
+				out = append(out, d)
+			}
+			continue
+		}
+		s, ok := sources[r.Name]
+		switch {
+		case !ok:
+		case s.Path != "":
+			rel(s.base, s.Path)
+		case s.Workspace && inUV:
+			if d, ok := py.member(uvRoot, r.Name); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// member is the directory of the uv workspace's member (at rootDir) whose
+// [project] name is name, among the directories that hold a pyproject.toml
+// read so far (every project's).
+func (py *pyprojects) member(rootDir, name string) (string, bool) {
+	rp, _ := py.at(rootDir)
+	var dirs []string
+	for d, pp := range py.read {
+		if pp != nil && pp.Name == name && (d == rootDir || rp != nil && underDir(d, rootDir) && pyMember(rp, rootDir, d)) {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		return "", false
+	}
+	slices.Sort(dirs)
+	return dirs[0], true
+}
+
+func underDir(d, dir string) bool {
+	return dir == "." || strings.HasPrefix(d, dir+"/")
+}
+
+// fileURL is the slash directory, relative to root, that a requirement's
+// URL names: file:rel (relative to dir), file:///abs or file://localhost/abs
+// inside root, PDM's ${PROJECT_ROOT} and Hatch's {root:uri}, or a bare
+// relative path (PDM's -e ./x). Other URLs name no directory.
+func (py *pyprojects) fileURL(dir, u string) (string, bool) {
+	abs := filepath.Join(py.root, filepath.FromSlash(dir))
+	u = strings.ReplaceAll(u, "${PROJECT_ROOT}", filepath.ToSlash(abs))
+	u = strings.ReplaceAll(u, "{root:uri}", "file://"+filepath.ToSlash(abs))
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	var p string
+	switch {
+	case strings.HasPrefix(u, "file://"):
+		rest := strings.TrimPrefix(u, "file://")
+		rest = strings.TrimPrefix(rest, "localhost")
+		if !strings.HasPrefix(rest, "/") {
+			return "", false // another host
+		}
+		p = rest
+	case strings.HasPrefix(u, "file:"):
+		p = strings.TrimPrefix(u, "file:")
+	case strings.HasPrefix(u, "./") || strings.HasPrefix(u, "../") || u == "." || u == "..":
+		p = u
+	default:
+		return "", false
+	}
+	if unescaped, err := url.PathUnescape(p); err == nil {
+		p = unescaped
+	}
+	return py.local(dir, p)
+}
+
+// local is the slash directory, relative to root, of a path written in the
+// manifest at dir: relative to dir, or absolute inside root.
+func (py *pyprojects) local(dir, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	if !path.IsAbs(p) {
+		return path.Clean(path.Join(dir, p)), true
+	}
+	r, err := filepath.Rel(py.root, filepath.FromSlash(p))
+	if err != nil {
+		return "", false
+	}
+	r = filepath.ToSlash(r)
+	if r == ".." || strings.HasPrefix(r, "../") {
+		return "", false // outside the workspace
+	}
+	return r, true
 }

@@ -79,8 +79,9 @@ type Project struct {
 	Targets []*Target // sorted by Name
 	Line    int       // line of the project's key in targets.yaml
 	// Inferred are the dependencies its manifests name (a package.json
-	// dependency on a sibling package, a go.mod replace pointing at a
-	// sibling module) that targets.yaml does not declare; Load finds them.
+	// dependency on a sibling package, a go.mod replace or require of a
+	// sibling module, a pyproject.toml path or uv workspace dependency)
+	// that targets.yaml does not declare; Load finds them (inferDeps).
 	Inferred []InferredDep
 
 	pathLine, pathColumn int // where path is written, for Load's disk check
