@@ -210,3 +210,37 @@ func TestForgeTokenIsNeverShown(t *testing.T) {
 		}
 	})
 }
+
+func TestRemoteCacheKeys(t *testing.T) {
+	t.Run("the environment sets every key", func(t *testing.T) {
+		c, err := load(t, []string{
+			"CORE_CACHE_REMOTE_URL=http://cache.internal:8080/core", "CORE_CACHE_REMOTE_MODE=read-write",
+			"CORE_CACHE_REMOTE_HEADER=Authorization", "CORE_CACHE_REMOTE_HEADER_ENV=CORE_CACHE_TOKEN",
+			"CORE_CACHE_REMOTE_TIMEOUT=5s", "CORE_CACHE_REMOTE_PARALLELISM=16",
+		}, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := c.Cache.Remote
+		if r.URL != "http://cache.internal:8080/core" || r.Mode != "read-write" || r.Header != "Authorization" || r.HeaderEnv != "CORE_CACHE_TOKEN" || r.Timeout.String() != "5s" || r.Parallelism != 16 {
+			t.Fatalf("%+v", r)
+		}
+	})
+	for _, tc := range []struct{ name, env, want string }{
+		{"a URL with user info is refused", "CORE_CACHE_REMOTE_URL=http://u:p@cache.internal/", "user info is not allowed"},
+		{"an ftp URL is refused", "CORE_CACHE_REMOTE_URL=ftp://cache.internal/", "is not http or https"},
+		{"an unknown mode is refused", "CORE_CACHE_REMOTE_MODE=write", "allowed values: read, read-write"},
+		{"a header name with a space is refused", "CORE_CACHE_REMOTE_HEADER=X Token", "not an HTTP header name"},
+		{"a variable name with a dash is refused", "CORE_CACHE_REMOTE_HEADER_ENV=CACHE-TOKEN", "not an environment variable name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, []string{tc.env}, "", nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if strings.Contains(tc.env, "u:p@") && strings.Contains(err.Error(), "u:p@") {
+				t.Fatalf("the message shows the user info: %v", err)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -295,6 +296,13 @@ func checkType(info KeyInfo, v any) string {
 func shown(key string, v any) string {
 	if Secret(key) {
 		return "<redacted>"
+	}
+	if str, ok := v.(string); ok && strings.Contains(str, "@") {
+		// A URL's user information is a password more often than not.
+		if u, err := url.Parse(str); err == nil && u.User != nil {
+			u.User = url.User("REDACTED")
+			return quote(strings.Replace(u.String(), "REDACTED@", "<redacted>@", 1))
+		}
 	}
 	return quote(v)
 }

@@ -100,21 +100,7 @@ func explain(fe validator.FieldError) string {
 // host, no user info (the credential goes in a header whose value comes
 // from the environment, never in a URL that is shown), query or fragment.
 func CheckRemoteURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("not a URL")
-	}
-	switch {
-	case u.Scheme != "https" && u.Scheme != "http":
-		return fmt.Errorf("scheme %q is not http or https", u.Scheme)
-	case u.Hostname() == "":
-		return fmt.Errorf("no host")
-	case u.User != nil:
-		return fmt.Errorf("user info is not allowed (put the credential in the environment variable cache.remote.header_env names)")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return fmt.Errorf("query and fragment are not allowed")
-	}
-	return nil
+	return checkBaseURL(s, true, "put the credential in the environment variable cache.remote.header_env names")
 }
 
 // token reports whether s is non-empty and made of letters, digits and
@@ -133,19 +119,29 @@ func token(s, extra string) bool {
 // loopback host only (a token is never sent in clear over a network), with
 // no user info, query or fragment.
 func CheckAPIURL(s string) error {
+	return checkBaseURL(s, false, "the token goes in forge.token")
+}
+
+// checkBaseURL accepts an http or https URL with a host and without user
+// info (where the credential goes instead: userHint), query or fragment;
+// plain http to a host that is not loopback only when anyHTTP.
+func checkBaseURL(s string, anyHTTP bool, userHint string) error {
 	u, err := url.Parse(s)
 	if err != nil {
 		return fmt.Errorf("not a URL")
 	}
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http":
+		if anyHTTP {
+			return fmt.Errorf("scheme %q is not http or https", u.Scheme)
+		}
 		return fmt.Errorf("scheme %q is not https", u.Scheme)
 	case u.Hostname() == "":
 		return fmt.Errorf("no host")
-	case u.Scheme == "http" && !loopbackHost(u.Hostname()):
+	case u.Scheme == "http" && !anyHTTP && !loopbackHost(u.Hostname()):
 		return fmt.Errorf("http is allowed only to a loopback host (the token would cross the network in clear)")
 	case u.User != nil:
-		return fmt.Errorf("user info is not allowed (the token goes in forge.token)")
+		return fmt.Errorf("user info is not allowed (%s)", userHint)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
 		return fmt.Errorf("query and fragment are not allowed")
 	}
