@@ -47,6 +47,7 @@ type resolved struct {
 	index          string // the repository's index file, absolute
 	objects        string // the object directory, absolute
 	infoAttributes string // $GIT_DIR/info/attributes, absolute
+	infoExclude    string // $GIT_DIR/info/exclude, absolute
 	top            string // the working tree's top directory
 	prefix         string // root relative to the repository's top, "" or "dir/"
 	head           string // HEAD's commit, "" before the first
@@ -90,31 +91,31 @@ func resolveFor(ctx context.Context, root, base string, withBranch bool) (resolv
 	}
 	// Exit 1 with the facts printed: HEAD has no commit yet.
 	inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format", "--path-format=absolute",
-		"--git-path", "index", "--git-path", "objects", "--git-path", "info/attributes", "--show-toplevel", "--show-prefix",
+		"--git-path", "index", "--git-path", "objects", "--git-path", "info/attributes", "--git-path", "info/exclude", "--show-toplevel", "--show-prefix",
 		"--verify", "--quiet", "HEAD^{commit}")
 	wg.Wait()
 	if err := errors.Join(errInside, errBranch); err != nil {
 		return resolved{}, err
 	}
 	// One line each: "true", the format, the index, the object directory,
-	// info/attributes, the top, the prefix (maybe empty), then HEAD's
-	// commit when there is one.
+	// info/attributes, info/exclude, the top, the prefix (maybe empty),
+	// then HEAD's commit when there is one.
 	facts := strings.Split(strings.TrimSuffix(inside.Stdout, "\n"), "\n")
-	if inside.Exit > 1 || len(facts) < 6 || facts[0] != "true" {
+	if inside.Exit > 1 || len(facts) < 7 || facts[0] != "true" {
 		return resolved{}, ErrNotRepository
 	}
 	var r resolved
 	r.empty, r.format, r.index = emptyTrees[facts[1]], facts[1], facts[2]
-	r.objects, r.infoAttributes, r.top = facts[3], facts[4], facts[5]
-	if len(facts) > 6 {
-		r.prefix = facts[6]
+	r.objects, r.infoAttributes, r.infoExclude, r.top = facts[3], facts[4], facts[5], facts[6]
+	if len(facts) > 7 {
+		r.prefix = facts[7]
 	}
 	if withBranch && branch.Exit == 0 {
 		r.Branch = branch.Text()
 	}
 	headCommit := ""
-	if inside.Exit == 0 && len(facts) > 7 {
-		headCommit = facts[7]
+	if inside.Exit == 0 && len(facts) > 8 {
+		headCommit = facts[8]
 	}
 	r.head = headCommit
 	switch base {

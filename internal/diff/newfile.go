@@ -192,6 +192,7 @@ type diffConfig struct {
 	fileMode       bool   // core.fileMode (default true)
 	abbrev         int    // core.abbrev: -1 for auto
 	attributesFile string // core.attributesFile, "" when unset
+	excludesFile   string // core.excludesFile, "" when unset
 	orderFile      bool   // diff.orderFile set: git reorders the files
 	unknown        bool   // a value git would refuse, or one not parsed here
 }
@@ -199,7 +200,7 @@ type diffConfig struct {
 // readDiffConfig asks git (one process) for the settings diffConfig holds.
 func readDiffConfig(ctx context.Context, root string) (diffConfig, error) {
 	c := diffConfig{fileMode: true, abbrev: -1}
-	res, err := gitx.Run(ctx, root, "config", "-z", "--get-regexp", `^(core\.(autocrlf|filemode|abbrev|attributesfile)|diff\.orderfile)$`)
+	res, err := gitx.Run(ctx, root, "config", "-z", "--get-regexp", `^(core\.(autocrlf|filemode|abbrev|attributesfile|excludesfile)|diff\.orderfile)$`)
 	if err != nil {
 		return c, err
 	}
@@ -237,6 +238,8 @@ func readDiffConfig(ctx context.Context, root string) (diffConfig, error) {
 			}
 		case "core.attributesfile":
 			c.attributesFile = value
+		case "core.excludesfile":
+			c.excludesFile = value
 		case "diff.orderfile":
 			c.orderFile = true
 		}
@@ -271,19 +274,7 @@ func attributeFiles(b resolved, cfg diffConfig, root string, paths []string) boo
 		_, err := os.Stat(p)
 		return err == nil
 	}
-	candidates := []string{b.infoAttributes}
-	home, _ := os.UserHomeDir()
-	switch global := cfg.attributesFile; {
-	case global != "":
-		if rest, ok := strings.CutPrefix(global, "~/"); ok && home != "" {
-			global = filepath.Join(home, rest)
-		}
-		candidates = append(candidates, global)
-	case os.Getenv("XDG_CONFIG_HOME") != "":
-		candidates = append(candidates, filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", "attributes"))
-	case home != "":
-		candidates = append(candidates, filepath.Join(home, ".config", "git", "attributes"))
-	}
+	candidates := []string{b.infoAttributes, globalFile(cfg.attributesFile, "attributes")}
 	if os.Getenv("GIT_ATTR_NOSYSTEM") == "" {
 		candidates = append(candidates, "/etc/gitattributes")
 		if git, err := exec.LookPath("git"); err == nil {
@@ -318,6 +309,25 @@ func attributeFiles(b resolved, cfg diffConfig, root string, paths []string) boo
 		}
 	}
 	return false
+}
+
+// globalFile is the path of a user's git file: configured (a leading ~/
+// is the home directory), else $XDG_CONFIG_HOME/git/<name> or
+// ~/.config/git/<name>; "" when there is no home.
+func globalFile(configured, name string) string {
+	home, _ := os.UserHomeDir()
+	switch {
+	case configured != "":
+		if rest, ok := strings.CutPrefix(configured, "~/"); ok && home != "" {
+			return filepath.Join(home, rest)
+		}
+		return configured
+	case os.Getenv("XDG_CONFIG_HOME") != "":
+		return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "git", name)
+	case home != "":
+		return filepath.Join(home, ".config", "git", name)
+	}
+	return ""
 }
 
 // convertingAttributes are the attributes that change how git diffs a

@@ -35,44 +35,39 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 // ETag there.
 func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head func(stamp string)) error {
 	started := time.Now()
-	// The untracked files are found while the base is resolved and git
+	// Once the base is resolved, the untracked files are found (the last
+	// listing reused while nothing changed: untrackedOthers) while git
 	// diffs the tracked ones; their part of the patch follows. Core writes
 	// it itself (newFileWriter) when nothing would make git's rendering
 	// differ, else git diffs them (into a file beside their private index).
+	b, err := resolveFor(ctx, root, base, false)
+	if err != nil {
+		return err
+	}
 	var u *untracked
 	var uerr, perr error // finding them; preparing their patch
 	var render *newFileWriter
 	var upatch string
 	found := make(chan struct{})
 	diffed := make(chan struct{})
-	resolvedBase := make(chan resolved, 1)
 	go func() {
 		defer close(diffed)
-		u, uerr = listUntracked(ctx, root)
+		var cfg diffConfig
+		var others string
+		if cfg, uerr = readDiffConfig(ctx, root); uerr == nil {
+			if others, uerr = untrackedOthers(ctx, root, b, cfg); uerr == nil {
+				u = untrackedFrom(root, others)
+			}
+		}
 		close(found)
-		b, ok := <-resolvedBase
-		if uerr != nil || !ok || len(u.list) == 0 {
+		if uerr != nil || len(u.list) == 0 {
 			return
 		}
-		var cfg diffConfig
-		if cfg, perr = readDiffConfig(ctx, root); perr == nil {
-			render, perr = planNewFiles(ctx, u, b, cfg)
-		}
+		render, perr = planNewFiles(ctx, u, b, cfg)
 		if perr == nil && render == nil {
 			upatch, perr = u.patchToFile(ctx, b.empty)
 		}
 	}()
-	b, err := resolveFor(ctx, root, base, false)
-	if err != nil {
-		close(resolvedBase)
-		<-diffed
-		if u != nil {
-			u.close()
-		}
-		return err
-	}
-	resolvedBase <- b
-	close(resolvedBase)
 	defer func() {
 		<-diffed
 		if u != nil {

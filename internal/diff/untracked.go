@@ -43,15 +43,17 @@ func findUntracked(ctx context.Context, root string) (*untracked, error) {
 // listUntracked lists the untracked files (git ls-files --others), without
 // indexing them.
 func listUntracked(ctx context.Context, root string) (*untracked, error) {
-	u := &untracked{root: root, paths: map[string]bool{}}
-	others, err := gitx.Run(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
+	others, err := lsOthers(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	if others.Exit != 0 {
-		return nil, others.Describe("ls-files", "--others")
-	}
-	for _, p := range strings.Split(others.Stdout, "\x00") {
+	return untrackedFrom(root, others), nil
+}
+
+// untrackedFrom is the untracked files git ls-files -z --others printed.
+func untrackedFrom(root, others string) *untracked {
+	u := &untracked{root: root, paths: map[string]bool{}}
+	for _, p := range strings.Split(others, "\x00") {
 		// A directory (trailing slash) is a nested repository: adding it
 		// would record an embedded repository, so it stays out.
 		if p == "" || strings.HasSuffix(p, "/") {
@@ -64,7 +66,7 @@ func listUntracked(ctx context.Context, root string) (*untracked, error) {
 		}
 		u.list = append(u.list, p)
 	}
-	return u, nil
+	return u
 }
 
 // indexPrivately makes the private index of the listed files, each

@@ -1,0 +1,147 @@
+package diff
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// ageTree sets the modification time of everything under dir (the .git
+// directory too) an hour back, as if the tree had been left alone: a kept
+// listing is reused only for paths that settled before it was made.
+func ageTree(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	must(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.Mode()&os.ModeSymlink != 0 {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}))
+}
+
+// listedOthers is untrackedOthers for dir, and whether git ran for it.
+func listedOthers(t *testing.T, dir string) (string, bool) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := resolveFor(ctx, dir, "", false)
+	must(t, err)
+	cfg, err := readDiffConfig(ctx, dir)
+	must(t, err)
+	before := othersRuns.Load()
+	out, err := untrackedOthers(ctx, dir, b, cfg)
+	must(t, err)
+	return out, othersRuns.Load() != before
+}
+
+const ignoredDir = "a file created in an ignored directory"
+
+func listingRepo(t *testing.T) *repo {
+	r := newRepo(t)
+	r.write("a/b/tracked.go", "package b\n")
+	r.write("a/tracked.txt", "a\n")
+	r.write(".gitignore", "*.log\nbuild/\n")
+	r.write("sub/.gitignore", "*.tmp\n")
+	r.write("sub/tracked.txt", "s\n")
+	r.commit("init")
+	r.write("a/b/untracked.txt", "u\n")
+	r.write("debug.log", "ignored\n")
+	r.write("sub/x.tmp", "ignored\n")
+	r.write("build/out.bin", "ignored\n")
+	must(t, os.MkdirAll(filepath.Join(r.dir, "empty"), 0o755))
+	return r
+}
+
+// TestListingIsReusedUntilAnythingItDependsOnChanges: a listing is reused
+// while the tree is unchanged, and after each kind of change git lists
+// again, and the answer is git's.
+func TestListingIsReusedUntilAnythingItDependsOnChanges(t *testing.T) {
+	gitConfigIsolated(t)
+	for name, change := range map[string]func(r *repo){
+		"a file created in a directory with files": func(r *repo) { r.write("a/b/new.txt", "n\n") },
+		"a file created in an empty directory":     func(r *repo) { r.write("empty/new.txt", "n\n") },
+		"a directory created":                      func(r *repo) { r.write("a/new/deeper/x.txt", "x\n") },
+		ignoredDir:                                 func(r *repo) { r.write("build/more.bin", "x\n") },
+		"an untracked file deleted": func(r *repo) {
+			must(t, os.Remove(filepath.Join(r.dir, "a/b/untracked.txt")))
+		},
+		"an untracked file renamed": func(r *repo) {
+			must(t, os.Rename(filepath.Join(r.dir, "a/b/untracked.txt"), filepath.Join(r.dir, "a/b/renamed.txt")))
+		},
+		".gitignore edited in place": func(r *repo) {
+			f, err := os.OpenFile(filepath.Join(r.dir, ".gitignore"), os.O_WRONLY|os.O_TRUNC, 0)
+			must(t, err)
+			_, err = f.WriteString("build/\n") // *.log no longer ignored
+			must(t, err)
+			must(t, f.Close())
+		},
+		"a nested .gitignore edited in place": func(r *repo) {
+			must(t, os.WriteFile(filepath.Join(r.dir, "sub/.gitignore"), []byte("#\n"), 0o644))
+		},
+		"info/exclude edited": func(r *repo) {
+			must(t, os.WriteFile(filepath.Join(r.dir, ".git/info/exclude"), []byte("*.txt\n"), 0o644))
+		},
+		"an untracked file added to the index": func(r *repo) { r.git("add", "a/b/untracked.txt") },
+		"core.excludesFile set": func(r *repo) {
+			ignore := filepath.Join(t.TempDir(), "ignore")
+			must(t, os.WriteFile(ignore, []byte("untracked.txt\n"), 0o644))
+			r.git("config", "core.excludesFile", ignore)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := listingRepo(t)
+			ageTree(t, r.dir)
+			first, ran := listedOthers(t, r.dir)
+			if !ran {
+				t.Fatal("the first listing ran no git")
+			}
+			again, ran := listedOthers(t, r.dir)
+			if ran || again != first {
+				t.Fatalf("nothing changed, yet git ran again (%v) or the answer differs", ran)
+			}
+			change(r)
+			got, ran := listedOthers(t, r.dir)
+			if !ran {
+				t.Fatal("git did not list again after the change")
+			}
+			want, err := lsOthers(context.Background(), r.dir)
+			must(t, err)
+			// In an ignored directory, more is watched than git reads:
+			// git lists again, and the answer is the same.
+			if got != want || (got == first) != (name == ignoredDir) {
+				t.Errorf("after the change: %q, git lists %q (before: %q)", got, want, first)
+			}
+		})
+	}
+}
+
+// TestListingBelowTheTopWatchesTheAncestorsIgnores: with root below the
+// top, a .gitignore above it applies too.
+func TestListingBelowTheTopWatchesTheAncestorsIgnores(t *testing.T) {
+	gitConfigIsolated(t)
+	r := listingRepo(t)
+	root := filepath.Join(r.dir, "a")
+	ageTree(t, r.dir)
+	first, _ := listedOthers(t, root)
+	if _, ran := listedOthers(t, root); ran {
+		t.Fatal("nothing changed, yet git ran again")
+	}
+	must(t, os.WriteFile(filepath.Join(r.dir, ".gitignore"), []byte("untracked.txt\n"), 0o644))
+	got, ran := listedOthers(t, root)
+	if !ran || got == first || got != "" {
+		t.Errorf("after the top's .gitignore changed: ran %v, %q (before %q)", ran, got, first)
+	}
+}
+
+// TestListingJustModifiedIsNotKept: a tree modified a moment ago is
+// listed again at every request.
+func TestListingJustModifiedIsNotKept(t *testing.T) {
+	gitConfigIsolated(t)
+	r := listingRepo(t)
+	listedOthers(t, r.dir)
+	if _, ran := listedOthers(t, r.dir); !ran {
+		t.Error("a listing of a tree modified just now was reused")
+	}
+}
