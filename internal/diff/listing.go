@@ -34,18 +34,26 @@ import (
 // a change within that moment could leave a time as it was.
 //
 // Directories git itself would not enter (ignored ones, nested
-// repositories) are watched too: more than needed, never less. A tree of
-// more than maxListedDirs directories is not kept: checking it could cost
-// what the walk does.
+// repositories) are watched too: more than needed, never less. So that
+// checking never costs more than listing, a root is no longer watched
+// once its tree holds more than maxListedDirs directories, or a check of
+// more than minCheckedPaths paths took more than half as long as git's
+// listing did.
 
 // maxListedDirs bounds the directories a kept listing watches.
-const maxListedDirs = 20000
+const maxListedDirs = 5000
+
+// minCheckedPaths is how many watched paths a check must hold before its
+// cost is compared with the listing's: a few are always cheap to check.
+const minCheckedPaths = 1000
 
 // listing is a kept answer of git ls-files --others.
 type listing struct {
-	out    string // git's output
-	watch  []stampedPath
-	ignore string // the global excludes file it was listed with
+	out      string // git's output
+	watch    []stampedPath
+	key      [3]string     // the index, info/exclude and global excludes file it was listed with
+	took     time.Duration // how long git took to list
+	unwanted bool          // the root is not watched: list afresh every time
 }
 
 // stampedPath is a path and what it was: a directory's modification time,
@@ -84,12 +92,22 @@ func stampPath(path string) stampedPath {
 // untrackedOthers is git ls-files -z --others --exclude-standard in root,
 // reused while nothing it depends on changed (see above).
 func untrackedOthers(ctx context.Context, root string, b resolved, cfg diffConfig) (string, error) {
-	excludes := globalFile(cfg.excludesFile, "ignore")
+	key := [3]string{b.index, b.infoExclude, globalFile(cfg.excludesFile, "ignore")}
 	listings.Lock()
 	kept := listings.byRoot[root]
 	listings.Unlock()
-	if kept != nil && kept.ignore == excludes && kept.unchanged() {
-		return kept.out, nil
+	if kept != nil && kept.unwanted {
+		return lsOthers(ctx, root)
+	}
+	if kept != nil && kept.key == key {
+		checked := time.Now()
+		same := kept.unchanged()
+		if len(kept.watch) > minCheckedPaths && time.Since(checked) > kept.took/2 {
+			keep(root, &listing{unwanted: true})
+		}
+		if same {
+			return kept.out, nil
+		}
 	}
 
 	started := time.Now()
@@ -101,29 +119,43 @@ func untrackedOthers(ctx context.Context, root string, b resolved, cfg diffConfi
 		watch, walkErr = watchedPaths(root)
 	}()
 	out, err := lsOthers(ctx, root)
+	took := time.Since(started)
 	<-walked
 	if err != nil {
 		return "", err
 	}
-	if walkErr == nil {
-		for _, p := range append([]string{b.index, b.infoExclude, excludes}, ancestorIgnores(b)...) {
-			if p != "" {
-				watch = append(watch, stampPath(p))
-			}
+	if walkErr != nil {
+		keep(root, &listing{unwanted: true})
+		return out, nil
+	}
+	for _, p := range append(key[:], ancestorIgnores(b)...) {
+		if p != "" {
+			watch = append(watch, stampPath(p))
 		}
-		l := &listing{out: out, watch: watch, ignore: excludes}
-		listings.Lock()
-		if listings.byRoot == nil {
-			listings.byRoot = map[string]*listing{}
-		}
-		if l.settledBefore(started.Add(-settle)) {
-			listings.byRoot[root] = l
-		} else {
-			delete(listings.byRoot, root)
-		}
-		listings.Unlock()
+	}
+	if l := (&listing{out: out, watch: watch, key: key, took: took}); l.settledBefore(started.Add(-settle)) {
+		keep(root, l)
+	} else {
+		keep(root, nil)
 	}
 	return out, nil
+}
+
+// keep keeps l as root's listing (nil: none).
+func keep(root string, l *listing) {
+	listings.Lock()
+	defer listings.Unlock()
+	if listings.byRoot == nil {
+		listings.byRoot = map[string]*listing{}
+	}
+	if l == nil {
+		delete(listings.byRoot, root)
+		return
+	}
+	if kept := listings.byRoot[root]; kept != nil && kept.unwanted {
+		return
+	}
+	listings.byRoot[root] = l
 }
 
 // ancestorIgnores are the .gitignore files of the directories from the

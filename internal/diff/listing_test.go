@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -143,5 +144,24 @@ func TestListingJustModifiedIsNotKept(t *testing.T) {
 	listedOthers(t, r.dir)
 	if _, ran := listedOthers(t, r.dir); !ran {
 		t.Error("a listing of a tree modified just now was reused")
+	}
+}
+
+// TestListingOfTooLargeATreeIsNotWatched: past maxListedDirs directories
+// the root is listed afresh every time, and still right.
+func TestListingOfTooLargeATreeIsNotWatched(t *testing.T) {
+	gitConfigIsolated(t)
+	r := listingRepo(t)
+	for i := range maxListedDirs + 1 {
+		must(t, os.MkdirAll(filepath.Join(r.dir, "many", strconv.Itoa(i)), 0o755))
+	}
+	ageTree(t, r.dir)
+	for range 2 {
+		got, ran := listedOthers(t, r.dir)
+		want, err := lsOthers(context.Background(), r.dir)
+		must(t, err)
+		if !ran || got != want {
+			t.Fatalf("ran git %v, %q, git lists %q", ran, got, want)
+		}
 	}
 }
