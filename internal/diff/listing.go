@@ -3,9 +3,10 @@ package diff
 import (
 	"context"
 	"errors"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,11 +35,12 @@ import (
 // a change within that moment could leave a time as it was.
 //
 // Directories git itself would not enter (ignored ones, nested
-// repositories) are watched too: more than needed, never less. So that
-// checking never costs more than listing, a root is no longer watched
-// once its tree holds more than maxListedDirs directories, or a check of
-// more than minCheckedPaths paths took more than half as long as git's
-// listing did.
+// repositories) are watched too: more than needed, never less. The first
+// listing of a root walks its directories (beside git's own walk); a later
+// one re-reads only the directories whose time changed. So that checking
+// never costs more than listing, a root is no longer watched once its tree
+// holds more than maxListedDirs directories, or a check of more than
+// minCheckedPaths paths took more than half as long as git's listing did.
 
 // maxListedDirs bounds the directories a kept listing watches.
 const maxListedDirs = 5000
@@ -49,15 +51,24 @@ const minCheckedPaths = 1000
 
 // listing is a kept answer of git ls-files --others.
 type listing struct {
-	out      string // git's output
-	watch    []stampedPath
-	key      [3]string     // the index, info/exclude and global excludes file it was listed with
-	took     time.Duration // how long git took to list
-	unwanted bool          // the root is not watched: list afresh every time
+	out      string                 // git's output
+	dirs     map[string]*watchedDir // every directory under root but .git ones
+	files    []stampedPath          // the index, info/exclude, the global excludes file, .gitignore files above root
+	key      [3]string              // the index, info/exclude and global excludes file it was listed with
+	took     time.Duration          // how long git took to list
+	unwanted bool                   // the root is not watched: list afresh every time
 }
 
-// stampedPath is a path and what it was: a directory's modification time,
-// or a file's size, modification time and inode (absent: exists false).
+// watchedDir is a directory as it was read: its stamp, its .gitignore's
+// (exists false when it had none: creating one changes the directory's
+// time) and its subdirectories.
+type watchedDir struct {
+	stamp, ignore stampedPath
+	subdirs       []string
+}
+
+// stampedPath is a path and what it was: its modification time and inode,
+// and a file's size (absent: exists false).
 type stampedPath struct {
 	path   string
 	exists bool
@@ -79,6 +90,10 @@ func stampPath(path string) stampedPath {
 	if err != nil {
 		return stampedPath{path: path}
 	}
+	return stampFrom(path, st)
+}
+
+func stampFrom(path string, st os.FileInfo) stampedPath {
 	s := stampedPath{path: path, exists: true, mtime: st.ModTime().UnixNano()}
 	if !st.IsDir() {
 		s.size = st.Size()
@@ -99,24 +114,28 @@ func untrackedOthers(ctx context.Context, root string, b resolved, cfg diffConfi
 	if kept != nil && kept.unwanted {
 		return lsOthers(ctx, root)
 	}
+	var changed []string
 	if kept != nil && kept.key == key {
 		checked := time.Now()
-		same := kept.unchanged()
-		if len(kept.watch) > minCheckedPaths && time.Since(checked) > kept.took/2 {
+		var same bool
+		changed, same = kept.check()
+		if len(kept.dirs) > minCheckedPaths && time.Since(checked) > kept.took/2 {
 			keep(root, &listing{unwanted: true})
 		}
 		if same {
 			return kept.out, nil
 		}
+	} else {
+		kept = nil // walk the whole tree
 	}
 
 	started := time.Now()
-	var watch []stampedPath
+	var dirs map[string]*watchedDir
 	var walkErr error
 	walked := make(chan struct{})
 	go func() {
 		defer close(walked)
-		watch, walkErr = watchedPaths(root)
+		dirs, walkErr = kept.reread(root, changed)
 	}()
 	out, err := lsOthers(ctx, root)
 	took := time.Since(started)
@@ -128,12 +147,13 @@ func untrackedOthers(ctx context.Context, root string, b resolved, cfg diffConfi
 		keep(root, &listing{unwanted: true})
 		return out, nil
 	}
+	l := &listing{out: out, dirs: dirs, key: key, took: took}
 	for _, p := range append(key[:], ancestorIgnores(b)...) {
 		if p != "" {
-			watch = append(watch, stampPath(p))
+			l.files = append(l.files, stampPath(p))
 		}
 	}
-	if l := (&listing{out: out, watch: watch, key: key, took: took}); l.settledBefore(started.Add(-settle)) {
+	if l.settledBefore(started.Add(-settle)) {
 		keep(root, l)
 	} else {
 		keep(root, nil)
@@ -190,48 +210,136 @@ func lsOthers(ctx context.Context, root string) (string, error) {
 // errTooManyDirs says a tree is too large to watch.
 var errTooManyDirs = errors.New("too many directories to watch")
 
-// watchedPaths stamps every directory under root but .git ones, and every
-// .gitignore in them.
-func watchedPaths(root string) ([]stampedPath, error) {
-	var watch []stampedPath
-	dirs := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// check returns the directories whose time, or whose .gitignore, changed,
+// and whether nothing the listing depends on changed.
+func (l *listing) check() (changed []string, same bool) {
+	same = true
+	for _, f := range l.files {
+		if stampPath(f.path) != f {
+			same = false
+		}
+	}
+	for dir, d := range l.dirs {
+		if stampPath(dir) != d.stamp || (d.ignore.exists && stampPath(d.ignore.path) != d.ignore) {
+			changed = append(changed, dir)
+		}
+	}
+	return changed, same && len(changed) == 0
+}
+
+// reread is the listing's directories with those changed read again (and
+// the subtrees of new ones walked, of gone ones dropped); with no listing,
+// root's whole tree, walked.
+func (l *listing) reread(root string, changed []string) (map[string]*watchedDir, error) {
+	dirs := map[string]*watchedDir{}
+	if l == nil {
+		return dirs, walkInto(dirs, root)
+	}
+	maps.Copy(dirs, l.dirs)
+	for _, dir := range changed {
+		old := dirs[dir]
+		if old == nil {
+			continue // dropped with a parent gone
+		}
+		d, err := readWatchedDir(dir)
+		if errors.Is(err, os.ErrNotExist) && dir != root {
+			dropTree(dirs, dir) // its parent changed too, and is read again
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		dirs[dir] = d
+		for _, sub := range old.subdirs {
+			if !slices.Contains(d.subdirs, sub) {
+				dropTree(dirs, sub)
+			}
+		}
+		for _, sub := range d.subdirs {
+			if !slices.Contains(old.subdirs, sub) {
+				if err := walkInto(dirs, sub); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if len(dirs) > maxListedDirs {
+		return nil, errTooManyDirs
+	}
+	return dirs, nil
+}
+
+// walkInto reads dir and every directory under it but .git ones into dirs.
+func walkInto(dirs map[string]*watchedDir, dir string) error {
+	stack := []string{dir}
+	for len(stack) > 0 {
+		if len(dirs) >= maxListedDirs {
+			return errTooManyDirs
+		}
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		d, err := readWatchedDir(dir)
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() {
-			if d.Name() == ".gitignore" {
-				watch = append(watch, stampPath(p))
-			}
-			return nil
-		}
-		if d.Name() == ".git" && p != root {
-			return fs.SkipDir
-		}
-		if dirs++; dirs > maxListedDirs {
-			return errTooManyDirs
-		}
-		watch = append(watch, stampPath(p))
-		return nil
-	})
-	return watch, err
+		dirs[dir] = d
+		stack = append(stack, d.subdirs...)
+	}
+	return nil
 }
 
-// unchanged reports whether every watched path is as it was.
-func (l *listing) unchanged() bool {
-	for _, w := range l.watch {
-		if stampPath(w.path) != w {
-			return false
+// dropTree removes dir and the directories under it from dirs.
+func dropTree(dirs map[string]*watchedDir, dir string) {
+	if d := dirs[dir]; d != nil {
+		delete(dirs, dir)
+		for _, sub := range d.subdirs {
+			dropTree(dirs, sub)
 		}
 	}
-	return true
+}
+
+// readWatchedDir reads a directory, unsorted, stamped from its open
+// descriptor.
+func readWatchedDir(dir string) (*watchedDir, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, os.ErrNotExist // replaced by a file: gone as a directory
+	}
+	d := &watchedDir{stamp: stampFrom(dir, st), ignore: stampedPath{path: filepath.Join(dir, ".gitignore")}}
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case e.IsDir() && name != ".git":
+			d.subdirs = append(d.subdirs, filepath.Join(dir, name))
+		case name == ".gitignore":
+			d.ignore = stampPath(d.ignore.path)
+		}
+	}
+	return d, nil
 }
 
 // settledBefore reports whether every watched path was last modified
 // before t.
 func (l *listing) settledBefore(t time.Time) bool {
-	for _, w := range l.watch {
-		if w.exists && w.mtime >= t.UnixNano() {
+	old := func(s stampedPath) bool { return !s.exists || s.mtime < t.UnixNano() }
+	for _, f := range l.files {
+		if !old(f) {
+			return false
+		}
+	}
+	for _, d := range l.dirs {
+		if !old(d.stamp) || !old(d.ignore) {
 			return false
 		}
 	}

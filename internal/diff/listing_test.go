@@ -165,3 +165,49 @@ func TestListingOfTooLargeATreeIsNotWatched(t *testing.T) {
 		}
 	}
 }
+
+// TestListingFollowsDirectoriesItDidNotWalk: a directory created (or
+// removed) after the first walk is read (or dropped) when its parent
+// changes, and changes inside it are seen later.
+func TestListingFollowsDirectoriesItDidNotWalk(t *testing.T) {
+	gitConfigIsolated(t)
+	r := listingRepo(t)
+	settled := func() string {
+		t.Helper()
+		ageTree(t, r.dir)
+		got, _ := listedOthers(t, r.dir)
+		if again, ran := listedOthers(t, r.dir); ran || again != got {
+			t.Fatalf("nothing changed, yet git ran again (%v)", ran)
+		}
+		want, err := lsOthers(context.Background(), r.dir)
+		must(t, err)
+		if got != want {
+			t.Fatalf("listed %q, git lists %q", got, want)
+		}
+		return got
+	}
+	steps := []func(){
+		func() { r.write("n1/n2/first.txt", "1\n") },
+		func() { r.write("n1/n2/second.txt", "2\n") },
+		func() { must(t, os.MkdirAll(filepath.Join(r.dir, "n1/n2/n3"), 0o755)) },
+		func() { r.write("n1/n2/n3/third.txt", "3\n") },
+		func() { must(t, os.RemoveAll(filepath.Join(r.dir, "n1/n2"))) },
+		func() { r.write("n1/n2/again.txt", "4\n") },
+		func() { r.write("n1/n2/.gitignore", "again.txt\n") },
+		func() { must(t, os.WriteFile(filepath.Join(r.dir, "n1/n2/.gitignore"), []byte("#\n"), 0o644)) },
+	}
+	prev := settled()
+	for i, step := range steps {
+		step()
+		got, ran := listedOthers(t, r.dir)
+		want, err := lsOthers(context.Background(), r.dir)
+		must(t, err)
+		if !ran || got != want {
+			t.Fatalf("step %d: ran git %v, listed %q, git lists %q", i, ran, got, want)
+		}
+		if i != 2 && got == prev {
+			t.Fatalf("step %d changed nothing git lists: the test proves little", i)
+		}
+		prev = settled()
+	}
+}
