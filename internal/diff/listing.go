@@ -56,6 +56,7 @@ type listing struct {
 	files    []stampedPath          // the index, info/exclude, the global excludes file, .gitignore files above root
 	key      [3]string              // the index, info/exclude and global excludes file it was listed with
 	took     time.Duration          // how long git took to list
+	settled  bool                   // every path settled before the listing: out may be reused
 	unwanted bool                   // the root is not watched: list afresh every time
 }
 
@@ -65,6 +66,7 @@ type listing struct {
 type watchedDir struct {
 	stamp, ignore stampedPath
 	subdirs       []string
+	recent        bool // modified too close to its reading to be trusted: read again next time
 }
 
 // stampedPath is a path and what it was: its modification time and inode,
@@ -130,12 +132,13 @@ func untrackedOthers(ctx context.Context, root string, b resolved, cfg diffConfi
 	}
 
 	started := time.Now()
+	cutoff := started.Add(-settle)
 	var dirs map[string]*watchedDir
 	var walkErr error
 	walked := make(chan struct{})
 	go func() {
 		defer close(walked)
-		dirs, walkErr = kept.reread(root, changed)
+		dirs, walkErr = kept.reread(root, changed, cutoff)
 	}()
 	out, err := lsOthers(ctx, root)
 	took := time.Since(started)
@@ -153,11 +156,10 @@ func untrackedOthers(ctx context.Context, root string, b resolved, cfg diffConfi
 			l.files = append(l.files, stampPath(p))
 		}
 	}
-	if l.settledBefore(started.Add(-settle)) {
-		keep(root, l)
-	} else {
-		keep(root, nil)
-	}
+	// Kept even when something was modified just now: its output is not
+	// reused then, but its directories spare the next listing a walk.
+	l.settled = l.settledBefore(cutoff)
+	keep(root, l)
 	return out, nil
 }
 
@@ -210,17 +212,18 @@ func lsOthers(ctx context.Context, root string) (string, error) {
 // errTooManyDirs says a tree is too large to watch.
 var errTooManyDirs = errors.New("too many directories to watch")
 
-// check returns the directories whose time, or whose .gitignore, changed,
-// and whether nothing the listing depends on changed.
+// check returns the directories to read again (their time or their
+// .gitignore changed, or they were read too soon after a change), and
+// whether the listing's output may be reused.
 func (l *listing) check() (changed []string, same bool) {
-	same = true
+	same = l.settled
 	for _, f := range l.files {
 		if stampPath(f.path) != f {
 			same = false
 		}
 	}
 	for dir, d := range l.dirs {
-		if stampPath(dir) != d.stamp || (d.ignore.exists && stampPath(d.ignore.path) != d.ignore) {
+		if d.recent || stampPath(dir) != d.stamp || (d.ignore.exists && stampPath(d.ignore.path) != d.ignore) {
 			changed = append(changed, dir)
 		}
 	}
@@ -230,10 +233,10 @@ func (l *listing) check() (changed []string, same bool) {
 // reread is the listing's directories with those changed read again (and
 // the subtrees of new ones walked, of gone ones dropped); with no listing,
 // root's whole tree, walked.
-func (l *listing) reread(root string, changed []string) (map[string]*watchedDir, error) {
+func (l *listing) reread(root string, changed []string, cutoff time.Time) (map[string]*watchedDir, error) {
 	dirs := map[string]*watchedDir{}
 	if l == nil {
-		return dirs, walkInto(dirs, root)
+		return dirs, walkInto(dirs, root, cutoff)
 	}
 	maps.Copy(dirs, l.dirs)
 	for _, dir := range changed {
@@ -241,7 +244,7 @@ func (l *listing) reread(root string, changed []string) (map[string]*watchedDir,
 		if old == nil {
 			continue // dropped with a parent gone
 		}
-		d, err := readWatchedDir(dir)
+		d, err := readWatchedDir(dir, cutoff)
 		if errors.Is(err, os.ErrNotExist) && dir != root {
 			dropTree(dirs, dir) // its parent changed too, and is read again
 			continue
@@ -257,7 +260,7 @@ func (l *listing) reread(root string, changed []string) (map[string]*watchedDir,
 		}
 		for _, sub := range d.subdirs {
 			if !slices.Contains(old.subdirs, sub) {
-				if err := walkInto(dirs, sub); err != nil {
+				if err := walkInto(dirs, sub, cutoff); err != nil {
 					return nil, err
 				}
 			}
@@ -270,7 +273,7 @@ func (l *listing) reread(root string, changed []string) (map[string]*watchedDir,
 }
 
 // walkInto reads dir and every directory under it but .git ones into dirs.
-func walkInto(dirs map[string]*watchedDir, dir string) error {
+func walkInto(dirs map[string]*watchedDir, dir string, cutoff time.Time) error {
 	stack := []string{dir}
 	for len(stack) > 0 {
 		if len(dirs) >= maxListedDirs {
@@ -278,7 +281,7 @@ func walkInto(dirs map[string]*watchedDir, dir string) error {
 		}
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		d, err := readWatchedDir(dir)
+		d, err := readWatchedDir(dir, cutoff)
 		if err != nil {
 			return err
 		}
@@ -299,8 +302,8 @@ func dropTree(dirs map[string]*watchedDir, dir string) {
 }
 
 // readWatchedDir reads a directory, unsorted, stamped from its open
-// descriptor.
-func readWatchedDir(dir string) (*watchedDir, error) {
+// descriptor; recent when it or its .gitignore was modified after cutoff.
+func readWatchedDir(dir string, cutoff time.Time) (*watchedDir, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -326,20 +329,20 @@ func readWatchedDir(dir string) (*watchedDir, error) {
 			d.ignore = stampPath(d.ignore.path)
 		}
 	}
+	d.recent = d.stamp.mtime >= cutoff.UnixNano() || (d.ignore.exists && d.ignore.mtime >= cutoff.UnixNano())
 	return d, nil
 }
 
 // settledBefore reports whether every watched path was last modified
 // before t.
 func (l *listing) settledBefore(t time.Time) bool {
-	old := func(s stampedPath) bool { return !s.exists || s.mtime < t.UnixNano() }
 	for _, f := range l.files {
-		if !old(f) {
+		if f.exists && f.mtime >= t.UnixNano() {
 			return false
 		}
 	}
 	for _, d := range l.dirs {
-		if !old(d.stamp) || !old(d.ignore) {
+		if d.recent || d.stamp.mtime >= t.UnixNano() || (d.ignore.exists && d.ignore.mtime >= t.UnixNano()) {
 			return false
 		}
 	}

@@ -211,3 +211,31 @@ func TestListingFollowsDirectoriesItDidNotWalk(t *testing.T) {
 		prev = settled()
 	}
 }
+
+// TestListingRereadsADirectoryReadTooSoon: a directory read right after
+// it was modified is read again at the next listing, so that a change
+// within the same tick of the file system's clock (simulated here by
+// putting its time back) is not lost.
+func TestListingRereadsADirectoryReadTooSoon(t *testing.T) {
+	gitConfigIsolated(t)
+	r := listingRepo(t)
+	ageTree(t, r.dir)
+	dir := filepath.Join(r.dir, "a")
+	now := time.Now()
+	must(t, os.Chtimes(dir, now, now))
+	listedOthers(t, r.dir) // reads a/ while its time is recent
+	r.write("a/sub/first.txt", "1\n")
+	must(t, os.Chtimes(dir, now, now)) // the same tick: a/'s time as it was read
+	time.Sleep(2 * settle)             // a/'s time is old by the next listing
+	listedOthers(t, r.dir)
+	if _, ran := listedOthers(t, r.dir); ran {
+		t.Fatal("nothing changed, yet git ran again")
+	}
+	r.write("a/sub/second.txt", "2\n")
+	got, ran := listedOthers(t, r.dir)
+	want, err := lsOthers(context.Background(), r.dir)
+	must(t, err)
+	if !ran || got != want {
+		t.Fatalf("a file created in a/sub: ran git %v, listed %q, git lists %q", ran, got, want)
+	}
+}
