@@ -142,7 +142,10 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 		}
 		if render != nil && touchesAttributes(files) {
 			// A .gitattributes the working tree lacks may still apply
-			// from the index: git renders them.
+			// from the index: git renders them. (One in the index alone,
+			// in neither the working tree nor the base, shows in no
+			// change and is not seen: git add, then rm, of a
+			// .gitattributes that converts.)
 			render.names.close()
 			render = nil
 			if upatch, err = u.patchToFile(ctx, b.empty); err != nil {
