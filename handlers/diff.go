@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -129,13 +130,24 @@ func diffPatchHandler(ws *live.Workspace) gateway.HandlerFunc {
 		h.Set("Cache-Control", "no-cache")
 		h.Set("Content-Type", "text/x-diff; charset=utf-8")
 		h.Set("X-Content-Type-Options", "nosniff")
-		return diffError(diff.WritePatchStamped(r.Context(), w, ws.Root(), base, func(stamp string) {
+		// git writes its output 4 KB at a time: each would be a chunk and
+		// a write to the connection of its own. A failure before the
+		// buffer's first flush is answered as an error, not a cut patch.
+		bw := bufio.NewWriterSize(w, patchBuffer)
+		err = diff.WritePatchStamped(r.Context(), bw, ws.Root(), base, func(stamp string) {
 			if stamp != "" {
 				h.Set("ETag", patchETag(stamp))
 			}
-		}))
+		})
+		if err == nil {
+			err = bw.Flush()
+		}
+		return diffError(err)
 	}
 }
+
+// patchBuffer is how much of a patch is written to the connection at once.
+const patchBuffer = 64 << 10
 
 func patchETag(stamp string) string { return `"patch-` + stamp + `"` }
 

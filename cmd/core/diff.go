@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,7 +46,11 @@ No server is needed: the index is read (or built) from the cache.`,
 			}
 			out := cmd.OutOrStdout()
 			if patch {
-				return diff.WritePatch(cmd.Context(), out, e.root, base)
+				bw := bufio.NewWriterSize(out, 64<<10)
+				if err := diff.WritePatch(cmd.Context(), bw, e.root, base); err != nil {
+					return err
+				}
+				return bw.Flush()
 			}
 			_, ix, err := live.Build(e.root, e.cacheDir)
 			if err != nil {

@@ -41,12 +41,16 @@ func (e *BaseError) Error() string {
 // against (tree: a commit, or the empty tree before the first commit).
 type resolved struct {
 	Base
-	tree   string
-	empty  string // the empty tree
-	format string // the object format: sha1 or sha256
-	index  string // the repository's index file, absolute
-	prefix string // root relative to the repository's top, "" or "dir/"
-	head   string // HEAD's commit, "" before the first
+	tree           string
+	empty          string // the empty tree
+	format         string // the object format: sha1 or sha256
+	index          string // the repository's index file, absolute
+	objects        string // the object directory, absolute
+	infoAttributes string // $GIT_DIR/info/attributes, absolute
+	infoExclude    string // $GIT_DIR/info/exclude, absolute
+	top            string // the working tree's top directory
+	prefix         string // root relative to the repository's top, "" or "dir/"
+	head           string // HEAD's commit, "" before the first
 }
 
 // sessionKey names the review session of the working tree: the current
@@ -86,28 +90,32 @@ func resolveFor(ctx context.Context, root, base string, withBranch bool) (resolv
 		}()
 	}
 	// Exit 1 with the facts printed: HEAD has no commit yet.
-	inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format", "--path-format=absolute", "--git-path", "index", "--show-prefix", "--verify", "--quiet", "HEAD^{commit}")
+	inside, errInside = gitx.Run(ctx, root, "rev-parse", "--is-inside-work-tree", "--show-object-format", "--path-format=absolute",
+		"--git-path", "index", "--git-path", "objects", "--git-path", "info/attributes", "--git-path", "info/exclude", "--show-toplevel", "--show-prefix",
+		"--verify", "--quiet", "HEAD^{commit}")
 	wg.Wait()
 	if err := errors.Join(errInside, errBranch); err != nil {
 		return resolved{}, err
 	}
-	// One line each: "true", the format, the index, the prefix (maybe
-	// empty), then HEAD's commit when there is one.
+	// One line each: "true", the format, the index, the object directory,
+	// info/attributes, info/exclude, the top, the prefix (maybe empty),
+	// then HEAD's commit when there is one.
 	facts := strings.Split(strings.TrimSuffix(inside.Stdout, "\n"), "\n")
-	if inside.Exit > 1 || len(facts) < 3 || facts[0] != "true" {
+	if inside.Exit > 1 || len(facts) < 7 || facts[0] != "true" {
 		return resolved{}, ErrNotRepository
 	}
 	var r resolved
 	r.empty, r.format, r.index = emptyTrees[facts[1]], facts[1], facts[2]
-	if len(facts) > 3 {
-		r.prefix = facts[3]
+	r.objects, r.infoAttributes, r.infoExclude, r.top = facts[3], facts[4], facts[5], facts[6]
+	if len(facts) > 7 {
+		r.prefix = facts[7]
 	}
 	if withBranch && branch.Exit == 0 {
 		r.Branch = branch.Text()
 	}
 	headCommit := ""
-	if inside.Exit == 0 && len(facts) > 4 {
-		headCommit = facts[4]
+	if inside.Exit == 0 && len(facts) > 8 {
+		headCommit = facts[8]
 	}
 	r.head = headCommit
 	switch base {

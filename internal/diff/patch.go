@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,7 +18,9 @@ import (
 )
 
 // WritePatch streams the change Read describes to w as one unified patch,
-// as git prints it: untracked files as new files, binary files as "Binary
+// as git prints it: untracked files as new files (after the tracked ones,
+// in path order, written by core itself as git would write them when
+// nothing makes git's rendering differ), binary files as "Binary
 // files ... differ". A file over TruncateAt is left out, and a line before
 // the patch says so (git apply reads such lines as commentary). Nothing is
 // held whole in memory; an error before the first byte is written leaves w
@@ -31,39 +35,46 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 // ETag there.
 func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head func(stamp string)) error {
 	started := time.Now()
-	// The untracked files are found, indexed and diffed (into a file
-	// beside their private index) while the base is resolved and git diffs
-	// the tracked ones; their part of the patch follows.
+	// Once the base is resolved, the untracked files are found (the last
+	// listing reused while nothing changed: untrackedOthers) while git
+	// diffs the tracked ones; their part of the patch follows. Core writes
+	// it itself (newFileWriter) when nothing would make git's rendering
+	// differ, else git diffs them (into a file beside their private index).
+	b, err := resolveFor(ctx, root, base, false)
+	if err != nil {
+		return err
+	}
 	var u *untracked
-	var uerr, perr error // finding them; diffing them
+	var uerr, perr error // finding them; preparing their patch
+	var render *newFileWriter
 	var upatch string
 	found := make(chan struct{})
 	diffed := make(chan struct{})
-	resolvedBase := make(chan resolved, 1)
 	go func() {
 		defer close(diffed)
-		u, uerr = findUntracked(ctx, root)
+		var cfg diffConfig
+		var others string
+		if cfg, uerr = readDiffConfig(ctx, root); uerr == nil {
+			if others, uerr = untrackedOthers(ctx, root, b, cfg); uerr == nil {
+				u = untrackedFrom(root, others)
+			}
+		}
 		close(found)
-		b, ok := <-resolvedBase
-		if uerr == nil && ok {
+		if uerr != nil || len(u.list) == 0 {
+			return
+		}
+		render, perr = planNewFiles(ctx, u, b, cfg)
+		if perr == nil && render == nil {
 			upatch, perr = u.patchToFile(ctx, b.empty)
 		}
 	}()
-	b, err := resolveFor(ctx, root, base, false)
-	if err != nil {
-		close(resolvedBase)
-		<-diffed
-		if u != nil {
-			u.close()
-		}
-		return err
-	}
-	resolvedBase <- b
-	close(resolvedBase)
 	defer func() {
 		<-diffed
 		if u != nil {
 			u.close()
+		}
+		if render != nil {
+			render.names.close()
 		}
 	}()
 
@@ -88,7 +99,8 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 		}
 		br := bufio.NewReaderSize(out, 64<<10)
 		files, rerr := readRaw(br)
-		if more := largeFiles(root, files); rerr == nil && attempt == 0 && len(more) > 0 {
+		stats := lstatFiles(root, files)
+		if more := largeFiles(root, files, stats); rerr == nil && attempt == 0 && len(more) > 0 {
 			large = more
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
@@ -104,7 +116,7 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 			for p := range u.paths {
 				paths = append(paths, p)
 			}
-			head(b.stampRead(root, paths, started))
+			head(b.stampReadWith(root, paths, started, stats.lstat))
 		}
 		if werr == nil {
 			werr = writeNotes(w, append(large, u.large...), b.Commit)
@@ -125,8 +137,26 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 			return werr
 		}
 		<-diffed
-		if perr != nil || upatch == "" {
+		if perr != nil {
 			return perr
+		}
+		if render != nil && touchesAttributes(files) {
+			// A .gitattributes the working tree lacks may still apply
+			// from the index: git renders them. (One in the index alone,
+			// in neither the working tree nor the base, shows in no
+			// change and is not seen: git add, then rm, of a
+			// .gitattributes that converts.)
+			render.names.close()
+			render = nil
+			if upatch, err = u.patchToFile(ctx, b.empty); err != nil {
+				return err
+			}
+		}
+		if render != nil {
+			return render.writeAll(w, u.list)
+		}
+		if upatch == "" {
+			return nil
 		}
 		f, err := os.Open(upatch)
 		if err != nil {
@@ -138,9 +168,52 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 	}
 }
 
-// patchToFile writes the untracked files' patch to a file in the private
-// index's directory and returns its path ("" when there are none).
+// touchesAttributes reports whether the change names a .gitattributes.
+func touchesAttributes(files []File) bool {
+	for _, f := range files {
+		if path.Base(f.Path) == ".gitattributes" || (f.OldPath != "" && path.Base(f.OldPath) == ".gitattributes") {
+			return true
+		}
+	}
+	return false
+}
+
+// planNewFiles returns the writer of the untracked files' patch when core
+// can write it exactly as git would, else nil: git then renders it.
+func planNewFiles(ctx context.Context, u *untracked, b resolved, cfg diffConfig) (*newFileWriter, error) {
+	if b.format != "sha1" || cfg.autocrlf || cfg.orderFile || cfg.unknown {
+		return nil, nil
+	}
+	// Above root, a .gitattributes only in the index is out of the
+	// change's sight: git says which attributes apply.
+	if b.prefix != "" || attributeFiles(b, cfg, u.root, u.list) {
+		set, err := anyAttribute(ctx, u.root, u.list)
+		if err != nil || set {
+			return nil, err
+		}
+	}
+	names, err := newAbbreviator(b.objects, cfg.abbrev)
+	if errors.Is(err, errNotPlain) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	zero, err := names.abbrev(make([]byte, sha1.Size))
+	if err != nil {
+		names.close()
+		return nil, err
+	}
+	return &newFileWriter{root: u.root, fileMode: cfg.fileMode, names: names, zero: zero}, nil
+}
+
+// patchToFile indexes the untracked files privately and writes git's
+// patch of them to a file in the private index's directory; it returns
+// its path ("" when there are none).
 func (u *untracked) patchToFile(ctx context.Context, empty string) (string, error) {
+	if err := u.indexPrivately(ctx); err != nil {
+		return "", err
+	}
 	cmd := u.diff(ctx, empty, "--patch")
 	if cmd == nil {
 		return "", nil
@@ -162,10 +235,46 @@ func (u *untracked) patchToFile(ctx context.Context, empty string) (string, erro
 	return name, f.Close()
 }
 
-func largeFiles(root string, files []File) []File {
+// fileStats holds one lstat of each changed file, taken once after git's
+// raw records: for the large-file check and the stamp alike.
+type fileStats map[string]fileStat
+
+type fileStat struct {
+	info os.FileInfo
+	err  error
+}
+
+// lstatFiles lstats the files a change names (not the deleted), keyed by
+// their full path.
+func lstatFiles(root string, files []File) fileStats {
+	stats := make(fileStats, len(files))
+	for _, f := range files {
+		if f.Kind != KindDeleted && f.Kind != KindSubmodule {
+			p := filepath.Join(root, filepath.FromSlash(f.Path))
+			info, err := os.Lstat(p)
+			stats[p] = fileStat{info, err}
+		}
+	}
+	return stats
+}
+
+// lstat is os.Lstat answered from the stats taken, when they hold p.
+func (s fileStats) lstat(p string) (os.FileInfo, error) {
+	if st, ok := s[p]; ok {
+		return st.info, st.err
+	}
+	return os.Lstat(p)
+}
+
+// largeFiles are the files of the change over TruncateAt.
+func largeFiles(root string, files []File, stats fileStats) []File {
 	var large []File
 	for _, f := range files {
-		if tooLarge(root, f) {
+		if f.Kind == KindDeleted || f.Kind == KindSubmodule {
+			continue
+		}
+		st, err := stats.lstat(filepath.Join(root, filepath.FromSlash(f.Path)))
+		if err == nil && st.Mode().IsRegular() && st.Size() > TruncateAt {
 			large = append(large, f)
 		}
 	}

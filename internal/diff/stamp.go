@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,24 +61,25 @@ const settle = 50 * time.Millisecond
 // cached it under that stamp would keep it after the change. Such an
 // answer gets no ETag.
 func (r resolved) stampRead(root string, paths []string, started time.Time) string {
-	recent := func(p string) bool {
-		st, err := os.Lstat(p)
-		return err == nil && st.ModTime().After(started.Add(-settle))
-	}
-	if recent(r.index) {
-		return ""
-	}
-	for _, p := range paths {
-		if recent(filepath.Join(root, filepath.FromSlash(p))) {
-			return ""
-		}
-	}
-	return r.stamp(root, paths)
+	return r.stampReadWith(root, paths, started, os.Lstat)
+}
+
+// stampReadWith is stampRead with the lstat of files already stat'ed.
+func (r resolved) stampReadWith(root string, paths []string, started time.Time, lstat func(string) (os.FileInfo, error)) string {
+	stamp, _ := r.stampWith(root, paths, started.Add(-settle), lstat)
+	return stamp
 }
 
 // stamp is the fingerprint of a change naming these paths (relative to
 // root; order and repeats do not matter).
 func (r resolved) stamp(root string, paths []string) string {
+	stamp, _ := r.stampWith(root, paths, time.Time{}, os.Lstat)
+	return stamp
+}
+
+// stampWith is the stamp of the paths from one lstat each; with a non-zero
+// recent, "" and false when the index or a path was modified after it.
+func (r resolved) stampWith(root string, paths []string, recent time.Time, lstat func(string) (os.FileInfo, error)) (string, bool) {
 	paths = slices.Clone(paths)
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
@@ -85,22 +87,50 @@ func (r resolved) stamp(root string, paths []string) string {
 	// Not the branch: two branches at one commit with one working tree have
 	// one change (the page's ETag adds the session's branch itself).
 	fmt.Fprintf(h, "base %s %s head %s\n", r.Ref, r.Commit, r.head)
-	statInto(h, "index", r.index)
-	for _, p := range paths {
-		if strings.HasSuffix(p, "/") {
-			continue // a nested repository: not part of the change
+	var buf []byte
+	add := func(name, path string, hashed bool) bool {
+		st, err := lstat(path)
+		if !recent.IsZero() && err == nil && st.ModTime().After(recent) {
+			return false
 		}
-		statInto(h, p, filepath.Join(root, filepath.FromSlash(p)))
+		if hashed {
+			buf = appendStat(buf[:0], name, st, err)
+			h.Write(buf)
+		}
+		return true
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	if !add("index", r.index, true) {
+		return "", false
+	}
+	for _, p := range paths {
+		// A nested repository is not part of the change, but its being
+		// modified just now voids the read all the same.
+		if !add(p, filepath.Join(root, filepath.FromSlash(p)), !strings.HasSuffix(p, "/")) {
+			return "", false
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], true
 }
 
 func statInto(h hash.Hash, name, path string) {
-	if st, err := os.Lstat(path); err == nil {
-		fmt.Fprintf(h, "%s\x00%d %o %d\n", name, st.Size(), st.Mode(), st.ModTime().UnixNano())
-	} else {
-		fmt.Fprintf(h, "%s\x00absent\n", name)
+	st, err := os.Lstat(path)
+	h.Write(appendStat(nil, name, st, err))
+}
+
+// appendStat appends the line a stamp holds for a path: its name, then
+// size, mode (octal) and modification time, or "absent".
+func appendStat(b []byte, name string, st os.FileInfo, err error) []byte {
+	b = append(b, name...)
+	b = append(b, 0)
+	if err != nil {
+		return append(b, "absent\n"...)
 	}
+	b = strconv.AppendInt(b, st.Size(), 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, uint64(st.Mode()), 8)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, st.ModTime().UnixNano(), 10)
+	return append(b, '\n')
 }
 
 // statusPaths returns the paths of `git status --porcelain=v2 -z` (each

@@ -16,7 +16,9 @@ import (
 // can diff them: a private index, made for the purpose, that holds only
 // them, marked intent-to-add. Diffed against the empty tree it shows each
 // as a new file, while the tracked files are diffed with the repository's
-// own index, which is never written; the two run side by side.
+// own index, which is never written; the two run side by side. (The
+// patch needs no private index where core writes the new files itself:
+// listUntracked, then newFileWriter.)
 type untracked struct {
 	root  string
 	dir   string // holds the private index
@@ -28,16 +30,30 @@ type untracked struct {
 
 // findUntracked lists the untracked files and indexes them privately.
 func findUntracked(ctx context.Context, root string) (*untracked, error) {
-	u := &untracked{root: root, paths: map[string]bool{}}
-	others, err := gitx.Run(ctx, root, "ls-files", "-z", "--others", "--exclude-standard")
+	u, err := listUntracked(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	if others.Exit != 0 {
-		return nil, others.Describe("ls-files", "--others")
+	if err := u.indexPrivately(ctx); err != nil {
+		return nil, err
 	}
-	var list bytes.Buffer
-	for _, p := range strings.Split(others.Stdout, "\x00") {
+	return u, nil
+}
+
+// listUntracked lists the untracked files (git ls-files --others), without
+// indexing them.
+func listUntracked(ctx context.Context, root string) (*untracked, error) {
+	others, err := lsOthers(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	return untrackedFrom(root, others), nil
+}
+
+// untrackedFrom is the untracked files git ls-files -z --others printed.
+func untrackedFrom(root, others string) *untracked {
+	u := &untracked{root: root, paths: map[string]bool{}}
+	for _, p := range strings.Split(others, "\x00") {
 		// A directory (trailing slash) is a nested repository: adding it
 		// would record an embedded repository, so it stays out.
 		if p == "" || strings.HasSuffix(p, "/") {
@@ -49,14 +65,24 @@ func findUntracked(ctx context.Context, root string) (*untracked, error) {
 			continue
 		}
 		u.list = append(u.list, p)
+	}
+	return u
+}
+
+// indexPrivately makes the private index of the listed files, each
+// intent-to-add.
+func (u *untracked) indexPrivately(ctx context.Context) error {
+	if len(u.list) == 0 {
+		return nil
+	}
+	var list bytes.Buffer
+	for _, p := range u.list {
 		list.WriteString(p)
 		list.WriteByte(0)
 	}
-	if len(u.list) == 0 {
-		return u, nil
-	}
+	var err error
 	if u.dir, err = os.MkdirTemp("", "core-diff-"); err != nil {
-		return nil, err
+		return err
 	}
 	u.index = filepath.Join(u.dir, "index")
 	cmd := u.git(ctx, "--literal-pathspecs", "add", "--intent-to-add", "--pathspec-from-file=-", "--pathspec-file-nul")
@@ -64,13 +90,13 @@ func findUntracked(ctx context.Context, root string) (*untracked, error) {
 	res, err := gitx.Exec(ctx, cmd)
 	if err != nil {
 		u.close()
-		return nil, err
+		return err
 	}
 	if res.Exit != 0 {
 		u.close()
-		return nil, res.Describe("add", "--intent-to-add")
+		return res.Describe("add", "--intent-to-add")
 	}
-	return u, nil
+	return nil
 }
 
 // git is a git command that reads the private index.
