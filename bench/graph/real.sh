@@ -9,8 +9,10 @@
 #   js:     the console's npm dependencies as shipped (console/node_modules)
 #
 # For each: REPS interleaved runs of a cold `core graph --json` (empty cache)
-# and `ctags -R`, wall and CPU time (user+sys) from /usr/bin/time; medians
-# and ratios. Then one warm run (the cache kept). Nothing is committed: the
+# and `ctags -R`, wall and CPU time (user+sys) and peak RSS from
+# /usr/bin/time; medians and ratios. Then one warm run (the cache kept), and
+# the share of the Go and Python files that took the fast parser and why the
+# others fell back (bench/graph/prof -mode phases). Nothing is committed: the
 # corpora are copied to OUT.
 #
 # Usage: bench/graph/real.sh        Knobs: CORPORA="go python js" REPS=3 OUT=/tmp/core-bench-real
@@ -21,6 +23,7 @@ REPS=${REPS:-3}
 OUT=${OUT:-/tmp/core-bench-real}
 rm -rf "$OUT" && mkdir -p "$OUT"
 go build -o "$OUT/core" ./cmd/core
+go build -o "$OUT/prof" ./bench/graph/prof
 echo "machine: $(nproc) CPUs, $(go version | cut -d' ' -f3-), $(ctags --version | head -1)"
 
 assemble() { # name source
@@ -48,18 +51,18 @@ measure() { # name
 	: > "$OUT/$1.core"; : > "$OUT/$1.ctags"
 	for i in $(seq "$REPS"); do
 		rm -rf "$ws/.core"
-		/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
-		awk '{print $1, $2+$3}' "$OUT/t" >> "$OUT/$1.core"
-		( cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
-		awk '{print $1, $2+$3}' "$OUT/t" >> "$OUT/$1.ctags"
+		/usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
+		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.core"
+		( cd "$ws" && /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
+		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.ctags"
 	done
 	/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
 	local warm; warm=$(awk '{print $1}' "$OUT/t")
-	local cw cc tw tc
-	cw=$(cut -d' ' -f1 "$OUT/$1.core" | median); cc=$(cut -d' ' -f2 "$OUT/$1.core" | median)
-	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median)
-	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" 'BEGIN {
-		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.2f s (%.2fx cold) |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w, w/cw }'
+	local cw cc cm tw tc tm
+	cw=$(cut -d' ' -f1 "$OUT/$1.core" | median); cc=$(cut -d' ' -f2 "$OUT/$1.core" | median); cm=$(cut -d' ' -f3 "$OUT/$1.core" | median)
+	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median); tm=$(cut -d' ' -f3 "$OUT/$1.ctags" | median)
+	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" -v cm="$cm" -v tm="$tm" 'BEGIN {
+		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.2f s (%.2fx cold) | %.0f MB / %.0f MB |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w, w/cw, cm/1024, tm/1024 }'
 }
 
 for c in $CORPORA; do
@@ -71,6 +74,12 @@ for c in $CORPORA; do
 	esac
 done
 echo
-echo "| corpus | core cold wall / CPU | ctags -R wall / CPU | wall ratio | CPU ratio | core warm |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| corpus | core cold wall / CPU | ctags -R wall / CPU | wall ratio | CPU ratio | core warm | peak RSS core / ctags |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for c in $CORPORA; do measure "$c"; done
+echo
+echo "| corpus | fast path | files |"
+echo "| --- | --- | --- |"
+for c in $CORPORA; do
+	"$OUT/prof" -ws "$OUT/$c" -mode phases | sed -n "s/^|   fast path \([a-z]*\) | [^|]* | \(.*\) |$/| $c | \1 | \2 |/p"
+done
