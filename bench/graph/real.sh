@@ -15,15 +15,22 @@
 # others fell back (bench/graph/prof -mode phases). Nothing is committed: the
 # corpora are copied to OUT.
 #
+# Then REPS server starts (fresh cache) timed to the first answer for a
+# symbol the corpus declares (bench/graph/driver server -only-start), against
+# the median ctags -R wall time of the same run.
+#
 # Usage: bench/graph/real.sh        Knobs: CORPORA="go python js" REPS=3 OUT=/tmp/core-bench-real
+#        JS_SRC=console/node_modules (the node_modules to copy, after npm ci)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CORPORA=${CORPORA:-go python js}
+JS_SRC=${JS_SRC:-console/node_modules}
 REPS=${REPS:-3}
 OUT=${OUT:-/tmp/core-bench-real}
 rm -rf "$OUT" && mkdir -p "$OUT"
 go build -o "$OUT/core" ./cmd/core
 go build -o "$OUT/prof" ./bench/graph/prof
+go build -o "$OUT/driver" ./bench/graph/driver
 echo "machine: $(nproc) CPUs, $(go version | cut -d' ' -f3-), $(ctags --version | head -1)"
 
 assemble() { # name source
@@ -69,7 +76,7 @@ for c in $CORPORA; do
 	case $c in
 	go) assemble go "$(go env GOROOT)/src" ;;
 	python) assemble python "$(ls -d /usr/lib/python3.* | head -1)" ;;
-	js) assemble js console/node_modules ;;
+	js) assemble js "$JS_SRC" ;;
 	*) echo "unknown corpus $c" >&2; exit 2 ;;
 	esac
 done
@@ -82,4 +89,17 @@ echo "| corpus | fast path | files |"
 echo "| --- | --- | --- |"
 for c in $CORPORA; do
 	"$OUT/prof" -ws "$OUT/$c" -mode phases | sed -n "s/^|   fast path \([a-z]*\) | [^|]* | \(.*\) |$/| $c | \1 | \2 |/p"
+done
+
+# A symbol each corpus declares, for the first symbol answer.
+declare -A SYMBOL=([go]=NewReader [python]=OrderedDict [js]=createElement)
+echo
+echo "| corpus | server start → listening | start → first symbol answer | vs ctags -R wall |"
+echo "| --- | --- | --- | --- |"
+for c in $CORPORA; do
+	"$OUT/driver" server -core "$OUT/core" -ws "$OUT/$c" -only-start -starts "$REPS" -symbol "${SYMBOL[$c]}" 2> "$OUT/$c.start" >/dev/null
+	l=$(sed -n 's/.*listening after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
+	f=$(sed -n 's/.*first symbol after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
+	tw=$(cut -d' ' -f1 "$OUT/$c.ctags" | median)
+	awk -v n="$c" -v l="$l" -v f="$f" -v tw="$tw" 'BEGIN { printf "| %s | %.2f s | %.2f s | **%.2fx** |\n", n, l/1000, f/1000, f/1000/tw }'
 done
