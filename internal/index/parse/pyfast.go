@@ -552,22 +552,25 @@ func (p *pyFast) isPipe() bool {
 }
 
 // bracketFollows reports whether the name under the cursor is followed by
-// an opening bracket, which it checks on the same line only (else, in
-// brackets, it declines).
+// an opening bracket.
 func (p *pyFast) bracketFollows() bool {
 	src := p.s.src
 	for i := p.s.end; i < len(src); i++ {
 		switch src[i] {
-		case ' ', '\t':
-		case '[':
-			return true
-		case '#', '\n', '\r':
+		case ' ', '\t', '\f', '\r', '\\':
+		case '\n':
+			if p.s.depth == 0 && src[i-1] != '\\' && (i < 2 || src[i-1] != '\r' || src[i-2] != '\\') {
+				return false // the end of the statement
+			}
+		case '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
 			if p.s.depth == 0 {
 				return false
 			}
-			pyGiveUp(pdAnnotation)
-		case '\\':
-			pyGiveUp(pdAnnotation)
+		case '[':
+			return true
 		default:
 			return false
 		}
@@ -643,6 +646,15 @@ func (p *pyFast) expressionStatement(where int) {
 	}
 	x := p.starExprs()
 	switch p.s.tok {
+	case ptNewline, ptSemi:
+		if x == pxName {
+			switch string(p.s.src[p.nameStart:p.nameEnd]) {
+			case "print", "exec", "type", "match":
+				// Alone, these start a statement of tree-sitter's grammar
+				// that may take the next line for their argument.
+				pyGiveUp(pdSyntax)
+			}
+		}
 	case ptAssign:
 		for p.s.tok == ptAssign {
 			if !x.target() {
@@ -667,25 +679,32 @@ func (p *pyFast) expressionStatement(where int) {
 		}
 		p.next()
 		p.typeExpr()
+		x = pxOther
 		if p.s.tok == ptAssign {
 			p.next()
-			p.rightHandSide()
+			x = p.rightHandSide()
 		}
 	case ptAugAssign:
 		if x != pxName && x != pxAttr {
 			pyGiveUp(pdSyntax)
 		}
 		p.next()
-		p.rightHandSide()
+		x = p.rightHandSide()
+	}
+	if x == pxSeq && p.s.prev == ptComma && p.s.tok == ptNewline {
+		// a, NEWLINE b = 1: tree-sitter may join the lines into one
+		// assignment (in one of its parses a, is a pattern, which takes
+		// the newline for white space), and may pick that parse.
+		pyGiveUp(pdComma)
 	}
 }
 
-func (p *pyFast) rightHandSide() {
+func (p *pyFast) rightHandSide() pyX {
 	if p.s.tok == ptYield {
 		p.yieldExpr()
-	} else {
-		p.starExprs()
+		return pxOther
 	}
+	return p.starExprs()
 }
 
 func (p *pyFast) importStatement() {

@@ -201,6 +201,7 @@ func TestPythonFastDeclines(t *testing.T) {
 		"x = 1 \\\n\ny = 2\n":                    pdBackslash,
 		"x = 'abc\n":                             pdUnterminated,
 		"if x:\n    a = 1\n  b = 2\n":            pdIndent,
+		"a,\nb = 1\n":                            pdComma,
 	} {
 		if _, why := parsePythonFast("d.py", []byte(src)); why != want {
 			t.Errorf("%q: declined for %q, want %q", src, why, want)

@@ -36,8 +36,8 @@ type pyScanner struct {
 	interp bool
 	quotes []byte
 
-	// The current token.
-	tok        ptok
+	// The current token, and the one before.
+	tok, prev  ptok
 	start, end int
 	tline      int
 	tcol       int // 1-based byte column
@@ -149,6 +149,7 @@ const (
 	pdDepth        pyDecline = "nesting depth"
 	pdLambda       pyDecline = "lambda"
 	pdAnnotation   pyDecline = "annotation"
+	pdComma        pyDecline = "trailing comma at the end of a line"
 	pdUnterminated pyDecline = "unterminated"
 )
 
@@ -217,6 +218,7 @@ func isPyIdent(c byte) bool { return pyClass[c] != 0 }
 
 // next reads the next token into s.tok.
 func (s *pyScanner) next() {
+	s.prev = s.tok
 	if s.dedents > 0 {
 		s.dedents--
 		s.tok = ptDedent
