@@ -199,6 +199,14 @@ func (s *pyScanner) newline(at int) {
 	s.lineStart = at + 1
 }
 
+// pyStrSpecial marks the bytes a string literal's scan stops at.
+var pyStrSpecial = func() (t [256]bool) {
+	for _, c := range "\"'\\\n\r{}" {
+		t[c] = true
+	}
+	return t
+}()
+
 // pyClass classifies bytes for the scanner's main switch.
 var pyClass = func() (t [256]uint8) {
 	for c := 'a'; c <= 'z'; c++ {
@@ -756,6 +764,10 @@ func (s *pyScanner) str(start, q, f int) {
 	}
 	raw, format := f&spRaw != 0, f&spFormat != 0
 	for {
+		// Skip the text that needs no look.
+		for i < len(src) && !pyStrSpecial[src[i]] {
+			i++
+		}
 		if i >= len(src) {
 			pyGiveUp(pdUnterminated)
 		}
