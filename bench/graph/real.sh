@@ -16,11 +16,12 @@
 # corpora are copied to OUT.
 #
 # Then REPS server starts (fresh cache) timed to the first answer for a
-# symbol the corpus declares (bench/graph/driver server -only-start), against
-# the median ctags -R wall time of the same run.
+# symbol the corpus declares (bench/graph/driver server -only-start), each
+# after a ctags -R run, against their median wall time.
 #
 # Usage: bench/graph/real.sh        Knobs: CORPORA="go python js" REPS=3 OUT=/tmp/core-bench-real
 #        JS_SRC=console/node_modules (the node_modules to copy, after npm ci)
+#        BASE=<a core binary> also times it, interleaved (a before/after column)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CORPORA=${CORPORA:-go python js}
@@ -62,6 +63,11 @@ measure() { # name
 		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.core"
 		( cd "$ws" && /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
 		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.ctags"
+		if [ -n "${BASE:-}" ]; then
+			rm -rf "$ws/.core"
+			/usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$BASE" --workspace "$ws" graph --json > /dev/null
+			awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.base"
+		fi
 	done
 	/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
 	local warm; warm=$(awk '{print $1}' "$OUT/t")
@@ -70,6 +76,12 @@ measure() { # name
 	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median); tm=$(cut -d' ' -f3 "$OUT/$1.ctags" | median)
 	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" -v cm="$cm" -v tm="$tm" 'BEGIN {
 		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.2f s (%.2fx cold) | %.0f MB / %.0f MB |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w, w/cw, cm/1024, tm/1024 }'
+	if [ -n "${BASE:-}" ]; then
+		local bw bc bm
+		bw=$(cut -d' ' -f1 "$OUT/$1.base" | median); bc=$(cut -d' ' -f2 "$OUT/$1.base" | median); bm=$(cut -d' ' -f3 "$OUT/$1.base" | median)
+		awk -v n="$1" -v bw="$bw" -v bc="$bc" -v tw="$tw" -v tc="$tc" -v bm="$bm" 'BEGIN {
+			printf "| %s, BASE | %.2f s / %.2f s | (same run) | %.2fx | %.2fx | | %.0f MB |\n", n, bw, bc, bw/tw, bc/tc, bm/1024 }'
+	fi
 }
 
 for c in $CORPORA; do
@@ -97,9 +109,14 @@ echo
 echo "| corpus | server start → listening | start → first symbol answer | vs ctags -R wall |"
 echo "| --- | --- | --- | --- |"
 for c in $CORPORA; do
-	"$OUT/driver" server -core "$OUT/core" -ws "$OUT/$c" -only-start -starts "$REPS" -symbol "${SYMBOL[$c]}" 2> "$OUT/$c.start" >/dev/null
+	: > "$OUT/$c.start"; : > "$OUT/$c.startctags"
+	for i in $(seq "$REPS"); do
+		( cd "$OUT/$c" && /usr/bin/time -f '%e' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
+		cat "$OUT/t" >> "$OUT/$c.startctags"
+		"$OUT/driver" server -core "$OUT/core" -ws "$OUT/$c" -only-start -starts 1 -symbol "${SYMBOL[$c]}" 2>> "$OUT/$c.start" >/dev/null
+	done
 	l=$(sed -n 's/.*listening after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
 	f=$(sed -n 's/.*first symbol after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
-	tw=$(cut -d' ' -f1 "$OUT/$c.ctags" | median)
+	tw=$(median < "$OUT/$c.startctags")
 	awk -v n="$c" -v l="$l" -v f="$f" -v tw="$tw" 'BEGIN { printf "| %s | %.2f s | %.2f s | **%.2fx** |\n", n, l/1000, f/1000, f/1000/tw }'
 done
