@@ -17,9 +17,12 @@ import (
 // expression, and declines (parsePython then runs tree-sitter) whenever it
 // cannot vouch that tree-sitter parses it without an error and into the
 // same statements: any syntax error, Python 2, the rarer constructs
-// (match statements, type parameters, parenthesized with items, except*,
-// star expressions where tree-sitter's grammar is narrower than Python's),
-// and the lexical corners listed in pyscan.go. TestPythonFastAgreesWithTreeSitter
+// (match and type statements, defaults of type parameters, except * with
+// a space), the places where tree-sitter's grammar is narrower than
+// Python's (starred expressions other than *name..., a generic type in an
+// annotation followed by an operator) or where it may read two lines as
+// one (a line that ends with a comma after assignment targets), and the
+// lexical corners listed in pyscan.go. TestPythonFastAgreesWithTreeSitter
 // and FuzzPythonFast hold the two paths equal.
 
 // parsePythonFast returns the record of a Python file, or the reason the
@@ -38,10 +41,10 @@ func parsePythonFast(path string, src []byte) (rec FileRecord, why pyDecline) {
 			}
 		}
 		seen := p.seen
-		clear(seen)
 		if len(seen) > 4096 {
 			seen = map[string]struct{}{}
 		}
+		clear(seen)
 		*p = pyFast{seen: seen}
 		pyFastPool.Put(p)
 	}()

@@ -161,6 +161,8 @@ var pyFastSeeds = []string{
 	"def f[T: int, *Ts, **P](x: T) -> T: pass\nclass A[T](B): pass\ntry:\n    pass\nexcept* E as e:\n    pass\n",
 	"def f():\n    x = [\n        1,\n]\n    y = (\n'a'\n'b')\n    z = 1 + \\\n1\n",
 	"def f(a: A[b] % c, d: E[F[g]] | None = None) -> H[i].j: pass\nx: A[b] = 1\ny: a.B[c] % d\n",
+	"print = exec = 1\ntype: int = 1\nmatch, b = 1, 2\n_ = case = 1\nx = print\nprint(x)\ntype(x).mro()\n",
+	"x = a,\nb = 1\na.b,\nc = 1\nd = f(x),\ne = 2\n",
 	"args = *a, *b.c(), d\nx = t[*Ts]\ny = 1.5e100.real + 1.5.imag\nz = a if b else\"c\"\n",
 }
 

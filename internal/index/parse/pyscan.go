@@ -10,10 +10,11 @@ import (
 // tree-sitter-python's scanner do, indentation included, and declines
 // (panics with a pyDecline) on anything outside it or where the two could
 // disagree: tabs or form feeds in indentation, a lone carriage return,
-// non-ASCII outside strings and comments, Python 2 literals, a
-// continuation line indented less than the line it continues (the
-// tree-sitter scanner may take it for the end of a block), back-slash
-// continuations next to blank or comment lines, and every lexical error.
+// non-ASCII outside strings and comments, Python 2 literals, a line inside
+// brackets indented less than the line it continues (the tree-sitter
+// scanner may take it for the end of a block) unless it starts with a
+// closing bracket or a string, back-slash continuations next to blank or
+// comment lines, f-strings that need Python 3.12, and every lexical error.
 type pyScanner struct {
 	src       []byte
 	off       int // next byte to read
