@@ -131,9 +131,9 @@ type pyDecline string
 
 // Reasons to decline a file.
 const (
-	pdEncoding     pyDecline = "encoding"             // not UTF-8, NUL, byte-order mark, Unicode line separators
-	pdTab          pyDecline = "tab in indentation"   //
-	pdCR           pyDecline = "lone carriage return" //
+	pdEncoding     pyDecline = "encoding" // not UTF-8, NUL, byte-order mark, Unicode line breaks
+	pdTab          pyDecline = "tab in indentation"
+	pdCR           pyDecline = "lone carriage return"
 	pdNonASCII     pyDecline = "non-ASCII identifier or space"
 	pdIndent       pyDecline = "indentation"
 	pdContIndent   pyDecline = "under-indented continuation line"
@@ -145,7 +145,7 @@ const (
 	pdSyntax       pyDecline = "unrecognized syntax"
 	pdStar         pyDecline = "starred expression"
 	pdTypeParams   pyDecline = "type parameters"
-	pdExceptStar   pyDecline = "except*"
+	pdExceptStar   pyDecline = "except * with a space"
 	pdFuture       pyDecline = "__future__"
 	pdDepth        pyDecline = "nesting depth"
 	pdLambda       pyDecline = "lambda"
