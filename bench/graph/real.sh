@@ -9,18 +9,29 @@
 #   js:     the console's npm dependencies as shipped (console/node_modules)
 #
 # For each: REPS interleaved runs of a cold `core graph --json` (empty cache)
-# and `ctags -R`, wall and CPU time (user+sys) from /usr/bin/time; medians
-# and ratios. Then one warm run (the cache kept). Nothing is committed: the
+# and `ctags -R`, wall and CPU time (user+sys) and peak RSS from
+# /usr/bin/time; medians and ratios. Then one warm run (the cache kept), and
+# the share of the Go and Python files that took the fast parser and why the
+# others fell back (bench/graph/prof -mode phases). Nothing is committed: the
 # corpora are copied to OUT.
 #
+# Then REPS server starts (fresh cache) timed to the first answer for a
+# symbol the corpus declares (bench/graph/driver server -only-start), each
+# after a ctags -R run, against their median wall time.
+#
 # Usage: bench/graph/real.sh        Knobs: CORPORA="go python js" REPS=3 OUT=/tmp/core-bench-real
+#        JS_SRC=console/node_modules (the node_modules to copy, after npm ci)
+#        BASE=<a core binary> also times it, interleaved (a before/after column)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CORPORA=${CORPORA:-go python js}
+JS_SRC=${JS_SRC:-console/node_modules}
 REPS=${REPS:-3}
 OUT=${OUT:-/tmp/core-bench-real}
 rm -rf "$OUT" && mkdir -p "$OUT"
 go build -o "$OUT/core" ./cmd/core
+go build -o "$OUT/prof" ./bench/graph/prof
+go build -o "$OUT/driver" ./bench/graph/driver
 echo "machine: $(nproc) CPUs, $(go version | cut -d' ' -f3-), $(ctags --version | head -1)"
 
 assemble() { # name source
@@ -48,29 +59,64 @@ measure() { # name
 	: > "$OUT/$1.core"; : > "$OUT/$1.ctags"
 	for i in $(seq "$REPS"); do
 		rm -rf "$ws/.core"
-		/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
-		awk '{print $1, $2+$3}' "$OUT/t" >> "$OUT/$1.core"
-		( cd "$ws" && /usr/bin/time -f '%e %U %S' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
-		awk '{print $1, $2+$3}' "$OUT/t" >> "$OUT/$1.ctags"
+		/usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
+		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.core"
+		( cd "$ws" && /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
+		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.ctags"
+		if [ -n "${BASE:-}" ]; then
+			rm -rf "$ws/.core"
+			/usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$BASE" --workspace "$ws" graph --json > /dev/null
+			awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.base"
+		fi
 	done
 	/usr/bin/time -f '%e %U %S' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
 	local warm; warm=$(awk '{print $1}' "$OUT/t")
-	local cw cc tw tc
-	cw=$(cut -d' ' -f1 "$OUT/$1.core" | median); cc=$(cut -d' ' -f2 "$OUT/$1.core" | median)
-	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median)
-	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" 'BEGIN {
-		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.2f s (%.2fx cold) |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w, w/cw }'
+	local cw cc cm tw tc tm
+	cw=$(cut -d' ' -f1 "$OUT/$1.core" | median); cc=$(cut -d' ' -f2 "$OUT/$1.core" | median); cm=$(cut -d' ' -f3 "$OUT/$1.core" | median)
+	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median); tm=$(cut -d' ' -f3 "$OUT/$1.ctags" | median)
+	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" -v cm="$cm" -v tm="$tm" 'BEGIN {
+		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.2f s (%.2fx cold) | %.0f MB / %.0f MB |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w, w/cw, cm/1024, tm/1024 }'
+	if [ -n "${BASE:-}" ]; then
+		local bw bc bm
+		bw=$(cut -d' ' -f1 "$OUT/$1.base" | median); bc=$(cut -d' ' -f2 "$OUT/$1.base" | median); bm=$(cut -d' ' -f3 "$OUT/$1.base" | median)
+		awk -v n="$1" -v bw="$bw" -v bc="$bc" -v tw="$tw" -v tc="$tc" -v bm="$bm" 'BEGIN {
+			printf "| %s, BASE | %.2f s / %.2f s | (same run) | %.2fx | %.2fx | | %.0f MB |\n", n, bw, bc, bw/tw, bc/tc, bm/1024 }'
+	fi
 }
 
 for c in $CORPORA; do
 	case $c in
 	go) assemble go "$(go env GOROOT)/src" ;;
 	python) assemble python "$(ls -d /usr/lib/python3.* | head -1)" ;;
-	js) assemble js console/node_modules ;;
+	js) assemble js "$JS_SRC" ;;
 	*) echo "unknown corpus $c" >&2; exit 2 ;;
 	esac
 done
 echo
-echo "| corpus | core cold wall / CPU | ctags -R wall / CPU | wall ratio | CPU ratio | core warm |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| corpus | core cold wall / CPU | ctags -R wall / CPU | wall ratio | CPU ratio | core warm | peak RSS core / ctags |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for c in $CORPORA; do measure "$c"; done
+echo
+echo "| corpus | fast path | files |"
+echo "| --- | --- | --- |"
+for c in $CORPORA; do
+	"$OUT/prof" -ws "$OUT/$c" -mode phases | sed -n "s/^|   fast path \([a-z]*\) | [^|]* | \(.*\) |$/| $c | \1 | \2 |/p"
+done
+
+# A symbol each corpus declares, for the first symbol answer.
+declare -A SYMBOL=([go]=NewReader [python]=OrderedDict [js]=createElement)
+echo
+echo "| corpus | server start → listening | start → first symbol answer | vs ctags -R wall |"
+echo "| --- | --- | --- | --- |"
+for c in $CORPORA; do
+	: > "$OUT/$c.start"; : > "$OUT/$c.startctags"
+	for i in $(seq "$REPS"); do
+		( cd "$OUT/$c" && /usr/bin/time -f '%e' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
+		cat "$OUT/t" >> "$OUT/$c.startctags"
+		"$OUT/driver" server -core "$OUT/core" -ws "$OUT/$c" -only-start -starts 1 -symbol "${SYMBOL[$c]}" 2>> "$OUT/$c.start" >/dev/null
+	done
+	l=$(sed -n 's/.*listening after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
+	f=$(sed -n 's/.*first symbol after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
+	tw=$(median < "$OUT/$c.startctags")
+	awk -v n="$c" -v l="$l" -v f="$f" -v tw="$tw" 'BEGIN { printf "| %s | %.2f s | %.2f s | **%.2fx** |\n", n, l/1000, f/1000, f/1000/tw }'
+done

@@ -6,6 +6,8 @@
 //	driver cli    -core BIN -ws DIR [-reps 3]
 //	    cold `core graph --json` (fresh CORE_CACHE_DIR), warm (cache kept),
 //	    `ctags -R --fields=+n`, interleaved per repetition; medians.
+//	driver server -core BIN -ws DIR -only-start -symbol NAME [-starts 3]
+//	    only the server starts, on any workspace (bench/graph/real.sh)
 //	driver server -core BIN -ws DIR -summary SYNTH.json [-baseline CLI.json]
 //	    server start (fresh cache) to the first symbol answered; GET
 //	    /api/v1/graph latency (identity, gzip, 304); symbol and project
@@ -471,15 +473,20 @@ func serverCmd(args []string) error {
 	debounces := fs.String("debounces", "default,5ms", "debounce settings to measure change-to-event with (default = unset)")
 	out := fs.String("json", "", "write the results here")
 	onlyStart := fs.Bool("only-start", false, "time the server starts only, then stop")
+	symbol := fs.String("symbol", "", "with -only-start and no -summary: the symbol to ask for")
 	_ = fs.Parse(args)
 
 	var sum synthSummary
-	b, err := os.ReadFile(*summaryPath)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return err
+	if *symbol != "" && *summaryPath == "" && *onlyStart {
+		sum.SampleSymbols = []string{*symbol}
+	} else {
+		b, err := os.ReadFile(*summaryPath)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &sum); err != nil {
+			return err
+		}
 	}
 	res := ServerResult{Workspace: *ws}
 	if *baseline != "" {

@@ -24,10 +24,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -119,6 +121,33 @@ func check(err error) {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
+// fastPathNote says how many files of a language took the fast path and
+// why the others fell back, most frequent reason first.
+func fastPathNote(byReason map[string]int64) string {
+	var total int64
+	for _, n := range byReason {
+		total += n
+	}
+	fast := byReason[parse.FastPath]
+	note := fmt.Sprintf("%d of %d files (%.1f%%) on the fast path", fast, total, 100*float64(fast)/float64(max(total, 1)))
+	reasons := slices.SortedFunc(maps.Keys(byReason), func(a, b string) int {
+		if byReason[a] != byReason[b] {
+			return cmp.Compare(byReason[b], byReason[a])
+		}
+		return strings.Compare(a, b)
+	})
+	var fell []string
+	for _, r := range reasons {
+		if r != parse.FastPath {
+			fell = append(fell, fmt.Sprintf("%s %d", r, byReason[r]))
+		}
+	}
+	if len(fell) > 0 {
+		note += "; fell back: " + strings.Join(fell, ", ")
+	}
+	return note
+}
+
 // phases times the stages of a cold index one by one.
 func phases(root string) {
 	row := func(name string, d time.Duration, note string) {
@@ -161,6 +190,10 @@ func phases(root string) {
 		row("  parse "+k.(string), time.Duration(s.ns.Load()), fmt.Sprintf("CPU sum over %d files, %.0f µs/file", s.n.Load(), float64(s.ns.Load())/1e3/float64(max(1, s.n.Load()))))
 		return true
 	})
+	fastPaths := parse.FastPathStats()
+	for _, lang := range slices.Sorted(maps.Keys(fastPaths)) {
+		row("  fast path "+lang, 0, fastPathNote(fastPaths[lang]))
+	}
 
 	// The cache writes (shards and records in core's binary format) are
 	// not re-created here; the cold profile shows them.

@@ -25,13 +25,20 @@ import (
 // parseGoFast returns the record of a Go file, or ok=false if the fast
 // path gave up.
 func parseGoFast(path string, src []byte) (rec FileRecord, ok bool) {
+	rec, why := parseGoFastWhy(path, src)
+	return rec, why == ""
+}
+
+// parseGoFastWhy is parseGoFast that says where it gave up: the function
+// of the fast path that did (goGiveUpSite), "" if it did not.
+func parseGoFastWhy(path string, src []byte) (rec FileRecord, why string) {
 	p := goFastPool.Get().(*goFast)
 	defer func() {
 		if v := recover(); v != nil {
 			if _, mine := v.(goFastGiveUp); !mine {
 				panic(v)
 			}
-			ok = false
+			why = goGiveUpSite()
 		}
 		p.reset()
 		goFastPool.Put(p)
@@ -41,7 +48,7 @@ func parseGoFast(path string, src []byte) (rec FileRecord, ok bool) {
 	p.file()
 	rec = FileRecord{Path: path, Lang: LangGo, Package: p.pkg, Imports: p.imports, Symbols: p.syms}
 	rec.Refs = p.refs.list()
-	return rec, true
+	return rec, ""
 }
 
 // goFastPool keeps parsers with their scratch space (the maps and slices

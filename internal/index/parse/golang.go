@@ -15,10 +15,17 @@ import (
 // diagnostic. Most files take the fast path (gofast.go); the rest, and
 // every file with an error, go through go/parser.
 func parseGo(path string, src []byte) FileRecord {
-	if rec, ok := parseGoFast(path, src); ok {
+	rec, why := parseGoFastWhy(path, src)
+	if why == "" {
+		countFastPath(LangGo, FastPath)
 		return rec
 	}
-	return parseGoParser(path, src)
+	rec = parseGoParser(path, src)
+	if rec.Diag != "" {
+		why = SyntaxErrorReason
+	}
+	countFastPath(LangGo, why)
+	return rec
 }
 
 // parseGoParser is parseGo by way of go/parser's syntax tree.

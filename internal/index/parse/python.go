@@ -10,12 +10,29 @@ import (
 
 var pyGrammar = sync.OnceValue(func() *grammar { return newGrammar(python.GetLanguage()) })
 
-// parsePython indexes one Python file with tree-sitter: every import
-// statement, wherever it is (module level, try/except, if TYPE_CHECKING,
-// inside functions), and the module's top-level functions, classes with
-// their methods ("Class.method"), and assignments to plain names. A file
-// with syntax errors keeps what the tree recovered, plus a diagnostic.
+// parsePython indexes one Python file: every import statement, wherever
+// it is (module level, try/except, if TYPE_CHECKING, inside functions),
+// and the module's top-level functions, classes with their methods
+// ("Class.method"), and assignments to plain names. A file with syntax
+// errors keeps what tree-sitter's tree recovered, plus a diagnostic. Most
+// files take the fast path (pyfast.go); the rest, and every file with an
+// error, go through tree-sitter.
 func parsePython(path string, src []byte) FileRecord {
+	rec, why := parsePythonFast(path, src)
+	if why == "" {
+		countFastPath(LangPython, FastPath)
+		return rec
+	}
+	rec = parsePythonTree(path, src)
+	if rec.Diag != "" {
+		why = SyntaxErrorReason
+	}
+	countFastPath(LangPython, string(why))
+	return rec
+}
+
+// parsePythonTree is parsePython by way of tree-sitter's syntax tree.
+func parsePythonTree(path string, src []byte) FileRecord {
 	return parsePythonWith(pyGrammar(), path, src)
 }
 
