@@ -243,6 +243,12 @@ func (p *pyFast) statement(where int, class string) {
 			p.next()
 			p.namedExpr()
 			p.expect(ptNewline)
+			if p.s.lowComment < p.s.lineIndent {
+				// After a decorator nothing but @, def or class may come,
+				// and tree-sitter's scanner then reads a comment line
+				// indented less than the block as its end.
+				pyGiveUp(pdIndent)
+			}
 		}
 		switch p.s.tok {
 		case ptDef:

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -86,6 +88,89 @@ func TestPythonFastAgreesWithTreeSitter(t *testing.T) {
 	if fast < len(files)*3/4 {
 		t.Errorf("only %d of %d files took the fast path", fast, len(files))
 	}
+}
+
+// TestPythonFastAgreesOnMutatedFiles holds the two paths equal on files
+// of the corpus broken the ways real edits and real code break them: lines
+// deleted, joined, split, swapped, indented or dedented, comments at odd
+// indentations, stray tokens. The fuzzer's byte-level mutations rarely
+// reach those. PYFAST_MUTATIONS sets how many (2,000; 300 with -short).
+func TestPythonFastAgreesOnMutatedFiles(t *testing.T) {
+	files := pyCorpus(t)
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	if v, err := strconv.Atoi(os.Getenv("PYFAST_MUTATIONS")); err == nil {
+		n = v
+	}
+	r := rand.New(rand.NewPCG(17, uint64(n)))
+	toks := []string{",", "(", ")", "[", "]", ":", "\\\n", " = ", "*", "print ", " if x", "lambda: ",
+		"\"", "'", "f'{", "}", "#", "\t", ";", "@", "yield ", "not ", " as ", "->", "...", "type ", "match "}
+	accepted := 0
+	for i := 0; i < n; i++ {
+		src, err := os.ReadFile(files[r.IntN(len(files))])
+		if err != nil || len(src) > 60000 || len(src) == 0 {
+			continue
+		}
+		lines := bytes.SplitAfter(src, []byte("\n"))
+		for range 1 + r.IntN(3) {
+			j := r.IntN(len(lines))
+			switch r.IntN(12) {
+			case 0: // delete a line
+				lines = slices.Delete(lines, j, j+1)
+			case 1: // join it with the next
+				lines[j] = bytes.TrimRight(lines[j], "\n")
+			case 2: // dedent it
+				lines[j] = bytes.TrimLeft(lines[j], " ")
+			case 3: // indent it
+				lines[j] = append([]byte("    "), lines[j]...)
+			case 4: // end it with a comma
+				lines[j] = append(bytes.TrimRight(lines[j], "\n"), ",\n"...)
+			case 5: // copy it elsewhere
+				lines = slices.Insert(lines, r.IntN(len(lines)+1), bytes.Clone(lines[j]))
+			case 6: // split it
+				if len(lines[j]) > 2 {
+					c := 1 + r.IntN(len(lines[j])-2)
+					lines[j] = slices.Concat(lines[j][:c], []byte("\n"), lines[j][c:])
+				}
+			case 7: // a comment line at any indentation
+				lines = slices.Insert(lines, j, append(bytes.Repeat([]byte(" "), r.IntN(12)), "# c\n"...))
+			case 8: // remove a byte
+				if len(lines[j]) > 1 {
+					c := r.IntN(len(lines[j]) - 1)
+					lines[j] = slices.Concat(lines[j][:c], lines[j][c+1:])
+				}
+			case 9: // insert a token
+				c := r.IntN(len(lines[j]) + 1)
+				lines[j] = slices.Concat(lines[j][:c], []byte(toks[r.IntN(len(toks))]), lines[j][c:])
+			case 10: // swap it with the next
+				if j+1 < len(lines) {
+					lines[j], lines[j+1] = lines[j+1], lines[j]
+				}
+			case 11: // dedent it a little
+				if bytes.HasPrefix(lines[j], []byte("  ")) {
+					lines[j] = lines[j][1+r.IntN(2):]
+				}
+			}
+			if len(lines) == 0 {
+				break
+			}
+		}
+		mut := bytes.Join(lines, nil)
+		if _, why := parsePythonFast("m.py", mut); why == "" {
+			accepted++
+		}
+		checkPyFast(t, fmt.Sprintf("mutation %d", i), mut)
+		if t.Failed() {
+			f := filepath.Join(os.TempDir(), fmt.Sprintf("pyfast-mutation-%d.py", i))
+			if os.WriteFile(f, mut, 0o644) == nil {
+				t.Logf("the mutated file is %s", f)
+			}
+			return
+		}
+	}
+	t.Logf("%d mutated files, %d on the fast path", n, accepted)
 }
 
 // checkPyFast fails t if the fast path accepts src and its record differs
@@ -203,7 +288,9 @@ func TestPythonFastDeclines(t *testing.T) {
 		"x = 1 \\\n\ny = 2\n":                    pdBackslash,
 		"x = 'abc\n":                             pdUnterminated,
 		"if x:\n    a = 1\n  b = 2\n":            pdIndent,
-		"a,\nb = 1\n":                            pdComma,
+		"class C:\n    @a\n# c\n    def f(self):\n        pass\n": pdIndent,
+		"class C:\n    x = 1\n\\\n    def f(self): pass\n":        pdBackslash,
+		"a,\nb = 1\n": pdComma,
 	} {
 		if _, why := parsePythonFast("d.py", []byte(src)); why != want {
 			t.Errorf("%q: declined for %q, want %q", src, why, want)

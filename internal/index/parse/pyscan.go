@@ -30,6 +30,9 @@ type pyScanner struct {
 	// lineIndent is the indentation of the current logical line: no line
 	// that continues it may be indented less.
 	lineIndent int
+	// lowComment is the least indentation of the comment lines before
+	// the current logical line, pyMaxIndent+1 if none.
+	lowComment int
 
 	// interp is set in the scanner of an f-string interpolation, which
 	// ends at its closing brace (depth 0) and may not span lines; quotes
@@ -311,6 +314,7 @@ func (s *pyScanner) next() {
 // with an INDENT, a DEDENT or the end of file in s.tok when there is one.
 func (s *pyScanner) beginLine() bool {
 	src := s.src
+	s.lowComment = pyMaxIndent + 1
 	for {
 		col := 0
 		i := s.off
@@ -356,6 +360,7 @@ func (s *pyScanner) beginLine() bool {
 			}
 			pyGiveUp(pdCR)
 		case '#':
+			s.lowComment = min(s.lowComment, col)
 			j := bytes.IndexByte(src[i:], '\n')
 			if j < 0 {
 				s.off = len(src)
@@ -364,6 +369,11 @@ func (s *pyScanner) beginLine() bool {
 			s.newline(i + j)
 			s.off = i + j + 1
 			continue
+		}
+		if src[i] == '\\' {
+			// A line that starts with a back-slash: Python takes its
+			// indentation, tree-sitter's scanner the next line's.
+			pyGiveUp(pdBackslash)
 		}
 		s.off = i
 		s.bol = false
