@@ -134,13 +134,19 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 		if w.opts.only != "" && name != w.opts.only {
 			continue
 		}
+		typ := e.Type()
+		valid := utf8.ValidString(name)
+		if typ.IsRegular() && valid && LangOf(name) == "" {
+			// Most files of a tree are in no language the index reads
+			// (compiled, data, images): they cost no ignore match.
+			continue
+		}
 		childRel := name
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
 		parts := strings.Split(childRel, "/")
-		typ := e.Type()
-		if !utf8.ValidString(name) && !matcher.Match(parts, e.IsDir()) {
+		if !valid && !matcher.Match(parts, e.IsDir()) {
 			// Node ids are JSON strings: two such names would both read
 			// as U+FFFD there and collide, so they stay out, visibly.
 			// The diagnostic's path is shown (and sent as a protobuf

@@ -23,7 +23,11 @@ func File(lang, p string, src []byte) FileRecord {
 	case LangTypeScript:
 		rec = parseTypeScript(p, src)
 	case LangJavaScript:
-		rec = parseJavaScript(p, src)
+		if why := generatedJS(src); why != "" {
+			rec = FileRecord{Diag: why}
+		} else {
+			rec = parseJavaScript(p, src)
+		}
 	case LangPython:
 		rec = parsePython(p, src)
 	case LangMarkdown:

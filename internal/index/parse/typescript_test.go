@@ -238,6 +238,7 @@ func FuzzParseTypeScript(f *testing.F) {
 	f.Add([]byte("require(`\\u{"), uint8(2))
 	f.Add([]byte("import('"), uint8(0))
 	f.Add([]byte("class A { get"), uint8(1))
+	f.Add([]byte("f()\n//# sourceMappingURL=f.js.map\n \n"), uint8(2))
 	f.Fuzz(func(t *testing.T, src []byte, grammar uint8) {
 		var rec FileRecord
 		var path, lang string
@@ -249,8 +250,9 @@ func FuzzParseTypeScript(f *testing.F) {
 			path, lang = "f.tsx", LangTypeScript
 			rec = parseTypeScript(path, src)
 		default:
+			// Through File, which first asks whether the file is generated.
 			path, lang = "f.jsx", LangJavaScript
-			rec = parseJavaScript(path, src)
+			rec = File(lang, path, src)
 		}
 		checkRecordSanity(t, rec, path, lang, src)
 		for _, imp := range rec.Imports {
