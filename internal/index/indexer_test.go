@@ -214,6 +214,43 @@ func TestAWarmRestartParsesNothing(t *testing.T) {
 	}
 }
 
+// A warm pass assembles the cached records beside its walk, betting that
+// nothing changed; a change must lose the bet, whatever it is.
+func TestAWarmRestartAfterAChangeGivesTheColdGraph(t *testing.T) {
+	later := time.Now().Add(time.Hour)
+	changes := []struct {
+		fact   string
+		change func(t *testing.T, root string)
+	}{
+		{"an edited file", func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"py/pkg/helpers.py": "import json\n\ndef clean():\n    return 2\n"})
+			if err := os.Chtimes(filepath.Join(root, "py/pkg/helpers.py"), later, later); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a new file", func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"web/src/extra.ts": "import { render } from './view';\nexport const x = render;\n"})
+		}},
+		{"a removed file", func(t *testing.T, root string) {
+			if err := os.Remove(filepath.Join(root, "lib/util.go")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.fact, func(t *testing.T) {
+			root := newFixture(t)
+			cache := t.TempDir()
+			syncIndex(t, New(root, cache, Options{}), root)
+			c.change(t, root)
+			warm := syncIndex(t, New(root, cache, Options{}), root)
+			if !bytes.Equal(warm.Encode(), cold(t, root).Encode()) {
+				t.Fatal("the warm graph differs from a cold index of the changed tree")
+			}
+		})
+	}
+}
+
 func TestATornCacheIsRebuiltNotMisread(t *testing.T) {
 	root := newFixture(t)
 	cache := t.TempDir()

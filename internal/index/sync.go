@@ -45,6 +45,16 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 			ix.store.removeLegacy()
 		}
 	}
+	// A warm pass mostly finds nothing changed: the assembly of the cached
+	// records starts beside the walk (which waits on the disk, not a
+	// core) and is kept if so. It only reads prev; Sync waits for it
+	// before returning, after which an Update may change prev's records.
+	var guess *assembly
+	var guessed sync.WaitGroup
+	if len(prev) > 0 {
+		guessed.Go(func() { guess = newAssembly(ws, prev) })
+	}
+	defer guessed.Wait()
 	found, diags := Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize})
 	files := make(map[string]*parse.FileRecord, len(found))
 	var todo []Found
@@ -60,6 +70,12 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		// often trades some peak memory for CPU (at 96k files, GOGC=1000
 		// against 400: 0.6 s less CPU, 130 MB more peak RSS, 1.1 GB).
 		defer debug.SetGCPercent(debug.SetGCPercent(1000))
+	} else {
+		// A warm pass keeps most of what it allocates (the records, the
+		// graph), so the collections while its heap grows find little:
+		// at 400, a warm CLI run on Go's source tree took 0.11 s instead
+		// of 0.15 s, its peak RSS 82 MB instead of 76.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	parsed := ix.parse(todo)
 	for _, rec := range parsed {
@@ -81,6 +97,11 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if guessed.Wait(); guess != nil && len(todo) == 0 && len(removed) == 0 {
+			// files holds prev's records, no more and no fewer.
+			asm = guess
+			return
+		}
 		asm = newAssembly(ws, files)
 	}()
 	written, err = ix.writeShards(ws, files, parsed, removed, fresh || layout != ix.cachedLayout())
