@@ -30,6 +30,12 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		return nil, Stats{}, err
 	}
 	defer lock.Unlock()
+	// A warm or small pass keeps most of what it allocates (the records,
+	// the graph), so the collections while its heap grows find little: at
+	// 400, a warm CLI run on Go's source tree took 0.11 s instead of 0.15 s
+	// (peak RSS 82 MB instead of 76), a cold index of Python's standard
+	// library 0.06 s instead of 0.08 (51 MB instead of 35).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 
 	if err := ix.flushShardsLocked(); err != nil {
 		return nil, Stats{}, err
@@ -69,13 +75,8 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		// A big pass allocates a lot and keeps little: collecting less
 		// often trades some peak memory for CPU (at 96k files, GOGC=1000
 		// against 400: 0.6 s less CPU, 130 MB more peak RSS, 1.1 GB).
-		defer debug.SetGCPercent(debug.SetGCPercent(1000))
-	} else {
-		// A warm pass keeps most of what it allocates (the records, the
-		// graph), so the collections while its heap grows find little:
-		// at 400, a warm CLI run on Go's source tree took 0.11 s instead
-		// of 0.15 s, its peak RSS 82 MB instead of 76.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		// The deferred call above restores the caller's setting.
+		debug.SetGCPercent(1000)
 	}
 	parsed := ix.parse(todo)
 	for _, rec := range parsed {
