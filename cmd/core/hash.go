@@ -23,7 +23,8 @@ environment variables it declares (set or not, and a hash of the value, never
 the value), its project, every input file with its hash (the project's
 manifests included), its // inputs, the global inputs (the lockfiles and
 global_inputs) and each dependency's key. It says whether the cache holds a
-result for that key. Nothing runs.
+result for that key. Nothing runs. A file's kind is f (file), x (executable),
+l (symlink) or s: the part of an npm lockfile the target's project resolves.
 
 --diff RUN_A RUN_B says why two runs had different keys (why one rebuilt):
 which variables, input files, global inputs or dependencies' keys differ.

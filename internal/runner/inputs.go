@@ -259,7 +259,7 @@ func listInputs(dir string, s *inputSet) ([]string, error) {
 
 // fileDigest is what the key records of one input file.
 type fileDigest struct {
-	kind byte // 'f' file, 'x' executable file, 'l' symlink (to a non-file)
+	kind byte // 'f' file, 'x' executable file, 'l' symlink (to a non-file), 's' a project's part of a lockfile
 	sum  [32]byte
 }
 
@@ -434,6 +434,11 @@ func digestFiles(ctx context.Context, dir string, files []string) (inputDigest, 
 	if err != nil {
 		return inputDigest{}, err
 	}
+	return digestOf(files, digests), nil
+}
+
+// digestOf folds files and their digests into one digest.
+func digestOf(files []string, digests []fileDigest) inputDigest {
 	h := sha256.New()
 	var e encoder
 	e.h = h
@@ -445,7 +450,7 @@ func digestFiles(ctx context.Context, dir string, files []string) (inputDigest, 
 	}
 	d := inputDigest{files: len(files), names: files, digests: digests}
 	h.Sum(d.sum[:0])
-	return d, nil
+	return d
 }
 
 // computeKey is the cache key: sha256 over a versioned, length-prefixed
@@ -519,7 +524,8 @@ func projectDir(root string, p *workspace.Project) string {
 }
 
 // FileHash is one file of a key: its path, kind (f file, x executable, l
-// symlink) and content hash.
+// symlink, s the part of an npm lockfile the project resolves) and content
+// hash.
 type FileHash struct {
 	Path string `json:"path"`
 	Kind string `json:"kind"`
@@ -641,18 +647,19 @@ func (r *Runner) Explain(ctx context.Context, ws *workspace.Workspace, target st
 	if out.Inputs, err = fileHashes(ctx, dir, files); err != nil {
 		return out, err
 	}
-	for _, g := range []struct {
-		globs []string
-		into  *[]FileHash
-	}{{t.RootInputs, &out.Root}, {GlobalInputs(ws), &out.Global}} {
-		files, err := listRootGlobs(root, rule, g.globs)
-		if err != nil {
-			return out, err
-		}
-		if *g.into, err = fileHashes(ctx, root, files); err != nil {
-			return out, err
-		}
+	files, err = listRootGlobs(root, rule, t.RootInputs)
+	if err != nil {
+		return out, err
 	}
+	if out.Root, err = fileHashes(ctx, root, files); err != nil {
+		return out, err
+	}
+	global, err := hashGlobals(ctx, root, rule, GlobalInputs(ws))
+	if err != nil {
+		return out, err
+	}
+	g := global.forProject(p.Path)
+	out.Global = hashes(g.names, g.digests)
 	byTarget := map[string]Planned{}
 	for _, pl := range planned {
 		byTarget[pl.Target] = pl

@@ -472,7 +472,7 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 	}
 	// The global inputs (lockfiles, global_inputs) are hashed once per run:
 	// they are in every key.
-	global, globalErr := hashRootGlobs(ctx, root, rule, GlobalInputs(ws))
+	global, globalErr := hashGlobals(ctx, root, rule, GlobalInputs(ws))
 	var wg sync.WaitGroup
 	for _, n := range order {
 		wg.Add(1)
@@ -615,7 +615,7 @@ func (r *Runner) depsDone(n *node) <-chan struct{} {
 	return c
 }
 
-func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, global inputDigest, n *node) {
+func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, globals *globals, n *node) {
 	id := n.t.ID()
 	for _, d := range n.deps {
 		<-d.done
@@ -677,6 +677,7 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, gl
 	for i, d := range n.deps {
 		depKeys[i] = d.key
 	}
+	global := globals.forProject(n.p.Path)
 	n.key = computeKey(n.t, n.p.Path, in, global, n.tool, depKeys)
 	n.in, n.global = in, &global
 
@@ -898,7 +899,7 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		return nil, err
 	}
 	rule := ignore.New(root, r.opts.CacheDir)
-	global, err := hashRootGlobs(ctx, root, rule, GlobalInputs(ws))
+	globals, err := hashGlobals(ctx, root, rule, GlobalInputs(ws))
 	if err != nil {
 		return nil, fmt.Errorf("global inputs: %w", err)
 	}
@@ -918,7 +919,7 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		for i, d := range n.deps {
 			depKeys[i], deps[i] = d.key, d.t.ID()
 		}
-		n.key = computeKey(n.t, n.p.Path, in, global, tool, depKeys)
+		n.key = computeKey(n.t, n.p.Path, in, globals.forProject(n.p.Path), tool, depKeys)
 		hit := false
 		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
 			_, hit = lookup(r.opts.CacheDir, n.key)
