@@ -29,7 +29,7 @@ go build -o "$OUT/core" ./cmd/core
 go run ./bench/turbo -out "$OUT/ws" -n "$N" -npm "$(npm --version)"
 (cd "$OUT/tools" && npm install --no-audit --no-fund --loglevel=error "turbo@$TURBO_VERSION" >/dev/null)
 TURBO="$OUT/tools/node_modules/.bin/turbo"
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 NO_UPDATE_NOTIFIER=1 CORE_CONCURRENCY=2
+export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 NO_UPDATE_NOTIFIER=1
 cd "$OUT/ws"
 npm install --no-audit --no-fund --loglevel=error >/dev/null
 git init -q && git add -A && git -c user.name=bench -c user.email=bench@localhost commit -qm workspace
@@ -38,8 +38,12 @@ echo "# bench/turbo.sh $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo
 echo "machine: $(nproc) CPUs; $(go version | cut -d' ' -f3-); node $(node --version), npm $(npm --version), turbo $("$TURBO" --version); $N packages; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-core_run() { "$OUT/core" run build > "$OUT/core.out" 2> "$OUT/core.err"; }
-turbo_run() { "$TURBO" run build --concurrency=2 --ui=stream --output-logs=hash-only > "$OUT/turbo.out" 2>&1; }
+# Both tools run in the same bare environment: turbo passes its tasks only
+# the variables it knows of (its strict mode), core the whole environment,
+# and this machine's NODE_EXTRA_CA_CERTS costs every node start 50-100 ms.
+bare=(env -i PATH="$PATH" HOME="$HOME" NO_UPDATE_NOTIFIER=1)
+core_run() { "${bare[@]}" CORE_CONCURRENCY=2 "$OUT/core" run build > "$OUT/core.out" 2> "$OUT/core.err"; }
+turbo_run() { "${bare[@]}" TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 "$TURBO" run build --concurrency=2 --ui=stream --output-logs=hash-only > "$OUT/turbo.out" 2>&1; }
 # The packages each run built (not served from its cache), sorted.
 core_built() { sed -n 's/^\[[0-9]*\/[0-9]*\] ✔ \(p[0-9]*\):build .*/\1/p' "$OUT/core.err" | sort; }
 turbo_built() { sed -n 's/^@bench\/\(p[0-9]*\):build: cache miss.*/\1/p' "$OUT/turbo.out" | sort; }
