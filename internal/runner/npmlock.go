@@ -18,9 +18,10 @@ import (
 // A whole lockfile in every key rebuilds every target when one dependency
 // moves. npm's lockfile (v2 and v3, and npm-shrinkwrap.json) says which
 // installed package each package resolves, so a target's key takes only
-// the part its project resolves: the entries of the project's package (a
-// workspace of the root) and of the root package, and of every external
-// package they reach, followed through dependencies as Node resolves them.
+// the part its project resolves: the entries of the root package, of the
+// packages in the project's directory (its own, a workspace of the root),
+// and of every external package they reach, followed through dependencies
+// as Node resolves them.
 // That is what Turborepo hashes too. A lockfile of any other kind, or one
 // that does not parse, stays whole in every key.
 
@@ -117,9 +118,13 @@ func (l *npmLock) slice(projectPath string) [32]byte {
 		}
 	}
 	walk("")
-	if p := strings.TrimPrefix(path.Clean(projectPath), "./"); p != "." {
-		if _, ok := l.entries[p]; ok {
-			walk(p)
+	// The project's own package, and any package the lockfile places
+	// inside the project's directory (a project that holds workspaces of
+	// its own; the root project holds them all).
+	p := strings.TrimPrefix(path.Clean(projectPath), "./")
+	for at := range l.entries {
+		if p == "." || at == p || strings.HasPrefix(at, p+"/") {
+			walk(at)
 		}
 	}
 	paths := make([]string, 0, len(seen))

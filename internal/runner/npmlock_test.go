@@ -81,6 +81,16 @@ func TestALockfileSliceHoldsWhatTheProjectResolves(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a project that holds a workspace takes its part", func(t *testing.T) {
+		before, after := shopLock(), shopLock()
+		after["node_modules/left"] = map[string]any{"version": "2.0.1"}
+		if slice(before, "packages") == slice(after, "packages") {
+			t.Error("a bump of what packages/web resolves left the part of the project at packages unchanged")
+		}
+		if slice(before, ".") == slice(after, ".") {
+			t.Error("a bump left the root project's part unchanged")
+		}
+	})
 	t.Run("a project npm does not know takes the root's part", func(t *testing.T) {
 		before, after := shopLock(), shopLock()
 		after["node_modules/tool"] = map[string]any{"version": "1.1.0"}
