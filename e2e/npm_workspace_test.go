@@ -11,7 +11,8 @@ import (
 // TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps: a fresh
 // npm-workspaces monorepo, core init, no deps written anywhere but in the
 // package.json files; core run build orders by them, a changed script and a
-// changed lockfile rebuild exactly what they should.
+// changed lockfile rebuild exactly what they should (of an npm lockfile,
+// what resolves the change).
 func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed")
@@ -49,6 +50,22 @@ func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) 
 	writeFileAtomicAt(t, filepath.Join(repo, "package-lock.json"), `{"lockfileVersion":3,"packages":{}}`)
 	if r := mustCore(t, repo, nil, "run", "build"); strings.Contains(r.Stderr, "(cached)") {
 		t.Errorf("a changed lockfile did not rebuild everything:\n%s", r.Stderr)
+	}
+	// Of an npm lockfile each key holds what its project resolves: a bump
+	// of what app depends on rebuilds app alone.
+	lock := func(left string) string {
+		return `{"lockfileVersion":3,"packages":{"":{"workspaces":["packages/*"]},` +
+			`"packages/app":{"name":"@shop/app","dependencies":{"@shop/ui":"*","left":"^1.0.0"}},"packages/ui":{"name":"@shop/ui"},"packages/docs":{"name":"@shop/docs"},` +
+			`"node_modules/@shop/ui":{"resolved":"packages/ui","link":true},"node_modules/left":{"version":"` + left + `"}}}`
+	}
+	writeFileAtomicAt(t, filepath.Join(repo, "package-lock.json"), lock("1.0.0"))
+	mustCore(t, repo, nil, "run", "build")
+	writeFileAtomicAt(t, filepath.Join(repo, "package-lock.json"), lock("1.0.1"))
+	if r := mustCore(t, repo, nil, "run", "build"); !strings.Contains(r.Stderr, "✔ app:build") || strings.Count(r.Stderr, "(cached)") != 2 {
+		t.Errorf("a bump of what app resolves did not rebuild app alone:\n%s", r.Stderr)
+	}
+	if r := mustCore(t, repo, nil, "hash", "app:build"); !strings.Contains(r.Stdout, " s  package-lock.json  (the part packages/app resolves)") {
+		t.Errorf("core hash does not show app's part of the lockfile:\n%s", r.Stdout)
 	}
 }
 

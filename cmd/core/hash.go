@@ -92,7 +92,11 @@ Each run that executed recorded its key's parts (core runs lists the ids).`,
 			files := func(title string, fs []runner.FileHash) {
 				fmt.Fprintf(out, "%s (%d)\n", title, len(fs))
 				for _, f := range fs {
-					fmt.Fprintf(out, "  %s %s  %s\n", f.Hash[:12], f.Kind, f.Path)
+					note := ""
+					if f.Kind == "s" {
+						note = "  (the part " + k.Project + " resolves)"
+					}
+					fmt.Fprintf(out, "  %s %s  %s%s\n", f.Hash[:12], f.Kind, f.Path, note)
 				}
 			}
 			files("inputs", k.Inputs)
