@@ -28,12 +28,16 @@ their targets and how many docs, files and packages each holds.`,
 			if err != nil {
 				return err
 			}
-			gr, _, err := live.Build(e.root, e.cacheDir)
-			if err != nil {
+			if asJSON {
+				b, err := live.BuildJSON(e.root, e.cacheDir)
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(b)
 				return err
 			}
-			if asJSON {
-				_, err := cmd.OutOrStdout().Write(gr.Encode())
+			gr, _, err := live.Build(e.root, e.cacheDir)
+			if err != nil {
 				return err
 			}
 			printKnowledge(cmd.OutOrStdout(), gr)

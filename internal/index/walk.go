@@ -43,6 +43,8 @@ type WalkOptions struct {
 
 	// only limits a walk to one entry of the starting directory.
 	only string
+	// record makes the walk note what it stats (see seenPath).
+	record bool
 }
 
 // DefaultMaxFileSize is the indexing limit per file.
@@ -104,6 +106,7 @@ type walker struct {
 	opts  WalkOptions
 	found []Found
 	diags []Diagnostic
+	seen  []seenPath // with opts.record
 }
 
 func newWalker(root string, opts WalkOptions) *walker {
@@ -123,7 +126,13 @@ func (w *walker) diag(rel, format string, args ...any) {
 
 // dir walks the directory rel, in which the patterns p are in force.
 func (w *walker) dir(rel string, p ignore.Patterns) {
-	entries, err := os.ReadDir(filepath.Join(w.root, filepath.FromSlash(rel)))
+	abs := filepath.Join(w.root, filepath.FromSlash(rel))
+	if w.opts.record {
+		// Before the read, so that an entry added while it runs changes
+		// the directory after what was noted.
+		w.note(rel, false)
+	}
+	entries, err := os.ReadDir(abs)
 	if err != nil {
 		w.diag(rel, "directory skipped: %v", unwrapPath(err))
 		return
@@ -136,6 +145,11 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 		}
 		typ := e.Type()
 		valid := utf8.ValidString(name)
+		if w.opts.record && name == ".gitignore" {
+			// An edit in place changes what the walk skips, and not
+			// the directory.
+			w.note(path.Join(rel, name), false)
+		}
 		if typ.IsRegular() && valid && LangOf(name) == "" {
 			// Most files of a tree are in no language the index reads
 			// (compiled, data, images): they cost no ignore match.
@@ -176,6 +190,10 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 
 func (w *walker) symlink(rel string, parts []string, m gitignore.Matcher) {
 	st, err := os.Stat(filepath.Join(w.root, filepath.FromSlash(rel)))
+	if w.opts.record {
+		w.note(rel, false)
+		w.seen = append(w.seen, seenPath{path: rel, follow: true, id: idOf(st, err)})
+	}
 	switch {
 	case err != nil:
 		w.diag(rel, "symlink skipped: %v (a loop, or its target is missing)", unwrapPath(err))
@@ -193,6 +211,9 @@ func (w *walker) file(rel string, e fs.DirEntry) {
 		return
 	}
 	info, err := e.Info()
+	if w.opts.record {
+		w.seen = append(w.seen, seenPath{path: rel, id: idOf(info, err)})
+	}
 	if err != nil {
 		w.diag(rel, "file skipped: %v", unwrapPath(err))
 		return

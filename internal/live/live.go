@@ -195,6 +195,20 @@ func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 	return v.Graph(), ix, nil
 }
 
+// BuildJSON is Build for `core graph --json`: the graph's encoding (the
+// bytes of GET /api/v1/graph), which an unchanged tree serves from the
+// cache without assembling (index.Indexer.SyncEncoded).
+func BuildJSON(root, cacheDir string) ([]byte, error) {
+	ws, err := workspace.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
+		return nil, err
+	}
+	return NewIndexer(root, cacheDir).SyncEncoded(ws)
+}
+
 // Rebuild reloads targets.yaml and reconciles the whole index with disk
 // (the sync-graph job). On failure it keeps the last good snapshot.
 func (w *Workspace) Rebuild() error {

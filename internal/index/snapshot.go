@@ -1,0 +1,232 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// The encoded default graph of the last SyncEncoded, with what it was
+// built from: the key of the workspace as loaded, the walk's options and
+// the binary, and what the walk stat'ed (every directory, .gitignore,
+// indexed file and symlink, with its size, times and inode). The graph is
+// a function of the files the walk finds and their sizes and times (a
+// record is reused on the same size and time, as Sync does), and the walk
+// finds the same files while none of what it stat'ed changed: an entry
+// added, removed or renamed changes its directory, an edit its file, a
+// .gitignore edited in place itself. So a pass that stats all of that and
+// finds it the same serves the stored bytes without reading a directory or
+// a record, or assembling anything, the way git's untracked cache trusts a
+// directory's time. A mismatch is all the invalidation there is: nothing
+// else has to remember to remove the file.
+const (
+	snapshotName    = "graph.json.bin"
+	snapshotMagic   = "CGRJ"
+	snapshotVersion = 2
+)
+
+// seenPath is one path a recording walk stat'ed, and what it saw.
+type seenPath struct {
+	path   string // relative, slash-separated
+	follow bool   // stat'ed through a symlink
+	id     statID
+}
+
+// statID is what a stat says of a path, as far as a walk depends on it.
+type statID struct {
+	missing            bool // the stat failed
+	mode               fs.FileMode
+	size, mtime, ctime int64
+	ino                uint64
+}
+
+func idOf(fi fs.FileInfo, err error) statID {
+	if err != nil {
+		return statID{missing: true}
+	}
+	ctime, ino := changeOf(fi)
+	return statID{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino}
+}
+
+// note records the lstat of rel.
+func (w *walker) note(rel string, follow bool) {
+	fi, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(rel)))
+	w.seen = append(w.seen, seenPath{path: rel, follow: follow, id: idOf(fi, err)})
+}
+
+// unchanged reports whether every path stats as it did. The stats wait on
+// the kernel, not a core: on two cores they take 0.6 of the time serially.
+func unchanged(root string, seen []seenPath) bool {
+	var changed atomic.Bool
+	Parallel(len(seen), func(i int) {
+		if changed.Load() {
+			return
+		}
+		s := seen[i]
+		abs := filepath.Join(root, filepath.FromSlash(s.path))
+		var fi fs.FileInfo
+		var err error
+		if s.follow {
+			fi, err = os.Stat(abs)
+		} else {
+			fi, err = os.Lstat(abs)
+		}
+		if idOf(fi, err) != s.id {
+			changed.Store(true)
+		}
+	})
+	return !changed.Load()
+}
+
+// SyncEncoded is Sync for a caller that wants only the default graph's
+// JSON (the bytes of graph.Encode), such as `core graph --json`. When
+// nothing the last SyncEncoded of this workspace stat'ed changed, it
+// returns the bytes that call stored, and the Indexer stays as it was (not
+// synced); otherwise it syncs, encodes and stores the result.
+func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
+	start := time.Now()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	lock, err := ix.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	key := ix.snapshotKey(ws)
+	path := filepath.Join(ix.store.dir, snapshotName)
+	if b := loadSnapshot(ix.root, path, key); b != nil {
+		return b, nil
+	}
+	w := newWalker(ix.root, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, record: true})
+	w.dir("", w.rule.Below(ignore.Patterns{}, ""))
+	v, _, err := ix.syncLocked(ws, start, &walkResult{w.found, w.diags})
+	if err != nil {
+		return nil, err
+	}
+	b := v.Graph().Encode()
+	// Without fsync: the checksum catches a torn file, and a lost one is
+	// only a slower next run.
+	if !racy(w.seen, start) && ix.store.ensure() == nil {
+		_ = fsx.ReplaceFile(path, encodeSnapshot(key, w.seen, b), 0o600)
+	}
+	return b, nil
+}
+
+// racyMargin is how recent a change may be for a stat to be trusted to
+// show the next one. A file system stamps changes with a clock that
+// moves in ticks (a few milliseconds on Linux): a path changed in the tick
+// in which the walk stat'ed it may change again in that tick with the
+// same times, which a later stat cannot tell (git calls this racy). A
+// path changed no later than the margin before the walk started is in an
+// earlier tick than the walk's, and any later change moves its times.
+const racyMargin = 100 * time.Millisecond
+
+// racy reports whether a walk that started at start saw a path changed
+// too recently to trust its times; the graph is then not stored, and the
+// next pass walks again.
+func racy(seen []seenPath, start time.Time) bool {
+	limit := start.Add(-racyMargin).UnixNano()
+	for _, s := range seen {
+		if !s.id.missing && (s.id.mtime >= limit || s.id.ctime >= limit) {
+			return true
+		}
+	}
+	return false
+}
+
+// walkResult is what Discover found, for a pass that walked first.
+type walkResult struct {
+	found []Found
+	diags []Diagnostic
+}
+
+// snapshotKey hashes what the graph is built from besides the files: the
+// workspace, the walk's options and the binary. The binary is named by
+// its path, size and time rather than a version constant: the graph's
+// encoding and assembly change between builds without anyone bumping a
+// number.
+func (ix *Indexer) snapshotKey(ws *workspace.Workspace) [sha256.Size]byte {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	field := func(s string) {
+		h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	field(strconv.Itoa(cacheVersion))
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			field(exe + "\x00" + strconv.FormatInt(st.Size(), 10) + "\x00" + strconv.FormatInt(st.ModTime().UnixNano(), 10))
+		}
+	}
+	field(ix.root)
+	field(ix.store.dir) // the cache directory, which the walk skips
+	field(strconv.FormatInt(ix.maxSize, 10))
+	// Every exported field of the workspace, which is what assembly reads.
+	wsJSON, _ := json.Marshal(ws)
+	field(string(wsJSON))
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
+}
+
+func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []byte {
+	e := newEncoder(len(key) + 32*len(seen) + len(graphJSON))
+	e.body = append(e.body, key[:]...)
+	e.uint(uint64(len(seen)))
+	for _, s := range seen {
+		e.str(s.path)
+		flags := uint64(0)
+		if s.follow {
+			flags |= 1
+		}
+		if s.id.missing {
+			flags |= 2
+		}
+		e.uint(flags)
+		e.uint(uint64(s.id.mode))
+		e.int(s.id.size)
+		e.int(s.id.mtime)
+		e.int(s.id.ctime)
+		e.uint(s.id.ino)
+	}
+	e.body = append(e.body, graphJSON...)
+	return e.bytes(snapshotMagic, snapshotVersion)
+}
+
+// loadSnapshot returns the stored graph if the file is whole, its key is
+// key and nothing it saw changed; else nil.
+func loadSnapshot(root, path string, key [sha256.Size]byte) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	d, err := newDecoder(data, snapshotMagic, snapshotVersion)
+	if err != nil || len(d.data)-d.off < len(key) || [sha256.Size]byte(d.data[d.off:d.off+len(key)]) != key {
+		return nil
+	}
+	d.off += len(key)
+	seen := make([]seenPath, d.count())
+	for i := range seen {
+		s := &seen[i]
+		s.path = d.str()
+		flags := d.uint()
+		s.follow, s.id.missing = flags&1 != 0, flags&2 != 0
+		s.id.mode = fs.FileMode(d.uint())
+		s.id.size, s.id.mtime, s.id.ctime = d.int(), d.int(), d.int()
+		s.id.ino = d.uint()
+	}
+	if d.err != nil || !unchanged(root, seen) {
+		return nil
+	}
+	return d.data[d.off:]
+}

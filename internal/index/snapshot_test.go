@@ -1,0 +1,189 @@
+package index
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corehq/core/internal/workspace"
+)
+
+// encoded is `core graph --json` in a new process: SyncEncoded on a fresh
+// Indexer. served says the stored graph was served (nothing synced).
+func encoded(t *testing.T, root, cache string, o Options) (b []byte, served bool) {
+	t.Helper()
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := New(root, cache, o)
+	b, err = ix.SyncEncoded(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, ix.ver == nil
+}
+
+// settle waits until what the test wrote is older than racyMargin: a
+// change time cannot be set back, only waited out.
+func settle() { time.Sleep(racyMargin + 20*time.Millisecond) }
+
+func TestAnUnchangedTreeServesTheStoredGraph(t *testing.T) {
+	root := newFixture(t)
+	cache := t.TempDir()
+	settle()
+	first, served := encoded(t, root, cache, Options{})
+	if served {
+		t.Fatal("the first pass served a graph it had not stored")
+	}
+	if want := cold(t, root).Encode(); !bytes.Equal(first, want) {
+		t.Fatal("SyncEncoded's bytes differ from a cold index's encoding")
+	}
+	again, served := encoded(t, root, cache, Options{})
+	if !served {
+		t.Fatal("an unchanged tree was indexed again instead of served")
+	}
+	if !bytes.Equal(again, first) {
+		t.Fatal("the stored graph differs from the one it stored")
+	}
+}
+
+func TestAChangeAnywhereTheWalkLooksIsNotServedStale(t *testing.T) {
+	outside := t.TempDir()
+	later := time.Now().Add(time.Hour)
+	changes := []struct {
+		fact   string
+		setup  func(t *testing.T, root string)
+		change func(t *testing.T, root string)
+	}{
+		{"an edited file", nil, func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"py/pkg/helpers.py": "import json\n\ndef clean():\n    return 2\n"})
+		}},
+		{"a file touched to a new time", nil, func(t *testing.T, root string) {
+			if err := os.Chtimes(filepath.Join(root, "lib/util.go"), later, later); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a new file", nil, func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"web/src/extra.ts": "import { render } from './view';\nexport const x = render;\n"})
+		}},
+		{"a new directory", nil, func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"lib/sub/deep.go": "package sub\n\nfunc Deep() {}\n"})
+		}},
+		{"a removed file", nil, func(t *testing.T, root string) {
+			if err := os.Remove(filepath.Join(root, "lib/util.go")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a renamed file", nil, func(t *testing.T, root string) {
+			if err := os.Rename(filepath.Join(root, "lib/util.go"), filepath.Join(root, "lib/prefix.go")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a .gitignore edited in place", nil, func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{".gitignore": "ignored/\n"})
+		}},
+		{"a new .gitignore below the root", nil, func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"web/.gitignore": "src/paint.ts\n"})
+		}},
+		{"a new project in targets.yaml", nil, func(t *testing.T, root string) {
+			writeTree(t, root, map[string]string{"targets.yaml": strings.Replace(fixture["targets.yaml"], "  py:\n", "  guide:\n    path: docs\n  py:\n", 1)})
+		}},
+		{"the target of a symlink outside the workspace edited", func(t *testing.T, root string) {
+			writeTree(t, outside, map[string]string{"ext.go": "package lib\n\nfunc External() {}\n"})
+			if err := os.Symlink(filepath.Join(outside, "ext.go"), filepath.Join(root, "lib/ext.go")); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, root string) {
+			writeTree(t, outside, map[string]string{"ext.go": "package lib\n\nfunc External() {}\n\nfunc More() {}\n"})
+		}},
+		{"the missing target of a symlink created", func(t *testing.T, root string) {
+			if err := os.Symlink(filepath.Join(outside, "later.go"), filepath.Join(root, "lib/later.go")); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, root string) {
+			writeTree(t, outside, map[string]string{"later.go": "package lib\n\nfunc Later() {}\n"})
+		}},
+	}
+	for _, c := range changes {
+		t.Run(c.fact, func(t *testing.T) {
+			t.Parallel()
+			root := newFixture(t)
+			if c.setup != nil {
+				c.setup(t, root)
+			}
+			cache := t.TempDir()
+			settle()
+			encoded(t, root, cache, Options{})
+			if _, served := encoded(t, root, cache, Options{}); !served {
+				t.Fatal("the unchanged tree was not served; the change below proves nothing")
+			}
+			c.change(t, root)
+			got, served := encoded(t, root, cache, Options{})
+			if served {
+				t.Error("the stored graph was served after the change")
+			}
+			if !bytes.Equal(got, cold(t, root).Encode()) {
+				t.Fatal("the graph after the change differs from a cold index of the changed tree")
+			}
+		})
+	}
+}
+
+func TestAFileShrinkingUnderTheLimitIsNotServedStale(t *testing.T) {
+	root := newFixture(t)
+	writeTree(t, root, map[string]string{"lib/big.go": "package lib\n\n// " + string(bytes.Repeat([]byte("x"), 300)) + "\nfunc Big() {}\n"})
+	cache := t.TempDir()
+	limit := Options{MaxFileSize: 200}
+	settle()
+	encoded(t, root, cache, limit)
+	writeTree(t, root, map[string]string{"lib/big.go": "package lib\n\nfunc Big() {}\n"})
+	got, served := encoded(t, root, cache, limit)
+	if served {
+		t.Error("the stored graph was served after a skipped file came under the limit")
+	}
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := New(root, t.TempDir(), limit).Sync(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Graph().Encode()) {
+		t.Fatal("the graph differs from a cold index of the changed tree")
+	}
+}
+
+func TestATreeChangedJustBeforeTheWalkIsNotStored(t *testing.T) {
+	// Changed in the clock tick of the walk, a file may change again with
+	// the same times: a graph stored now could be served stale.
+	root := newFixture(t)
+	cache := t.TempDir()
+	encoded(t, root, cache, Options{})
+	if _, err := os.Stat(filepath.Join(cache, cacheSubdir, snapshotName)); !os.IsNotExist(err) {
+		t.Fatalf("a graph was stored from a tree changed %v ago at most (stat: %v)", racyMargin, err)
+	}
+}
+
+func TestATornStoredGraphIsRebuiltNotServed(t *testing.T) {
+	root := newFixture(t)
+	cache := t.TempDir()
+	settle()
+	want, _ := encoded(t, root, cache, Options{})
+	p := filepath.Join(cache, cacheSubdir, snapshotName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, served := encoded(t, root, cache, Options{})
+	if served || !bytes.Equal(got, want) {
+		t.Fatalf("served %v, same graph %v: want a rebuilt graph equal to the first", served, bytes.Equal(got, want))
+	}
+}
