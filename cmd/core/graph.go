@@ -21,7 +21,10 @@ func newGraphCmd(g *globals) *cobra.Command {
 		Short: "Print the workspace's knowledge graph",
 		Long: `Prints the knowledge graph of the workspace. With --json the output is
 byte-for-byte what GET /api/v1/graph serves; without it, the projects with
-their targets and how many docs, files and packages each holds.`,
+their targets and how many docs, files and packages each holds.
+
+--json stores the graph in the cache and prints it from there while a stat
+of every directory, .gitignore and indexed file finds them unchanged.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e, err := g.load(nil)
