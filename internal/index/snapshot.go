@@ -210,9 +210,22 @@ func loadSnapshot(root, path string, key [sha256.Size]byte) []byte {
 	if err != nil {
 		return nil
 	}
-	d, err := newDecoder(data, snapshotMagic, snapshotVersion)
-	if err != nil || len(d.data)-d.off < len(key) || [sha256.Size]byte(d.data[d.off:d.off+len(key)]) != key {
+	seen, graphJSON, err := decodeSnapshot(data, key)
+	if err != nil || !unchanged(root, seen) {
 		return nil
+	}
+	return graphJSON
+}
+
+// decodeSnapshot reads what encodeSnapshot wrote; a file of another key is
+// an error like a damaged one.
+func decodeSnapshot(data []byte, key [sha256.Size]byte) ([]seenPath, []byte, error) {
+	d, err := newDecoder(data, snapshotMagic, snapshotVersion)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(d.data)-d.off < len(key) || [sha256.Size]byte(d.data[d.off:d.off+len(key)]) != key {
+		return nil, nil, errCorrupt
 	}
 	d.off += len(key)
 	seen := make([]seenPath, d.count())
@@ -225,8 +238,8 @@ func loadSnapshot(root, path string, key [sha256.Size]byte) []byte {
 		s.id.size, s.id.mtime, s.id.ctime = d.int(), d.int(), d.int()
 		s.id.ino = d.uint()
 	}
-	if d.err != nil || !unchanged(root, seen) {
-		return nil
+	if d.err != nil {
+		return nil, nil, d.err
 	}
-	return d.data[d.off:]
+	return seen, d.data[d.off:], nil
 }
