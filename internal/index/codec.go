@@ -31,6 +31,9 @@ type encoder struct {
 	ids  map[string]uint32
 	strs []string
 	size int // bytes of the strings in strs
+	// tail is raw bytes after the body (a stored graph, tens of MB on a
+	// big tree), copied once into the file rather than into the body.
+	tail []byte
 }
 
 func newEncoder(sizeHint int) *encoder {
@@ -58,9 +61,9 @@ func (e *encoder) strList(ss []string) {
 	}
 }
 
-// bytes lays the file out: header, table, body, checksum.
+// bytes lays the file out: header, table, body and tail, checksum.
 func (e *encoder) bytes(magic string, version int) []byte {
-	out := make([]byte, 0, len(magic)+binary.MaxVarintLen64*(2+len(e.strs))+e.size+len(e.body)+4)
+	out := make([]byte, 0, len(magic)+binary.MaxVarintLen64*(2+len(e.strs))+e.size+len(e.body)+len(e.tail)+4)
 	out = append(out, magic...)
 	out = binary.AppendUvarint(out, uint64(version))
 	out = binary.AppendUvarint(out, uint64(len(e.strs)))
@@ -71,6 +74,7 @@ func (e *encoder) bytes(magic string, version int) []byte {
 		out = append(out, s...)
 	}
 	out = append(out, e.body...)
+	out = append(out, e.tail...)
 	return appendChecksum(out)
 }
 

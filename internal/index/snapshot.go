@@ -180,7 +180,7 @@ func (ix *Indexer) snapshotKey(ws *workspace.Workspace) [sha256.Size]byte {
 }
 
 func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []byte {
-	e := newEncoder(len(key) + 32*len(seen) + len(graphJSON))
+	e := newEncoder(len(key) + 32*len(seen))
 	e.body = append(e.body, key[:]...)
 	e.uint(uint64(len(seen)))
 	for _, s := range seen {
@@ -199,7 +199,7 @@ func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []
 		e.int(s.id.ctime)
 		e.uint(s.id.ino)
 	}
-	e.body = append(e.body, graphJSON...)
+	e.tail = graphJSON
 	return e.bytes(snapshotMagic, snapshotVersion)
 }
 
