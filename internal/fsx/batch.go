@@ -42,7 +42,7 @@ func (b *Batch) Write(path string, data []byte) error {
 }
 
 func (b *Batch) stage(path string, data []byte) error {
-	tmp, err := writeTemp(path, data, b.perm, false)
+	tmp, err := writeTemp(path, b.perm, false, data)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // directory: write, fsync, chmod, rename, then fsync the directory so the
 // rename itself survives a power cut.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := writeTemp(path, data, perm, true)
+	tmp, err := writeTemp(path, perm, true, data)
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,13 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 // a power cut may lose the new one. It is for what matters only while the
 // machine stays up, such as which processes are running.
 func ReplaceFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := writeTemp(path, data, perm, false)
+	return ReplaceFileParts(path, perm, data)
+}
+
+// ReplaceFileParts is ReplaceFile of the parts written one after another,
+// for data too big to join into one slice first.
+func ReplaceFileParts(path string, perm os.FileMode, parts ...[]byte) error {
+	tmp, err := writeTemp(path, perm, false, parts...)
 	if err != nil {
 		return err
 	}
@@ -47,7 +53,7 @@ func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 
 // writeTemp writes data with mode perm to a new temporary file beside
 // path, fsynced if sync, and returns its name; on error it leaves none.
-func writeTemp(path string, data []byte, perm os.FileMode, sync bool) (name string, err error) {
+func writeTemp(path string, perm os.FileMode, sync bool, parts ...[]byte) (name string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
@@ -63,8 +69,10 @@ func writeTemp(path string, data []byte, perm os.FileMode, sync bool) (name stri
 	if err = tmp.Chmod(perm); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err = tmp.Write(data); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+	for _, data := range parts {
+		if _, err = tmp.Write(data); err != nil {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if sync {
 		if err = tmp.Sync(); err != nil {

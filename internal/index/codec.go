@@ -31,9 +31,6 @@ type encoder struct {
 	ids  map[string]uint32
 	strs []string
 	size int // bytes of the strings in strs
-	// tail is raw bytes after the body (a stored graph, tens of MB on a
-	// big tree), copied once into the file rather than into the body.
-	tail []byte
 }
 
 func newEncoder(sizeHint int) *encoder {
@@ -61,9 +58,14 @@ func (e *encoder) strList(ss []string) {
 	}
 }
 
-// bytes lays the file out: header, table, body and tail, checksum.
+// bytes lays the file out: header, table, body, checksum.
 func (e *encoder) bytes(magic string, version int) []byte {
-	out := make([]byte, 0, len(magic)+binary.MaxVarintLen64*(2+len(e.strs))+e.size+len(e.body)+len(e.tail)+4)
+	return appendChecksum(e.head(magic, version, 4))
+}
+
+// head is the file without its checksum, with room for extra more bytes.
+func (e *encoder) head(magic string, version, extra int) []byte {
+	out := make([]byte, 0, len(magic)+binary.MaxVarintLen64*(2+len(e.strs))+e.size+len(e.body)+extra)
 	out = append(out, magic...)
 	out = binary.AppendUvarint(out, uint64(version))
 	out = binary.AppendUvarint(out, uint64(len(e.strs)))
@@ -73,9 +75,7 @@ func (e *encoder) bytes(magic string, version int) []byte {
 	for _, s := range e.strs {
 		out = append(out, s...)
 	}
-	out = append(out, e.body...)
-	out = append(out, e.tail...)
-	return appendChecksum(out)
+	return append(out, e.body...)
 }
 
 func appendChecksum(b []byte) []byte {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	// Without fsync: the checksum catches a torn file, and a lost one is
 	// only a slower next run.
 	if !racy(w.seen, start) && ix.store.ensure() == nil {
-		_ = fsx.ReplaceFile(path, encodeSnapshot(key, w.seen, b), 0o600)
+		_ = fsx.ReplaceFileParts(path, 0o600, encodeSnapshot(key, w.seen, b)...)
 	}
 	return b, nil
 }
@@ -179,7 +180,9 @@ func (ix *Indexer) snapshotKey(ws *workspace.Workspace) [sha256.Size]byte {
 	return key
 }
 
-func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []byte {
+// encodeSnapshot lays the file out in parts, to be written one after
+// another: the graph (tens of MB on a big tree) is not copied.
+func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) [][]byte {
 	e := newEncoder(len(key) + 32*len(seen))
 	e.body = append(e.body, key[:]...)
 	e.uint(uint64(len(seen)))
@@ -199,8 +202,9 @@ func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []
 		e.int(s.id.ctime)
 		e.uint(s.id.ino)
 	}
-	e.tail = graphJSON
-	return e.bytes(snapshotMagic, snapshotVersion)
+	head := e.head(snapshotMagic, snapshotVersion, 0)
+	sum := crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, graphJSON)
+	return [][]byte{head, graphJSON, binary.LittleEndian.AppendUint32(nil, sum)}
 }
 
 // loadSnapshot returns the stored graph if the file is whole, its key is
