@@ -153,7 +153,7 @@ func (l *npmLock) slice(projectPath string) [32]byte {
 // resolve finds the package name as Node does from the package installed
 // at at: in at/node_modules, then in each directory above it.
 func (l *npmLock) resolve(at, name string) (string, bool) {
-	for dir := at; ; dir = path.Dir(dir) {
+	for dir := at; ; {
 		p := "node_modules/" + name
 		if dir != "" && dir != "." {
 			p = dir + "/" + p
@@ -161,9 +161,13 @@ func (l *npmLock) resolve(at, name string) (string, bool) {
 		if _, ok := l.entries[p]; ok {
 			return p, true
 		}
-		if dir == "" || dir == "." {
+		up := path.Dir(dir)
+		// Dir stops at "." for a relative path, as npm writes them, and
+		// at "/" for an absolute one, which a damaged lockfile may hold.
+		if dir == "" || dir == "." || up == dir {
 			return "", false
 		}
+		dir = up
 	}
 }
 
