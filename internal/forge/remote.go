@@ -78,14 +78,22 @@ func ParseRemote(raw string) (Remote, error) {
 // "***".
 func Redact(raw string) string {
 	s := raw
+	// The authority follows "://", or a leading "//" (a scheme-relative
+	// URL, which URL parsers read user info from too).
+	authority := -1
 	if i := strings.Index(s, "://"); i >= 0 {
-		rest := s[i+3:]
+		authority = i + 3
+	} else if strings.HasPrefix(s, "//") {
+		authority = 2
+	}
+	if authority >= 0 {
+		rest := s[authority:]
 		end := strings.IndexAny(rest, "/?#")
 		if end < 0 {
 			end = len(rest)
 		}
 		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-			s = s[:i+3] + "***@" + rest[at+1:]
+			s = s[:authority] + "***@" + rest[at+1:]
 		}
 	} else if colon := strings.Index(s, ":"); colon > 0 {
 		if at := strings.LastIndex(s[:colon], "@"); at >= 0 {

@@ -61,6 +61,7 @@ func TestRedactHidesUserInfo(t *testing.T) {
 		"https://ghs_secret@github.com/o":                      `"https://***@github.com/o"`,
 		"ghs_secret@github.com:o/r":                            `"***@github.com:o/r"`,
 		"https://github.com/o/r":                               `"https://github.com/o/r"`,
+		"//user:ghs_secret@github.com/o/r":                     `"//***@github.com/o/r"`,
 	}
 	for in, want := range cases {
 		if got := Redact(in); got != want {
