@@ -114,6 +114,16 @@ func validHost(h string) bool {
 			return false
 		}
 	}
+	if strings.Contains(h, ":") {
+		return true // an IPv6 literal
+	}
+	// Every label of a name holds something: "." or "a..b" names no host
+	// (and an https address of it parses to none).
+	for label := range strings.SplitSeq(h, ".") {
+		if label == "" {
+			return false
+		}
+	}
 	return true
 }
 

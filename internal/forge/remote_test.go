@@ -44,6 +44,8 @@ func TestParseRemote(t *testing.T) {
 		{"an owner with a dot", "https://github.com/core.hq/core", "owner"},
 		{"a repository named ..", "https://github.com/corehq/..", "repository name"},
 		{"no host", "https:///corehq/core", "host"},
+		{"a host of dots", "..:corehq/core", "host"},
+		{"a host with an empty label", "https://git..example.com/o/r", "host"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name+" is refused, saying why", func(t *testing.T) {
