@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/corehq/core/internal/fsx"
-	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -108,9 +107,10 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	if b := loadSnapshot(ix.root, path, key); b != nil {
 		return b, nil
 	}
-	w := newWalker(ix.root, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, record: true})
-	w.dir("", w.rule.Below(ignore.Patterns{}, ""))
-	v, _, err := ix.syncLocked(ws, start, &walkResult{w.found, w.diags})
+	opts := ix.walkOptions(ws)
+	opts.record = true
+	w := walk(ix.root, opts)
+	v, _, err := ix.syncLocked(ws, start, w)
 	if err != nil {
 		return nil, err
 	}
@@ -143,12 +143,6 @@ func racy(seen []seenPath, start time.Time) bool {
 		}
 	}
 	return false
-}
-
-// walkResult is what Discover found, for a pass that walked first.
-type walkResult struct {
-	found []Found
-	diags []Diagnostic
 }
 
 // snapshotKey hashes what the graph is built from besides the files: the

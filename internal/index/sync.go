@@ -33,10 +33,10 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 	return ix.syncLocked(ws, start, nil)
 }
 
-// syncLocked is Sync with both locks held; walked is the walk's result
-// when the caller walked already (else the walk runs here, beside the
-// assembly of the cached records).
-func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *walkResult) (*Version, Stats, error) {
+// syncLocked is Sync with both locks held; walked is the walk when the
+// caller walked already (else the walk runs here, beside the assembly of
+// the cached records).
+func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *walker) (*Version, Stats, error) {
 	// A warm or small pass keeps most of what it allocates (the records,
 	// the graph), so the collections while its heap grows find little: at
 	// 400, a warm CLI run on Go's source tree took 0.11 s instead of 0.15 s
@@ -69,8 +69,7 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 	}
 	defer guessed.Wait()
 	if walked == nil {
-		found, diags := ix.discover(ws)
-		walked = &walkResult{found, diags}
+		walked = walk(ix.root, ix.walkOptions(ws))
 	}
 	found, diags := walked.found, walked.diags
 	files := make(map[string]*parse.FileRecord, len(found))
@@ -212,7 +211,7 @@ func (ix *Indexer) Update(ws *workspace.Workspace, paths []string) (*Version, St
 			continue
 		}
 		if st.IsDir() {
-			found, diags := discoverUnder(ix.root, p, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize})
+			found, diags := discoverUnder(ix.root, p, ix.walkOptions(ws))
 			// The walk's findings replace what an earlier walk said of this
 			// subtree, so repeated events do not pile them up.
 			kept := ix.diags[:0:0]
@@ -363,7 +362,9 @@ func (ix *Indexer) admit(ws *workspace.Workspace, p string, st fs.FileInfo) (Fou
 	if ix.rule.Never(p) || !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
 		return Found{}, false, nil
 	}
-	found, diags := discoverUnder(ix.root, path.Dir(p), WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, only: path.Base(p)})
+	opts := ix.walkOptions(ws)
+	opts.only = path.Base(p)
+	found, diags := discoverUnder(ix.root, path.Dir(p), opts)
 	for _, f := range found {
 		if f.Path == p {
 			return f, true, diags
@@ -438,6 +439,7 @@ func (ix *Indexer) saveLayout(l string) error {
 	return fsx.WriteFileAtomic(ix.layoutPath(), []byte(l), 0o600)
 }
 
-func (ix *Indexer) discover(ws *workspace.Workspace) ([]Found, []Diagnostic) {
-	return Discover(ix.root, WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize})
+// walkOptions are the options of every walk of ws by this indexer.
+func (ix *Indexer) walkOptions(ws *workspace.Workspace) WalkOptions {
+	return WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize}
 }

@@ -95,9 +95,16 @@ func LangOf(name string) string {
 // .gitignore files ignore) and never following directory symlinks. Paths
 // it cannot use become diagnostics.
 func Discover(root string, opts WalkOptions) ([]Found, []Diagnostic) {
+	w := walk(root, opts)
+	return w.found, w.diags
+}
+
+// walk walks the whole tree: its findings are the walker's found, diags
+// and (with opts.record) seen.
+func walk(root string, opts WalkOptions) *walker {
 	w := newWalker(root, opts)
 	w.dir("", w.rule.Below(ignore.Patterns{}, ""))
-	return w.found, w.diags
+	return w
 }
 
 type walker struct {

@@ -180,14 +180,10 @@ func (w *Workspace) Diagnostic() error {
 // Build indexes the workspace at root once, using and refreshing the cache
 // in cacheDir, and returns its knowledge graph: what the CLI prints.
 func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
-	ws, err := workspace.Load(root)
+	ws, ix, err := open(root, cacheDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
-		return nil, nil, err
-	}
-	ix := NewIndexer(root, cacheDir)
 	v, _, err := ix.Sync(ws)
 	if err != nil {
 		return nil, ix, err
@@ -199,14 +195,24 @@ func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 // bytes of GET /api/v1/graph), which an unchanged tree serves from the
 // cache without assembling (index.Indexer.SyncEncoded).
 func BuildJSON(root, cacheDir string) ([]byte, error) {
-	ws, err := workspace.Load(root)
+	ws, ix, err := open(root, cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
-		return nil, err
+	return ix.SyncEncoded(ws)
+}
+
+// open loads the workspace at root and its indexer, caching in cacheDir:
+// what a one-shot CLI pass starts from.
+func open(root, cacheDir string) (*workspace.Workspace, *index.Indexer, error) {
+	ws, err := workspace.Load(root)
+	if err != nil {
+		return nil, nil, err
 	}
-	return NewIndexer(root, cacheDir).SyncEncoded(ws)
+	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
+		return nil, nil, err
+	}
+	return ws, NewIndexer(root, cacheDir), nil
 }
 
 // Rebuild reloads targets.yaml and reconciles the whole index with disk
