@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // graphDoc is the graph contract's JSON: {"nodes":[...],"edges":[...]}.
@@ -204,4 +207,47 @@ func findEdge(g graphDoc, source, target string) bool {
 		}
 	}
 	return false
+}
+
+// TestCoreGraphJSONServesTheStoredGraphUntilTheTreeChanges: a second
+// `core graph --json` on an unchanged tree prints the graph the first one
+// stored, without indexing; after a change it prints what a cold index of
+// the changed tree prints.
+func TestCoreGraphJSONServesTheStoredGraphUntilTheTreeChanges(t *testing.T) {
+	t.Parallel()
+	ws := copyDemo(t)
+	index := filepath.Join(ws, ".core", "index")
+	stored := filepath.Join(index, "graph.json.bin")
+	// A tree changed under 100 ms before a walk is not stored (its times
+	// could hide the next change): not the fresh copy, nor the first run,
+	// which creates .core in the workspace's root.
+	mustCore(t, ws, nil, "graph", "--json")
+	time.Sleep(200 * time.Millisecond)
+	first := mustCore(t, ws, nil, "graph", "--json").Stdout
+	if _, err := os.Stat(stored); err != nil {
+		t.Fatalf("a run on a settled tree stored no graph: %v", err)
+	}
+	// Without the records, only a served graph prints the same and leaves
+	// them missing: an indexing pass would write them again.
+	if err := os.Remove(filepath.Join(index, "files.bin")); err != nil {
+		t.Fatal(err)
+	}
+	if again := mustCore(t, ws, nil, "graph", "--json").Stdout; again != first {
+		t.Fatalf("the unchanged tree's graph differs from the first (%d bytes, was %d)", len(again), len(first))
+	}
+	if _, err := os.Stat(filepath.Join(index, "files.bin")); !os.IsNotExist(err) {
+		t.Fatalf("the unchanged tree was indexed again instead of served (files.bin: %v)", err)
+	}
+
+	if err := os.WriteFile(filepath.Join(ws, "libs/util/extra.go"), []byte("package util\n\nfunc Extra() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed := mustCore(t, ws, nil, "graph", "--json").Stdout
+	if decodeGraph(t, []byte(changed)).node("file:libs/util/extra.go") == nil {
+		t.Fatal("the graph after a new file was added has no node for it: the stored graph was served stale")
+	}
+	cold := mustCore(t, ws, []string{"CORE_CACHE_DIR=" + t.TempDir()}, "graph", "--json").Stdout
+	if changed != cold {
+		t.Fatalf("the graph after the change (%d bytes) differs from a cold index of the changed tree (%d bytes)", len(changed), len(cold))
+	}
 }
