@@ -4,15 +4,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/suggest"
 )
 
 var (
-	namePattern      = regexp.MustCompile(`^[a-z][a-z0-9]*([._-][a-z0-9]+)*$`)
-	procedurePattern = regexp.MustCompile(`^(core\.[a-z][a-z0-9]*\.v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\.([A-Z][A-Za-z0-9]*Service)/([A-Z][A-Za-z0-9]*)$`)
-	pathPattern      = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+/?$`)
+	namePattern      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*([._-][a-z0-9]+)*$`) })
+	procedurePattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(core\.[a-z][a-z0-9]*\.v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\.([A-Z][A-Za-z0-9]*Service)/([A-Z][A-Za-z0-9]*)$`)
+	})
+	pathPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+/?$`) })
 )
 
 // loopbackOnly lists what the spec keeps off the share listener, whatever a
@@ -65,7 +68,7 @@ func checkRows(rows []Row) []Problem {
 		switch {
 		case r.Name == "":
 			bad("name", "is required")
-		case !namePattern.MatchString(r.Name):
+		case !namePattern().MatchString(r.Name):
 			bad("name", "must be lower-case words joined by '.', '-' or '_', such as graph.read")
 		default:
 			if j, dup := names[r.Name]; dup {
@@ -204,7 +207,7 @@ func shareablePath(p string) bool {
 }
 
 func checkProcedure(r *Row, bad func(field, msg string)) {
-	m := procedurePattern.FindStringSubmatch(r.Procedure)
+	m := procedurePattern().FindStringSubmatch(r.Procedure)
 	if m == nil {
 		bad("procedure", quote(r.Procedure)+" is not a procedure; write core.<service>.v1alpha1.<Name>Service/<Method>")
 		return
@@ -224,7 +227,7 @@ func checkProcedure(r *Row, bad func(field, msg string)) {
 
 func checkPath(r *Row, bad func(field, msg string)) {
 	switch {
-	case !pathPattern.MatchString(r.Path):
+	case !pathPattern().MatchString(r.Path):
 		bad("path", quote(r.Path)+" must be an absolute path of plain segments (letters, digits, . _ ~ -), such as /api/v1/graph")
 	case strings.Contains(r.Path, "/./") || strings.Contains(r.Path, "/../") || strings.HasSuffix(r.Path, "/..") || strings.HasSuffix(r.Path, "/."):
 		bad("path", quote(r.Path)+" has a dot segment")

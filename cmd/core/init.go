@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -103,7 +104,7 @@ func (p initProject) targetNames() []string {
 	return out
 }
 
-var nameUnsafe = regexp.MustCompile(`[^a-z0-9_-]+`)
+var nameUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
 // discover walks root for project manifests.
 func discover(root string) ([]initProject, error) {
@@ -177,7 +178,7 @@ func discover(root string) ([]initProject, error) {
 		if p.Path == "." {
 			base = filepath.Base(root)
 		}
-		name := strings.Trim(nameUnsafe.ReplaceAllString(strings.ToLower(base), "-"), "-_")
+		name := strings.Trim(nameUnsafe().ReplaceAllString(strings.ToLower(base), "-"), "-_")
 		if name == "" {
 			name = "root"
 		}

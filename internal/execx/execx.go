@@ -316,8 +316,10 @@ func waitGroupGone(ctx context.Context, pgid int, leaderStart uint64, d time.Dur
 	}
 }
 
-// SelfStart is this process's start time (StartTime(os.Getpid())).
-var SelfStart = StartTime(os.Getpid())
+// SelfStart returns this process's start time (StartTime(os.Getpid())),
+// read once when first asked: a command that never records a process does
+// not read /proc at start.
+var SelfStart = sync.OnceValue(func() uint64 { return StartTime(os.Getpid()) })
 
 // stat is what core reads of a process (on Linux, /proc/PID/stat).
 type stat struct {

@@ -12,9 +12,9 @@ import (
 	"github.com/corehq/core/internal/index/parse"
 )
 
-// cacheVersion changes whenever FileRecord or a parser changes what it
-// records, so that an old cache is re-parsed rather than misread.
-const cacheVersion = 5
+// cacheVersion changes whenever FileRecord, a parser or the file format
+// changes, so that an old cache is re-parsed rather than misread.
+const cacheVersion = 6
 
 // The cache lives in <cache>/index: files.bin holds every record without
 // its symbols; <project>@symbols.bin holds the symbols and references of

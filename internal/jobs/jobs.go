@@ -61,7 +61,7 @@ var ErrInvalidName = errors.New("invalid job name")
 // ErrClosed is returned by Submit after Shutdown began.
 var ErrClosed = errors.New("job manager is shutting down")
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
 
 // Job is a registered maintenance job.
 type Job struct {
@@ -150,8 +150,8 @@ func NewManager(onEvent func(Snapshot, *Run)) *Manager {
 // Register adds a job. It panics on a programming error: a duplicate or
 // malformed name, a nil Run, an unknown holder.
 func (m *Manager) Register(j Job) {
-	if !namePattern.MatchString(j.Name) {
-		panic(fmt.Sprintf("jobs: job name %q must match %s", j.Name, namePattern))
+	if !namePattern().MatchString(j.Name) {
+		panic(fmt.Sprintf("jobs: job name %q must match %s", j.Name, namePattern()))
 	}
 	if j.Run == nil {
 		panic(fmt.Sprintf("jobs: job %q has no Run", j.Name))

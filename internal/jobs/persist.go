@@ -50,7 +50,7 @@ func (m *Manager) Persist(path string) error {
 	defer m.mu.Unlock()
 	m.path = path
 	for name, r := range p.LastRuns {
-		if r == nil || !namePattern.MatchString(name) {
+		if r == nil || !namePattern().MatchString(name) {
 			continue
 		}
 		m.loaded[name] = r

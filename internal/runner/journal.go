@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/corehq/core/internal/execx"
@@ -65,7 +66,7 @@ func runsDir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }
 
 // idPattern: "r" + UTC time to the nanosecond + "-" + 8 random hex digits,
 // so ids sort by start time.
-var idPattern = regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`) })
 
 func newRunID(t time.Time) string {
 	var b [4]byte
@@ -75,7 +76,7 @@ func newRunID(t time.Time) string {
 
 // ValidID reports whether id has the shape of a run id (and so names no
 // path outside the runs directory).
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return idPattern().MatchString(id) }
 
 // writeJournal replaces the journal atomically and durably (temp file,
 // fsync, rename; mode 0600: journals hold command output).
@@ -517,7 +518,7 @@ func removeStaleTemps(dir string, age time.Duration) {
 	}
 }
 
-// selfStart is this process's start time, recorded in its journals.
+// selfStart returns this process's start time, recorded in its journals.
 var selfStart = execx.SelfStart
 
 // processAlive reports whether the process pid, started at start (0:

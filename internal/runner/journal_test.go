@@ -128,8 +128,8 @@ func TestRecoverInterrupted(t *testing.T) {
 	deadPID := cmd.Process.Pid
 	now := time.Now()
 	dead := Journal{ID: newRunID(now), Target: "a:dead", Status: StateRunning, Start: now, PID: deadPID, PIDStart: 1}
-	live := Journal{ID: newRunID(now.Add(time.Millisecond)), Target: "a:live", Status: StateRunning, Start: now, PID: os.Getpid(), PIDStart: selfStart}
-	reused := Journal{ID: newRunID(now.Add(2 * time.Millisecond)), Target: "a:reused", Status: StateRunning, Start: now, PID: os.Getpid(), PIDStart: selfStart + 12345}
+	live := Journal{ID: newRunID(now.Add(time.Millisecond)), Target: "a:live", Status: StateRunning, Start: now, PID: os.Getpid(), PIDStart: selfStart()}
+	reused := Journal{ID: newRunID(now.Add(2 * time.Millisecond)), Target: "a:reused", Status: StateRunning, Start: now, PID: os.Getpid(), PIDStart: selfStart() + 12345}
 	done := Journal{ID: newRunID(now.Add(3 * time.Millisecond)), Target: "a:done", Status: StateSucceeded, Start: now, End: now, PID: deadPID}
 	for _, j := range []Journal{dead, live, reused, done} {
 		writeTestJournal(t, dir, j)
@@ -157,7 +157,7 @@ func TestRecoverInterrupted(t *testing.T) {
 		}
 	})
 	t.Run("a reused pid with another start time counts as dead", func(t *testing.T) {
-		if selfStart == 0 {
+		if selfStart() == 0 {
 			t.Skip("no /proc start times here")
 		}
 		if j := status(reused.ID); j.Status != StateInterrupted {
@@ -171,7 +171,7 @@ func TestRecoverInterrupted(t *testing.T) {
 	})
 	t.Run("it counts what it changed", func(t *testing.T) {
 		want := 2
-		if selfStart == 0 {
+		if selfStart() == 0 {
 			want = 1
 		}
 		if n != want {
@@ -311,7 +311,7 @@ func TestTheListingReportsARunOfADeadCoreAsInterrupted(t *testing.T) {
 	}{
 		{"a running journal of a dead core process is interrupted", StateRunning, gone.Process.Pid, 0, StateInterrupted},
 		{"a queued journal of a dead core process is interrupted", StateQueued, gone.Process.Pid, 0, StateInterrupted},
-		{"a running journal of a live core process is running", StateRunning, os.Getpid(), selfStart, StateRunning},
+		{"a running journal of a live core process is running", StateRunning, os.Getpid(), selfStart(), StateRunning},
 		{"a finished journal of a dead core process keeps its status", StateSucceeded, gone.Process.Pid, 0, StateSucceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -575,7 +575,7 @@ func (r *Runner) emit(e Event) {
 func (r *Runner) journal(n *node, id string, start time.Time, status string) *Journal {
 	return &Journal{
 		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
-		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart,
+		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -46,8 +47,8 @@ func (p *parser) document(data []byte) *yaml.Node {
 }
 
 var (
-	yamlLine   = regexp.MustCompile(`^line (\d+): `)
-	yamlAnchor = regexp.MustCompile(`^(?:unknown anchor|anchor) '([^']*)'`)
+	yamlLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
+	yamlAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:unknown anchor|anchor) '([^']*)'`) })
 )
 
 // parserProblems are the YAML library's parser (not scanner) errors. The
@@ -70,7 +71,7 @@ var parserProblems = map[string]bool{
 func (p *parser) syntax(err error, data []byte) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		msg = msg[len(m[0]):]
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			line = n
@@ -79,7 +80,7 @@ func (p *parser) syntax(err error, data []byte) {
 	if parserProblems[msg] {
 		line++
 	}
-	if m := yamlAnchor.FindStringSubmatch(msg); m != nil && line == 0 {
+	if m := yamlAnchor().FindStringSubmatch(msg); m != nil && line == 0 {
 		// Alias errors come without a position: point at the first use.
 		sigil := "*"
 		if strings.HasPrefix(msg, "anchor") {

@@ -4,24 +4,28 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 )
 
-var md = goldmark.New()
+// md is built when the first doc is parsed, not in every process's start.
+var md = sync.OnceValue(func() goldmark.Markdown { return goldmark.New() })
 
 // mentionPattern finds "project:target" in prose and code spans; assembly
 // keeps the ones that name a declared target.
-var mentionPattern = regexp.MustCompile(`(?:^|[^A-Za-z0-9_:/.-])([a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*)(?:$|[^A-Za-z0-9_:/-])`)
+var mentionPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_:/.-])([a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*)(?:$|[^A-Za-z0-9_:/-])`)
+})
 
 // parseMarkdown indexes a doc: its title (the first level-one heading), the
 // local targets of its links (files, docs, directories; no URLs, no pure
 // fragments) and its mentions of targets.
 func parseMarkdown(path string, src []byte) FileRecord {
 	rec := FileRecord{Path: path, Lang: LangMarkdown}
-	doc := md.Parser().Parse(text.NewReader(src))
+	doc := md().Parser().Parse(text.NewReader(src))
 	seen := map[string]bool{}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -40,7 +44,7 @@ func parseMarkdown(path string, src []byte) FileRecord {
 		return ast.WalkContinue, nil
 	})
 	mentioned := map[string]bool{}
-	for _, m := range mentionPattern.FindAllSubmatch(src, -1) {
+	for _, m := range mentionPattern().FindAllSubmatch(src, -1) {
 		s := string(m[1])
 		if !mentioned[s] {
 			mentioned[s] = true
