@@ -122,7 +122,7 @@ func FuzzCacheDecode(f *testing.F) {
 	f.Add(encodeShard(shard), true)
 	// The stored graph (snapshot.go) under the zero key, which the fuzzer
 	// keeps by not touching the bytes after the header.
-	seen := []seenPath{{path: "lib", id: statID{mode: fs.ModeDir | 0o755, size: 4096, mtime: 1, ctime: 2, ino: 3}}, {path: "lib/a.go", follow: true, id: statID{missing: true}}}
+	seen := []seenPath{{path: "lib", id: statID{mode: uint32(fs.ModeDir | 0o755), size: 4096, mtime: 1, ctime: 2, ino: 3}}, {path: "lib/a.go", follow: true, id: statID{missing: true}}}
 	f.Add(bytes.Join(encodeSnapshot([32]byte{}, seen, []byte(`{"nodes":[],"edges":[]}`)), nil), false)
 	f.Fuzz(func(t *testing.T, data []byte, isShard bool) {
 		for _, b := range [][]byte{data, reseal(data)} {
@@ -130,7 +130,7 @@ func FuzzCacheDecode(f *testing.F) {
 				_, _ = decodeShard(b)
 			} else {
 				_, _ = decodeFiles(b, "/ws")
-				_, _, _ = decodeSnapshot(b, [32]byte{})
+				_, _, _, _ = decodeSnapshot(b)
 			}
 		}
 	})

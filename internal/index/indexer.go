@@ -58,6 +58,9 @@ type Indexer struct {
 	// whose symbols it lost) and Symbols reads them over the shards.
 	pending map[string]*shardPatch
 	dirty   bool // files.bin is behind the records in memory
+	// prefetched is the stored graph PrefetchEncoded is reading, for the
+	// next SyncEncoded.
+	prefetched <-chan storedGraph
 	// fileDiags is how many records carry a diagnostic.
 	fileDiags int
 	// diagGen moves whenever the diagnostics may have changed, so that a

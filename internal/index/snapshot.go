@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,20 +41,13 @@ type seenPath struct {
 	id     statID
 }
 
-// statID is what a stat says of a path, as far as a walk depends on it.
+// statID is what a stat says of a path, as far as a walk depends on it
+// (idOf, per platform).
 type statID struct {
-	missing            bool // the stat failed
-	mode               fs.FileMode
+	missing            bool   // the stat failed
+	mode               uint32 // the platform's: st_mode on Linux
 	size, mtime, ctime int64
 	ino                uint64
-}
-
-func idOf(fi fs.FileInfo, err error) statID {
-	if err != nil {
-		return statID{missing: true}
-	}
-	ctime, ino := changeOf(fi)
-	return statID{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctime, ino: ino}
 }
 
 // note records the lstat of rel.
@@ -67,21 +59,14 @@ func (w *walker) note(rel string, follow bool) {
 // unchanged reports whether every path stats as it did. The stats wait on
 // the kernel, not a core: on two cores they take 0.6 of the time serially.
 func unchanged(root string, seen []seenPath) bool {
+	st, err := newStatter(root)
+	if err != nil {
+		return false
+	}
+	defer st.close()
 	var changed atomic.Bool
 	Parallel(len(seen), func(i int) {
-		if changed.Load() {
-			return
-		}
-		s := seen[i]
-		abs := filepath.Join(root, filepath.FromSlash(s.path))
-		var fi fs.FileInfo
-		var err error
-		if s.follow {
-			fi, err = os.Stat(abs)
-		} else {
-			fi, err = os.Lstat(abs)
-		}
-		if idOf(fi, err) != s.id {
+		if !changed.Load() && st.stat(seen[i].path, seen[i].follow) != seen[i].id {
 			changed.Store(true)
 		}
 	})
@@ -93,6 +78,8 @@ func unchanged(root string, seen []seenPath) bool {
 // nothing the last SyncEncoded of this workspace stat'ed changed, it
 // returns the bytes that call stored, and the Indexer stays as it was (not
 // synced); otherwise it syncs, encodes and stores the result.
+// PrefetchEncoded, called first, lets it start before the workspace is
+// loaded.
 func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	start := time.Now()
 	ix.mu.Lock()
@@ -104,8 +91,15 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	defer lock.Unlock()
 	key := ix.snapshotKey(ws)
 	path := filepath.Join(ix.store.dir, snapshotName)
-	if b := loadSnapshot(ix.root, path, key); b != nil {
-		return b, nil
+	stored := ix.prefetched
+	ix.prefetched = nil
+	if stored == nil {
+		stored = prefetch(ix.root, path)
+	}
+	if s := <-stored; s.graph != nil && s.key == key {
+		return s.graph, nil
+	} else if s.release != nil {
+		s.release()
 	}
 	opts := ix.walkOptions(ws)
 	opts.record = true
@@ -197,47 +191,95 @@ func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []
 		e.uint(s.id.ino)
 	}
 	head := e.head(snapshotMagic, snapshotVersion, 0)
-	sum := crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, graphJSON)
+	sum := crc32.Update(crc32.ChecksumIEEE(head), crc32.IEEETable, graphJSON)
 	return [][]byte{head, graphJSON, binary.LittleEndian.AppendUint32(nil, sum)}
 }
 
-// loadSnapshot returns the stored graph if the file is whole, its key is
-// key and nothing it saw changed; else nil.
-func loadSnapshot(root, path string, key [sha256.Size]byte) []byte {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	seen, graphJSON, err := decodeSnapshot(data, key)
-	if err != nil || !unchanged(root, seen) {
-		return nil
-	}
-	return graphJSON
+// storedGraph is the stored graph, if its file is whole and nothing it saw
+// changed, and the key it was stored under. The graph's bytes are the
+// file's, mapped read-only (mapFile) until release; a graph that is served
+// stays mapped for the life of the process, which for `core graph --json`
+// ends once they are written.
+type storedGraph struct {
+	key     [sha256.Size]byte
+	graph   []byte
+	release func()
 }
 
-// decodeSnapshot reads what encodeSnapshot wrote; a file of another key is
-// an error like a damaged one.
-func decodeSnapshot(data []byte, key [sha256.Size]byte) ([]seenPath, []byte, error) {
+// PrefetchEncoded starts the part of SyncEncoded that needs no workspace:
+// reading the stored graph and stat'ing what it saw. The stats wait on the
+// kernel, so a caller that loads the workspace meanwhile (`core graph
+// --json`) overlaps the two; the next SyncEncoded takes the result. The
+// stats are wasted when the key turns out to differ, on a pass that is
+// about to walk the whole tree.
+func (ix *Indexer) PrefetchEncoded() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.prefetched = prefetch(ix.root, filepath.Join(ix.store.dir, snapshotName))
+}
+
+// prefetch reads the stored graph at path and checks it against the tree
+// under root, in the background.
+func prefetch(root, path string) <-chan storedGraph {
+	ch := make(chan storedGraph, 1)
+	go func() { ch <- readStored(root, path) }()
+	return ch
+}
+
+// readStored reads the stored graph at path; its graph is nil when the
+// file is missing or damaged, or something it saw changed.
+func readStored(root, path string) storedGraph {
+	data, release, err := mapFile(path)
+	if err != nil {
+		return storedGraph{}
+	}
+	key, seen, graphJSON, err := decodeMapped(data)
+	if err != nil || !unchanged(root, seen) {
+		release()
+		return storedGraph{}
+	}
+	return storedGraph{key: key, graph: graphJSON, release: release}
+}
+
+// decodeMapped is decodeSnapshot over a mapped file: a fault on the
+// mapping (the file cut short under it, a failing disk) is an error like
+// a damaged file's, not the end of the process. Any other panic is a bug.
+func decodeMapped(data []byte) (key [sha256.Size]byte, seen []seenPath, graphJSON []byte, err error) {
+	defer readingMapped()()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = errCorrupt
+		}
+	}()
+	return decodeSnapshot(data)
+}
+
+// decodeSnapshot reads what encodeSnapshot wrote.
+func decodeSnapshot(data []byte) (key [sha256.Size]byte, seen []seenPath, graphJSON []byte, err error) {
 	d, err := newDecoder(data, snapshotMagic, snapshotVersion)
 	if err != nil {
-		return nil, nil, err
+		return key, nil, nil, err
 	}
-	if len(d.data)-d.off < len(key) || [sha256.Size]byte(d.data[d.off:d.off+len(key)]) != key {
-		return nil, nil, errCorrupt
+	if len(d.data)-d.off < len(key) {
+		return key, nil, nil, errCorrupt
 	}
+	key = [sha256.Size]byte(d.data[d.off : d.off+len(key)])
 	d.off += len(key)
-	seen := make([]seenPath, d.count())
+	seen = make([]seenPath, d.count())
 	for i := range seen {
 		s := &seen[i]
 		s.path = d.str()
 		flags := d.uint()
 		s.follow, s.id.missing = flags&1 != 0, flags&2 != 0
-		s.id.mode = fs.FileMode(d.uint())
+		s.id.mode = uint32(d.uint())
 		s.id.size, s.id.mtime, s.id.ctime = d.int(), d.int(), d.int()
 		s.id.ino = d.uint()
 	}
 	if d.err != nil {
-		return nil, nil, d.err
+		return key, nil, nil, d.err
 	}
-	return seen, d.data[d.off:], nil
+	return key, seen, d.data[d.off:], nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,15 +12,24 @@ import (
 	"github.com/corehq/core/internal/workspace"
 )
 
-// encoded is `core graph --json` in a new process: SyncEncoded on a fresh
-// Indexer. served says the stored graph was served (nothing synced).
+// encoded is `core graph --json` in a new process (live.BuildJSON): a
+// fresh Indexer's PrefetchEncoded, the workspace's load, SyncEncoded.
+// served says the stored graph was served (nothing synced).
 func encoded(t *testing.T, root, cache string, o Options) (b []byte, served bool) {
 	t.Helper()
+	return syncEncoded(t, root, cache, o, true)
+}
+
+func syncEncoded(t *testing.T, root, cache string, o Options, prefetch bool) (b []byte, served bool) {
+	t.Helper()
+	ix := New(root, cache, o)
+	if prefetch {
+		ix.PrefetchEncoded()
+	}
 	ws, err := workspace.Load(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := New(root, cache, o)
 	b, err = ix.SyncEncoded(ws)
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +58,9 @@ func TestAnUnchangedTreeServesTheStoredGraph(t *testing.T) {
 	}
 	if !bytes.Equal(again, first) {
 		t.Fatal("the stored graph differs from the one it stored")
+	}
+	if again, served := syncEncoded(t, root, cache, Options{}, false); !served || !bytes.Equal(again, first) {
+		t.Fatal("without PrefetchEncoded first, SyncEncoded did not serve the stored graph")
 	}
 }
 
@@ -185,5 +198,31 @@ func TestATornStoredGraphIsRebuiltNotServed(t *testing.T) {
 	got, served := encoded(t, root, cache, Options{})
 	if served || !bytes.Equal(got, want) {
 		t.Fatalf("served %v, same graph %v: want a rebuilt graph equal to the first", served, bytes.Equal(got, want))
+	}
+}
+
+func TestAStoredGraphCutShortUnderItsMappingReadsAsDamaged(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the stored graph is mapped on Linux only")
+	}
+	path := filepath.Join(t.TempDir(), snapshotName)
+	seen := []seenPath{{path: "lib", id: statID{size: 4096}}}
+	graphJSON := bytes.Repeat([]byte(`{"nodes":[],"edges":[]}`), 1<<14)
+	if err := os.WriteFile(path, bytes.Join(encodeSnapshot([32]byte{}, seen, graphJSON), nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, release, err := mapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, _, got, err := decodeMapped(data); err != nil || !bytes.Equal(got, graphJSON) {
+		t.Fatalf("the whole file did not decode: %v", err)
+	}
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := decodeMapped(data); err != errCorrupt {
+		t.Fatalf("decoding the cut mapping: %v, want errCorrupt", err)
 	}
 }

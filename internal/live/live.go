@@ -180,7 +180,8 @@ func (w *Workspace) Diagnostic() error {
 // Build indexes the workspace at root once, using and refreshing the cache
 // in cacheDir, and returns its knowledge graph: what the CLI prints.
 func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
-	ws, ix, err := open(root, cacheDir)
+	ix := NewIndexer(root, cacheDir)
+	ws, err := load(root, cacheDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,26 +194,29 @@ func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 
 // BuildJSON is Build for `core graph --json`: the graph's encoding (the
 // bytes of GET /api/v1/graph), which an unchanged tree serves from the
-// cache without assembling (index.Indexer.SyncEncoded).
+// cache without assembling (index.Indexer.SyncEncoded). The stored graph
+// is read and checked against the tree while the workspace loads.
 func BuildJSON(root, cacheDir string) ([]byte, error) {
-	ws, ix, err := open(root, cacheDir)
+	ix := NewIndexer(root, cacheDir)
+	ix.PrefetchEncoded()
+	ws, err := load(root, cacheDir)
 	if err != nil {
 		return nil, err
 	}
 	return ix.SyncEncoded(ws)
 }
 
-// open loads the workspace at root and its indexer, caching in cacheDir:
-// what a one-shot CLI pass starts from.
-func open(root, cacheDir string) (*workspace.Workspace, *index.Indexer, error) {
+// load loads the workspace at root for a one-shot CLI pass, and makes sure
+// of its cache directory.
+func load(root, cacheDir string) (*workspace.Workspace, error) {
 	ws, err := workspace.Load(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := fsx.EnsureCacheDir(cacheDir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ws, NewIndexer(root, cacheDir), nil
+	return ws, nil
 }
 
 // Rebuild reloads targets.yaml and reconciles the whole index with disk
