@@ -9,9 +9,10 @@
 #   js:     the console's npm dependencies as shipped (console/node_modules)
 #
 # For each: REPS interleaved runs of a cold `core graph --json` (empty cache)
-# and `ctags -R`, wall and CPU time (user+sys) and peak RSS from
-# /usr/bin/time; medians and ratios. Then 3*REPS warm runs (the cache kept;
-# median, timed in ns beside `core --version`, the floor of any run), and
+# and `ctags -R`, wall and CPU time (user+sys) and peak RSS, timed by
+# bench/graph/driver around fork and wait; medians and ratios. Then 3*REPS
+# warm runs (the cache kept; median, beside `core --version`, the floor of
+# any run), and
 # the share of the Go and Python files that took the fast parser and why the
 # others fell back (bench/graph/prof -mode phases). Nothing is committed: the
 # corpora are copied to OUT.
@@ -60,39 +61,34 @@ measure() { # name
 	: > "$OUT/$1.core"; : > "$OUT/$1.ctags"
 	for i in $(seq "$REPS"); do
 		rm -rf "$ws/.core"
-		/usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$OUT/core" --workspace "$ws" graph --json > /dev/null
-		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.core"
-		( cd "$ws" && /usr/bin/time -f '%e %U %S %M' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
-		awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.ctags"
+		"$OUT/driver" time -- "$OUT/core" --workspace "$ws" graph --json >> "$OUT/$1.core"
+		"$OUT/driver" time -dir "$ws" -- ctags -R -f "$OUT/tags" . >> "$OUT/$1.ctags"
 		if [ -n "${BASE:-}" ]; then
 			rm -rf "$ws/.core"
-			/usr/bin/time -f '%e %U %S %M' -o "$OUT/t" "$BASE" --workspace "$ws" graph --json > /dev/null
-			awk '{print $1, $2+$3, $4}' "$OUT/t" >> "$OUT/$1.base"
+			"$OUT/driver" time -- "$BASE" --workspace "$ws" graph --json >> "$OUT/$1.base"
 		fi
 	done
-	# Warm runs (the cache kept) take milliseconds, below /usr/bin/time's
-	# resolution: each is timed in nanoseconds, and so is the floor under
-	# them, a process that starts and exits (core --version).
+	# Warm runs (the cache kept), after one that stores the graph, and under
+	# them the floor of any run: a process that starts and exits (core
+	# --version).
 	: > "$OUT/$1.warm"; : > "$OUT/$1.floor"
+	"$OUT/core" --workspace "$ws" graph --json > /dev/null
 	for i in $(seq $((REPS * 3))); do
-		local t0 t1
-		t0=$(date +%s%N); "$OUT/core" --workspace "$ws" graph --json > /dev/null; t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000)) >> "$OUT/$1.warm"
-		t0=$(date +%s%N); "$OUT/core" --version > /dev/null; t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000)) >> "$OUT/$1.floor"
+		"$OUT/driver" time -- "$OUT/core" --workspace "$ws" graph --json | cut -d' ' -f1 >> "$OUT/$1.warm"
+		"$OUT/driver" time -- "$OUT/core" --version | cut -d' ' -f1 >> "$OUT/$1.floor"
 	done
-	local warm floor; warm=$(median < "$OUT/$1.warm" | awk '{print $1/1e6}'); floor=$(median < "$OUT/$1.floor" | awk '{print $1/1e6}')
-	echo "$1: warm runs $(sort -n "$OUT/$1.warm" | awk '{printf "%.1f ", $1/1000}')ms; core --version $(awk '{printf "%.1f", $1*1000}' <<< "$floor") ms (median)" >&2
+	local warm floor; warm=$(median < "$OUT/$1.warm"); floor=$(median < "$OUT/$1.floor")
+	echo "$1: warm runs $(sort -n "$OUT/$1.warm" | awk '{printf "%.1f ", $1*1000}')ms; core --version $(awk '{printf "%.1f", $1*1000}' <<< "$floor") ms (median)" >&2
 	local cw cc cm tw tc tm
 	cw=$(cut -d' ' -f1 "$OUT/$1.core" | median); cc=$(cut -d' ' -f2 "$OUT/$1.core" | median); cm=$(cut -d' ' -f3 "$OUT/$1.core" | median)
 	tw=$(cut -d' ' -f1 "$OUT/$1.ctags" | median); tc=$(cut -d' ' -f2 "$OUT/$1.ctags" | median); tm=$(cut -d' ' -f3 "$OUT/$1.ctags" | median)
 	awk -v n="$1" -v cw="$cw" -v cc="$cc" -v tw="$tw" -v tc="$tc" -v w="$warm" -v cm="$cm" -v tm="$tm" 'BEGIN {
-		printf "| %s | %.2f s / %.2f s | %.2f s / %.2f s | **%.2fx** | **%.2fx** | %.1f ms (%.3fx cold) | %.0f MB / %.0f MB |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w*1000, w/cw, cm/1024, tm/1024 }'
+		printf "| %s | %.3f s / %.3f s | %.3f s / %.3f s | **%.2fx** | **%.2fx** | %.1f ms (%.3fx cold) | %.0f MB / %.0f MB |\n", n, cw, cc, tw, tc, cw/tw, cc/tc, w*1000, w/cw, cm/1024, tm/1024 }'
 	if [ -n "${BASE:-}" ]; then
 		local bw bc bm
 		bw=$(cut -d' ' -f1 "$OUT/$1.base" | median); bc=$(cut -d' ' -f2 "$OUT/$1.base" | median); bm=$(cut -d' ' -f3 "$OUT/$1.base" | median)
 		awk -v n="$1" -v bw="$bw" -v bc="$bc" -v tw="$tw" -v tc="$tc" -v bm="$bm" 'BEGIN {
-			printf "| %s, BASE | %.2f s / %.2f s | (same run) | %.2fx | %.2fx | | %.0f MB |\n", n, bw, bc, bw/tw, bc/tc, bm/1024 }'
+			printf "| %s, BASE | %.3f s / %.3f s | (same run) | %.2fx | %.2fx | | %.0f MB |\n", n, bw, bc, bw/tw, bc/tc, bm/1024 }'
 	fi
 }
 
@@ -123,12 +119,11 @@ echo "| --- | --- | --- | --- |"
 for c in $CORPORA; do
 	: > "$OUT/$c.start"; : > "$OUT/$c.startctags"
 	for i in $(seq "$REPS"); do
-		( cd "$OUT/$c" && /usr/bin/time -f '%e' -o "$OUT/t" ctags -R -f "$OUT/tags" . >/dev/null 2>&1 )
-		cat "$OUT/t" >> "$OUT/$c.startctags"
+		"$OUT/driver" time -dir "$OUT/$c" -- ctags -R -f "$OUT/tags" . | cut -d' ' -f1 >> "$OUT/$c.startctags"
 		"$OUT/driver" server -core "$OUT/core" -ws "$OUT/$c" -only-start -starts 1 -symbol "${SYMBOL[$c]}" 2>> "$OUT/$c.start" >/dev/null
 	done
 	l=$(sed -n 's/.*listening after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
 	f=$(sed -n 's/.*first symbol after \([0-9.]*\) ms.*/\1/p' "$OUT/$c.start" | median)
 	tw=$(median < "$OUT/$c.startctags")
-	awk -v n="$c" -v l="$l" -v f="$f" -v tw="$tw" 'BEGIN { printf "| %s | %.2f s | %.2f s | **%.2fx** |\n", n, l/1000, f/1000, f/1000/tw }'
+	awk -v n="$c" -v l="$l" -v f="$f" -v tw="$tw" 'BEGIN { printf "| %s | %.3f s | %.3f s | **%.2fx** |\n", n, l/1000, f/1000, f/1000/tw }'
 done

@@ -3,6 +3,11 @@
 // bench/graph/run.sh calls it; every number is printed as a markdown table
 // and saved as JSON (-json).
 //
+//	driver time   [-dir DIR] -- ARGV...
+//	    one run of ARGV (output discarded): wall and CPU seconds and peak
+//	    RSS in KB on one line, timed to the microsecond around fork and
+//	    wait (bench/graph/real.sh; /usr/bin/time rounds wall time to 10 ms
+//	    and a shell's clock reads add milliseconds of their own)
 //	driver cli    -core BIN -ws DIR [-reps 3]
 //	    cold `core graph --json` (fresh CORE_CACHE_DIR), warm (cache kept),
 //	    `ctags -R --fields=+n`, interleaved per repetition; medians.
@@ -46,6 +51,8 @@ func main() {
 	}
 	var err error
 	switch os.Args[1] {
+	case "time":
+		err = timeCmd(os.Args[2:])
 	case "cli":
 		err = cliCmd(os.Args[2:])
 	case "server":
@@ -83,6 +90,21 @@ func timed(dir string, env []string, argv ...string) (run, error) {
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	return run{WallMS: stats.Ms(wall), CPUMS: stats.Ms(cpu), MaxRSSK: ru.Maxrss}, nil
+}
+
+func timeCmd(args []string) error {
+	fs := flag.NewFlagSet("time", flag.ExitOnError)
+	dir := fs.String("dir", "", "directory to run in")
+	fs.Parse(args)
+	if fs.NArg() == 0 {
+		return errors.New("time: no command (driver time [-dir DIR] -- ARGV...)")
+	}
+	r, err := timed(*dir, nil, fs.Args()...)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%.6f %.6f %d\n", r.WallMS/1000, r.CPUMS/1000, r.MaxRSSK)
+	return nil
 }
 
 func writeJSON(path string, v any) {
