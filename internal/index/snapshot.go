@@ -50,9 +50,14 @@ type statID struct {
 	ino                uint64
 }
 
-// note records the lstat of rel.
+// note records the stat of rel: through a symlink when follow, else
+// lstat.
 func (w *walker) note(rel string, follow bool) {
-	fi, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(rel)))
+	stat := os.Lstat
+	if follow {
+		stat = os.Stat
+	}
+	fi, err := stat(filepath.Join(w.root, filepath.FromSlash(rel)))
 	w.seen = append(w.seen, seenPath{path: rel, follow: follow, id: idOf(fi, err)})
 }
 

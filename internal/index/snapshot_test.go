@@ -226,3 +226,28 @@ func TestAStoredGraphCutShortUnderItsMappingReadsAsDamaged(t *testing.T) {
 		t.Fatalf("decoding the cut mapping: %v, want errCorrupt", err)
 	}
 }
+
+// A workspace opened through a symlink to its directory: the walk reads
+// the directory the link points at, so that directory's times are what an
+// entry added at the top moves, not the link's.
+func TestAWorkspaceOpenedThroughASymlinkIsServedAndSeesANewTopLevelFile(t *testing.T) {
+	real := newFixture(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, root); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	settle()
+	encoded(t, root, cache, Options{})
+	if _, served := encoded(t, root, cache, Options{}); !served {
+		t.Fatal("the unchanged tree was not served")
+	}
+	writeTree(t, real, map[string]string{"top.go": "package top\n\nfunc Top() {}\n"})
+	got, served := encoded(t, root, cache, Options{})
+	if served {
+		t.Fatal("a file added at the top was served stale")
+	}
+	if want := cold(t, root).Encode(); !bytes.Equal(got, want) {
+		t.Fatal("after the change, the graph differs from a cold index's")
+	}
+}

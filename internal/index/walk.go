@@ -136,8 +136,10 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 	abs := filepath.Join(w.root, filepath.FromSlash(rel))
 	if w.opts.record {
 		// Before the read, so that an entry added while it runs changes
-		// the directory after what was noted.
-		w.note(rel, false)
+		// the directory after what was noted. The root is read through
+		// a symlink, if it is one: the directory it points at is what an
+		// entry added at the top changes.
+		w.note(rel, rel == "" || rel == ".")
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
