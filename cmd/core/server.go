@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,24 +58,31 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 			return server.Run(ctx, server.Options{
 				Root: e.root, Config: e.cfg, Log: log,
 				Ready: func(r server.Ready) {
-					fmt.Fprintf(out, "core server: serving %s at %s\n", e.root, r.BaseURL)
+					// The lines go out in one write, so that whoever reads
+					// the ready line (a script, a test) has the ones about
+					// it too.
+					var b strings.Builder
+					fmt.Fprintf(&b, "core server: serving %s at %s\n", e.root, r.BaseURL)
 					if host, _, err := net.SplitHostPort(r.Address); err == nil {
 						if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
 							where := r.Address
 							if ip.IsUnspecified() {
 								where = "every interface (" + r.Address + ")"
 							}
-							fmt.Fprintf(out, "core server: listening on %s, which is not loopback: only this machine's own connections are served, and the console and /api/v1/ are not mounted; use 127.0.0.1 for the console, core share for colleagues\n", where)
+							fmt.Fprintf(&b, "core server: listening on %s, which is not loopback: only this machine's own connections are served, and the console and /api/v1/ are not mounted; use 127.0.0.1 for the console, core share for colleagues\n", where)
 						}
 					}
-					if !r.ConsoleMount {
-						fmt.Fprintln(out, "console: not mounted (disabled, or the address is not loopback)")
-						return
-					}
-					if open {
+					var link string
+					switch {
+					case !r.ConsoleMount:
+						b.WriteString("console: not mounted (disabled, or the address is not loopback)\n")
+					case open:
 						code := r.Tokens.Mint(auth.KindPair, auth.Pair, auth.PairTTL)
-						link := PairingURL(r.BaseURL, code, false)
-						fmt.Fprintf(out, "console: %s\n", link)
+						link = PairingURL(r.BaseURL, code, false)
+						fmt.Fprintf(&b, "console: %s\n", link)
+					}
+					_, _ = io.WriteString(out, b.String())
+					if link != "" {
 						openBrowser(cmd, link)
 					}
 				},
