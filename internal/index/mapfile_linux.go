@@ -1,6 +1,7 @@
 package index
 
 import (
+	"io"
 	"os"
 	"runtime/debug"
 	"syscall"
@@ -26,7 +27,10 @@ func mapFile(path string) (data []byte, release func(), err error) {
 	}
 	data, err = syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, nil, err
+		// A file system that maps nothing (FUSE with direct_io, before
+		// Linux 6.6) is read instead.
+		data, err = io.ReadAll(f)
+		return data, func() {}, err
 	}
 	return data, func() { _ = syscall.Munmap(data) }, nil
 }

@@ -84,7 +84,7 @@ func unchanged(root string, seen []seenPath) bool {
 // returns the bytes that call stored, and the Indexer stays as it was (not
 // synced); otherwise it syncs, encodes and stores the result.
 // PrefetchEncoded, called first, lets it start before the workspace is
-// loaded.
+// loaded; the tree is then compared as of that call.
 func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	start := time.Now()
 	ix.mu.Lock()
@@ -216,10 +216,19 @@ type storedGraph struct {
 // kernel, so a caller that loads the workspace meanwhile (`core graph
 // --json`) overlaps the two; the next SyncEncoded takes the result. The
 // stats are wasted when the key turns out to differ, on a pass that is
-// about to walk the whole tree.
+// about to walk the whole tree. It is for a one-shot caller: a result no
+// SyncEncoded takes (the workspace failed to load) stays mapped until the
+// process ends, unless another PrefetchEncoded replaces it.
 func (ix *Indexer) PrefetchEncoded() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if old := ix.prefetched; old != nil {
+		go func() {
+			if s := <-old; s.release != nil {
+				s.release()
+			}
+		}()
+	}
 	ix.prefetched = prefetch(ix.root, filepath.Join(ix.store.dir, snapshotName))
 }
 

@@ -251,3 +251,24 @@ func TestAWorkspaceOpenedThroughASymlinkIsServedAndSeesANewTopLevelFile(t *testi
 		t.Fatal("after the change, the graph differs from a cold index's")
 	}
 }
+
+// A root named with ".." through a symlink is the directory the walk's
+// filepath.Join makes of it (".." removed by name), and so is what the
+// check stats.
+func TestARootNamedThroughDotDotIsServed(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	if err := os.Rename(newFixture(t), ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(base, "link") + "/../ws"
+	cache := t.TempDir()
+	settle()
+	encoded(t, root, cache, Options{})
+	if _, served := encoded(t, root, cache, Options{}); !served {
+		t.Fatal("the unchanged tree was not served")
+	}
+}

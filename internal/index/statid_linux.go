@@ -2,6 +2,7 @@ package index
 
 import (
 	"io/fs"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -30,7 +31,9 @@ func idOf(fi fs.FileInfo, err error) statID {
 type statter struct{ dir int }
 
 func newStatter(root string) (statter, error) {
-	fd, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	// Cleaned as the walk's filepath.Join cleans it: "a/link/../ws" is
+	// a/ws to the walk, whatever the link points at.
+	fd, err := unix.Open(filepath.Clean(root), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	return statter{fd}, err
 }
 
