@@ -80,7 +80,17 @@ func (e *encoder) head(magic string, version, extra int) []byte {
 }
 
 func appendChecksum(b []byte) []byte {
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return binary.LittleEndian.AppendUint32(b, checksum(b))
+}
+
+// checksum is the checksum of the parts one after another, as a file
+// written in parts (the stored graph) ends with.
+func checksum(parts ...[]byte) uint32 {
+	var sum uint32
+	for _, p := range parts {
+		sum = crc32.Update(sum, crc32.IEEETable, p)
+	}
+	return sum
 }
 
 // decoder reads one cache file. Reads past a malformed spot return zero
@@ -99,7 +109,7 @@ func newDecoder(data []byte, magic string, version int) (*decoder, error) {
 		return nil, errCorrupt
 	}
 	n := len(data) - 4
-	if crc32.ChecksumIEEE(data[:n]) != binary.LittleEndian.Uint32(data[n:]) {
+	if checksum(data[:n]) != binary.LittleEndian.Uint32(data[n:]) {
 		return nil, errCorrupt
 	}
 	d := &decoder{data: data[:n], off: len(magic)}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -96,12 +95,14 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	defer lock.Unlock()
 	key := ix.snapshotKey(ws)
 	path := filepath.Join(ix.store.dir, snapshotName)
-	stored := ix.prefetched
-	ix.prefetched = nil
-	if stored == nil {
-		stored = prefetch(ix.root, path)
+	var s storedGraph
+	if ix.prefetched != nil {
+		s = <-ix.prefetched
+		ix.prefetched = nil
+	} else {
+		s = readStored(ix.root, path)
 	}
-	if s := <-stored; s.graph != nil && s.key == key {
+	if s.graph != nil && s.key == key {
 		return s.graph, nil
 	} else if s.release != nil {
 		s.release()
@@ -196,8 +197,7 @@ func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []
 		e.uint(s.id.ino)
 	}
 	head := e.head(snapshotMagic, snapshotVersion, 0)
-	sum := crc32.Update(crc32.ChecksumIEEE(head), crc32.IEEETable, graphJSON)
-	return [][]byte{head, graphJSON, binary.LittleEndian.AppendUint32(nil, sum)}
+	return [][]byte{head, graphJSON, binary.LittleEndian.AppendUint32(nil, checksum(head, graphJSON))}
 }
 
 // storedGraph is the stored graph, if its file is whole and nothing it saw
@@ -216,28 +216,19 @@ type storedGraph struct {
 // kernel, so a caller that loads the workspace meanwhile (`core graph
 // --json`) overlaps the two; the next SyncEncoded takes the result. The
 // stats are wasted when the key turns out to differ, on a pass that is
-// about to walk the whole tree. It is for a one-shot caller: a result no
-// SyncEncoded takes (the workspace failed to load) stays mapped until the
-// process ends, unless another PrefetchEncoded replaces it.
+// about to walk the whole tree. While one is pending, another call does
+// nothing. It is for a one-shot caller: a result no SyncEncoded takes (the
+// workspace failed to load) stays mapped until the process ends.
 func (ix *Indexer) PrefetchEncoded() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if old := ix.prefetched; old != nil {
-		go func() {
-			if s := <-old; s.release != nil {
-				s.release()
-			}
-		}()
+	if ix.prefetched != nil {
+		return
 	}
-	ix.prefetched = prefetch(ix.root, filepath.Join(ix.store.dir, snapshotName))
-}
-
-// prefetch reads the stored graph at path and checks it against the tree
-// under root, in the background.
-func prefetch(root, path string) <-chan storedGraph {
 	ch := make(chan storedGraph, 1)
+	root, path := ix.root, filepath.Join(ix.store.dir, snapshotName)
 	go func() { ch <- readStored(root, path) }()
-	return ch
+	ix.prefetched = ch
 }
 
 // readStored reads the stored graph at path; its graph is nil when the
