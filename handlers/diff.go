@@ -61,7 +61,7 @@ func diffError(err error) error {
 // diffSource is the live view's side of a diff page, with the cache the
 // server's diff routes share.
 func diffSource(ws *live.Workspace, sessions *reviewstate.Store, cache *diff.Cache) diff.Source {
-	return diff.Source{Root: ws.Root(), Declared: ws.Declared, Index: ws.Indexer(), Sessions: sessions, Cache: cache}
+	return diff.Source{Root: ws.Root(), Declared: ws.Resolved, Index: ws.Indexer(), Sessions: sessions, Cache: cache}
 }
 
 // diffHandler serves GET /api/v1/diff: the annotated change and the

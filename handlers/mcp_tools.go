@@ -155,7 +155,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 	addTool(s, add("affected", "What the change affects",
 		"The projects and targets the working change affects (committed on the branch since its merge base with base, staged, unstaged and untracked), each with the reason chain that makes it affected.", readOnly),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in baseIn) (*mcp.CallToolResult, any, error) {
-			ws, err := d.ws.Declared()
+			ws, err := d.ws.Resolved()
 			if err != nil {
 				return nil, nil, err
 			}
@@ -190,7 +190,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("wait_seconds: %w", err)
 			}
-			declared, err := d.ws.Declared()
+			declared, err := d.ws.ForRun()
 			if err != nil {
 				return nil, nil, err
 			}

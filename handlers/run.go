@@ -69,7 +69,7 @@ func diffRunHandler(ws *live.Workspace, rn *runner.Runner, runCtx context.Contex
 		if req.Target == "" {
 			return apierr.BadRequest(`target is required: {"target":"project:target"}`)
 		}
-		declared, err := ws.Declared()
+		declared, err := ws.ForRun()
 		if err != nil {
 			return apierr.Unavailable("%v", err)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/internal/affected"
-	"github.com/corehq/core/internal/workspace"
 
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
 )
@@ -22,8 +21,12 @@ func newAffectedCmd(g *globals) *cobra.Command {
 		Long: `Lists what the current change affects: the files changed since the merge-base
 of --base and HEAD (default base: origin/HEAD's branch, else main, else
 master), plus staged, unstaged and untracked (not ignored) files; the
-projects that own them; the targets whose inputs match them; and,
-transitively, the projects and targets that depend on those.
+projects that own them, and transitively the projects that depend on those;
+and the targets whose cache keys the change moved: a changed file among
+their inputs, their global or // inputs, the manifests above them or the
+inputs of a project their project depends on (declared, named by a
+manifest, or imported by its code), or a dependency target affected. A
+file git ignores is not reported by git, so it affects nothing here.
 
 With --json it prints {"projects", "targets", "files", "node_ids"}, where
 node_ids are the knowledge graph's ids ("project:api", "target:api:build").
@@ -37,7 +40,7 @@ To run a target in every affected project: core run --affected TARGET.`,
 			if err != nil {
 				return err
 			}
-			ws, err := workspace.Load(e.root)
+			ws, err := e.resolved(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

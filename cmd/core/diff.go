@@ -58,7 +58,7 @@ No server is needed: the index is read (or built) from the cache.`,
 			}
 			src := diff.Source{
 				Root:     e.root,
-				Declared: func() (*workspace.Workspace, error) { return workspace.Load(e.root) },
+				Declared: func() (*workspace.Workspace, error) { return e.resolved(cmd.ErrOrStderr()) },
 				Index:    ix,
 				Sessions: reviewstate.NewStore(e.cacheDir),
 			}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/corehq/core/internal/config"
+	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/workspace"
 	"github.com/corehq/core/server"
 )
@@ -56,4 +58,19 @@ func (g *globals) load(flags map[string]any) (*env, error) {
 		return nil, err
 	}
 	return &env{root: root, cfg: cfg, cacheDir: server.CacheDir(root, cfg)}, nil
+}
+
+// resolved loads the workspace with the dependencies between projects
+// that the code's imports imply, read by the index: what a run's keys and
+// an affected set need. When the index cannot be read it warns on w and
+// goes on with every project counted as a dependency of every other.
+func (e *env) resolved(w io.Writer) (*workspace.Workspace, error) {
+	ws, err := live.Resolved(e.root, e.cacheDir)
+	if ws == nil {
+		return nil, err
+	}
+	if err != nil {
+		fmt.Fprintln(w, "core: warning: "+err.Error())
+	}
+	return ws, nil
 }

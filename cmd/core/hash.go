@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -18,17 +19,21 @@ func newHashCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hash PROJECT:TARGET [--json] | hash --diff RUN_A RUN_B",
 		Short: "Explain a target's cache key: every part that goes into it",
-		Long: `Prints what a target's cache key is made of, as it is now: the argv, the
-environment variables it declares (set or not, and a hash of the value, never
-the value), its project, every input file with its hash (the project's
-manifests included), its // inputs, the global inputs (the lockfiles and
-global_inputs) and each dependency's key. It says whether the cache holds a
-result for that key. Nothing runs. A file's kind is f (file), x (executable),
-l (symlink) or s: the part of an npm lockfile the target's project resolves.
+		Long: `Prints what a target's cache key is made of, as it is now: the argv and the
+rest of its declaration, the environment variables it declares (set or not,
+and a hash of the value, never the value), its project, every input file with
+its hash (the project's manifests included), its // inputs, the global inputs
+(the lockfiles and global_inputs), the inputs of every project its project
+depends on (declared, named by a manifest, or imported by its code; none with
+dependency_inputs: none), each with the chain that makes it a dependency, and
+each dependency target's key. It says whether the cache holds a result for
+that key. Nothing runs. A file's kind is f (file), x (executable), l (symlink)
+or s: the part of an npm lockfile the target's project resolves.
 
 --diff RUN_A RUN_B says why two runs had different keys (why one rebuilt):
-which variables, input files, global inputs or dependencies' keys differ.
-Each run that executed recorded its key's parts (core runs lists the ids).`,
+which variables, declared fields, input files, global inputs, dependency
+projects' files or dependencies' keys differ. Each run that executed recorded
+its key's parts (core runs lists the ids).`,
 		Example: `  core hash api:build
   core hash api:build --json | jq '.inputs[] | select(.path | endswith(".go"))'
   core hash --diff r20261124T101500.1Z-1a2b3c4d r20261124T111500.2Z-5e6f7a8b`,
@@ -52,7 +57,7 @@ Each run that executed recorded its key's parts (core runs lists the ids).`,
 			if diffRuns {
 				return diffKeys(cmd, e.cacheDir, args[0], args[1])
 			}
-			ws, err := workspace.Load(e.root)
+			ws, err := e.resolved(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -79,6 +84,12 @@ Each run that executed recorded its key's parts (core runs lists the ids).`,
 			}
 			fmt.Fprintf(out, "%s  key %s (%s)\n", k.Target, k.Key, cached)
 			fmt.Fprintf(out, "argv      %s\nproject   %s\n", strings.Join(k.Argv, " "), k.Project)
+			d := k.Declaration
+			inputs := strings.Join(d.Inputs, " ")
+			if d.DefaultInputs {
+				inputs = "(none declared: every file git does not ignore)"
+			}
+			fmt.Fprintf(out, "declared  inputs %s; outputs %s; dependency_inputs %s\n", inputs, joinOrNone(d.Outputs), d.DependencyInputs)
 			for _, v := range k.Env {
 				if v.Set {
 					fmt.Fprintf(out, "env       %s set (sha256 %s…)\n", v.Name, v.Hash)
@@ -104,6 +115,13 @@ Each run that executed recorded its key's parts (core runs lists the ids).`,
 				files("// inputs", k.Root)
 			}
 			files("global inputs", k.Global)
+			fmt.Fprintf(out, "dependency projects (%d)\n", len(k.Dependencies))
+			for _, p := range k.Dependencies {
+				fmt.Fprintf(out, "  %s (%s, %s): %s\n", p.Project, p.Path, plural(len(p.Files), "file"), strings.Join(p.Via, ", then "))
+				for _, f := range p.Files {
+					fmt.Fprintf(out, "    %s %s  %s\n", f.Hash[:12], f.Kind, f.Path)
+				}
+			}
 			fmt.Fprintf(out, "dependencies (%d)\n", len(k.Deps))
 			for _, d := range k.Deps {
 				fmt.Fprintf(out, "  %s  %s\n", shortKey(d.Key), d.Target)
@@ -154,6 +172,23 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	}
 	if x.Project != y.Project {
 		say("project path: %s, then %s", x.Project, y.Project)
+	}
+	dx, dy := x.Declaration, y.Declaration
+	for _, f := range []struct {
+		name string
+		a, b string
+	}{
+		{"inputs", strings.Join(dx.Inputs, " "), strings.Join(dy.Inputs, " ")},
+		{"default inputs", fmt.Sprint(dx.DefaultInputs), fmt.Sprint(dy.DefaultInputs)},
+		{"outputs", strings.Join(dx.Outputs, " "), strings.Join(dy.Outputs, " ")},
+		{"deps", strings.Join(dx.Deps, " "), strings.Join(dy.Deps, " ")},
+		{"coverage", dx.Coverage, dy.Coverage},
+		{"dependency_inputs", dx.DependencyInputs, dy.DependencyInputs},
+		{"drift", fmt.Sprint(dx.Drift), fmt.Sprint(dy.Drift)},
+	} {
+		if f.a != f.b {
+			say("declared %s: [%s], then [%s]", f.name, f.a, f.b)
+		}
 	}
 	switch tx, ty := x.Toolchain, y.Toolchain; {
 	case tx == nil && ty != nil:
@@ -209,16 +244,53 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	files("input", x.Inputs, y.Inputs)
 	files("// input", x.Root, y.Root)
 	files("global input", x.Global, y.Global)
-	dx, dy := map[string]string{}, map[string]string{}
+	px, py := map[string]runner.ProjectPart{}, map[string]runner.ProjectPart{}
+	for _, p := range x.Dependencies {
+		px[p.Project] = p
+	}
+	for _, p := range y.Dependencies {
+		py[p.Project] = p
+	}
+	for _, name := range sortedKeys(px, py) {
+		a, oka := px[name]
+		b, okb := py[name]
+		switch {
+		case !oka:
+			say("dependency %s: added (%s)", name, strings.Join(b.Via, ", then "))
+		case !okb:
+			say("dependency %s: removed (%s)", name, strings.Join(a.Via, ", then "))
+		default:
+			fa, fb := map[string]string{}, map[string]string{}
+			for _, f := range a.Files {
+				fa[path.Join(a.Path, f.Path)] = f.Kind + f.Hash
+			}
+			for _, f := range b.Files {
+				fb[path.Join(b.Path, f.Path)] = f.Kind + f.Hash
+			}
+			for _, p := range sortedKeys(fa, fb) {
+				ha, oka := fa[p]
+				hb, okb := fb[p]
+				switch {
+				case !oka:
+					say("dependency %s: %s added", name, p)
+				case !okb:
+					say("dependency %s: %s removed", name, p)
+				case ha != hb:
+					say("dependency %s: %s changed", name, p)
+				}
+			}
+		}
+	}
+	kx, ky := map[string]string{}, map[string]string{}
 	for _, d := range x.Deps {
-		dx[d.Target] = d.Key
+		kx[d.Target] = d.Key
 	}
 	for _, d := range y.Deps {
-		dy[d.Target] = d.Key
+		ky[d.Target] = d.Key
 	}
-	for _, t := range sortedKeys(dx, dy) {
-		kx, okx := dx[t]
-		ky, oky := dy[t]
+	for _, t := range sortedKeys(kx, ky) {
+		kx, okx := kx[t]
+		ky, oky := ky[t]
 		switch {
 		case !okx:
 			say("dependency %s: added", t)

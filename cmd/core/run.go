@@ -42,10 +42,13 @@ func newRunCmd(g *globals) *cobra.Command {
 each at most once, at most the pool capacity at a time. A target whose
 command, inputs and dependencies are unchanged since a successful run is not
 run again: its output is replayed and its declared outputs restored ("cached").
-A target's key covers its argv, its inputs, its dependencies' keys and the
-environment variables it lists in env: (others are not part of it).
---force runs anyway and refreshes the cache; --no-cache neither reads nor
-writes it. A target that names a toolchain (toolchain: [go, version]) has
+A target's key covers its whole declaration, its inputs (what git does not
+ignore, unless a glob without wildcards names it), the inputs of every
+project its project depends on (declared, named by a manifest, or imported
+by its code), its dependencies' keys and the environment variables it lists
+in env: (others are not part of it). core hash PROJECT:TARGET shows them.
+Only successful runs are stored. --force runs anyway and its result replaces
+the stored one; --no-cache neither reads nor writes the cache. A target that names a toolchain (toolchain: [go, version]) has
 that command's output in its key too.
 
 With a remote cache configured (cache.remote.url, CORE_CACHE_REMOTE_URL), a
@@ -68,10 +71,10 @@ Each target's output is streamed to stdout, every line prefixed
 "[project:target] ", and a summary ends the run. The exit status is 1 when
 any target failed, 130 when interrupted.
 
---affected TARGET runs TARGET in every project affected by the changes since
-the merge-base with --base (default: the default branch) plus uncommitted
-and untracked files, as "core affected" lists them; nothing affected
-is not an error.
+--affected TARGET runs TARGET in every project where the changes since the
+merge-base with --base (default: the default branch) plus uncommitted and
+untracked files affect it, as "core affected" lists the targets (exactly
+those whose keys the changes moved); nothing affected is not an error.
 
 Pool capacity: the concurrency setting when it is above 0 (CORE_CONCURRENCY
 sets it too), else 4 on hosted CI runners, else min(CPUs, 8).
@@ -116,7 +119,7 @@ SIGKILL) and records them as interrupted.`,
 			if err != nil {
 				return err
 			}
-			ws, err := workspace.Load(e.root)
+			ws, err := e.resolved(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -351,9 +354,9 @@ func affectedTargets(ctx context.Context, ws *workspace.Workspace, root, base, t
 	}
 	set := affected.Compute(ws, changed)
 	var ids []string
-	for _, name := range set.Projects {
-		if p := ws.Project(name); p != nil && p.Target(target) != nil {
-			ids = append(ids, name+":"+target)
+	for _, id := range set.Targets {
+		if _, name, _ := strings.Cut(id, ":"); name == target {
+			ids = append(ids, id)
 		}
 	}
 	switch {

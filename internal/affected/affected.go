@@ -1,19 +1,19 @@
 // Package affected answers "what does this change touch?": the files
 // changed on a branch (against the merge-base with a base ref) plus the
-// working tree, the projects that own them, the targets whose inputs they
-// match, and everything that depends on those, transitively.
+// working tree, the projects that own them, the targets whose cache keys
+// they are in, and everything that depends on those, transitively.
 //
-// Rules, so `core affected` and the build cache agree:
-//   - a changed file affects the project that owns it (the deepest project
-//     directory holding it, graph.OwnerOf);
-//   - it affects every target whose inputs match it (runner.InputMatch:
-//     the target's input globs under its project directory, never .git,
-//     node_modules or the target's own outputs), including targets of a
-//     project above the owner (a root project's "**/*" sees every file);
-//   - the project of an affected target is affected;
-//   - a project that declares a dependency on an affected project is
-//     affected, and a target that depends on an affected target is
-//     affected, transitively.
+// A target is affected exactly when a changed file is something its cache
+// key covers: the inputs package says what that is, for the runner and for
+// this package alike (own inputs, // inputs, global inputs, the inputs of
+// the projects its project depends on), and a target that depends on an
+// affected target is affected. So `core affected` lists the targets whose
+// keys the change moved, no more and no fewer.
+//
+// Projects: a changed file affects the project that owns it (the deepest
+// project directory holding it), the project of an affected target is
+// affected, and a project that depends on an affected project (declared,
+// by a manifest or by an import) is affected, transitively.
 //
 // Deleted files count as changed: they still name a path, and a target
 // whose input disappeared must run again.
@@ -32,8 +32,9 @@ import (
 
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/inputs"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -99,8 +100,10 @@ func (r Reasons) Target(id string) []string { return r.chain("t:" + id) }
 // once (for the file its shortest chain names).
 func (r Reasons) ByFile() map[string]int {
 	out := map[string]int{}
-	for _, st := range r.why {
-		out[st.file]++
+	for key, st := range r.why {
+		if key[0] == 'p' || key[0] == 't' {
+			out[st.file]++
+		}
 	}
 	return out
 }
@@ -123,10 +126,16 @@ func (r Reasons) chain(key string) []string {
 
 // Explain is Compute with the reasons: one walk gives both, so what `core
 // affected` lists and what the review explains never differ.
+//
+// The walk's nodes are "p:<project>" and "t:<target id>", which the Set
+// lists, and two it does not: "i:<project>", the project's inputs (its
+// part) changed, and "d:<project>", the inputs of a project it depends on
+// changed.
 func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 	files := uniqueSorted(changed)
+	rule := inputs.New(ws, ws.Root, ignore.New(ws.Root, ""))
 	why := map[string]step{}
-	var queue []string // "p:<project>" or "t:<target id>", first in first out
+	var queue []string // first in first out
 	reach := func(key, parent, reason string) {
 		if _, seen := why[key]; !seen {
 			why[key] = step{parent: parent, reason: reason, file: why[parent].file}
@@ -141,24 +150,28 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 	}
 	owners := graph.NewOwners(ws)
 	for _, f := range files {
-		global := runner.GlobalInputMatch(ws, f)
+		ignored := rule.Ignored(f)
+		global := rule.GlobalInput(f, ignored)
 		for _, p := range ws.Projects {
 			for _, t := range p.Targets {
 				switch {
 				case global:
 					seed("t:"+t.ID(), f, "global input "+f+" changed")
-				case len(t.RootInputs) > 0 && runner.RootInputMatch(ws, t, f):
+				case rule.RootInput(t, f, ignored):
 					seed("t:"+t.ID(), f, "input //"+f+" changed")
-				}
-			}
-			rel, ok := under(p.Path, f)
-			if !ok {
-				continue
-			}
-			for _, t := range p.Targets {
-				if runner.InputMatch(t, rel) {
+				case rule.Enclosing(t, p, f):
+					seed("t:"+t.ID(), f, f+", above project "+p.Name+", changed")
+				case rule.OwnInput(t, p, f, ignored):
 					seed("t:"+t.ID(), f, "input "+f+" changed")
 				}
+			}
+		}
+		if q, ok := rule.InPart(f, ignored); ok {
+			seed("i:"+q.Name, f, f+", an input of project "+q.Name+", changed")
+		}
+		for _, q := range ws.Projects {
+			if rule.EnclosingPart(q, f) {
+				seed("i:"+q.Name, f, f+", above project "+q.Name+", changed")
 			}
 		}
 	}
@@ -168,13 +181,9 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 		}
 	}
 
-	// Dependents, transitively, breadth first: reverse edges, then a walk.
-	projectUsers := map[string][]string{}
+	// Dependents, transitively, breadth first.
 	targetUsers := map[string][]string{}
 	for _, p := range ws.Projects {
-		for _, d := range p.AllDeps() {
-			projectUsers[d] = append(projectUsers[d], p.Name)
-		}
 		for _, t := range p.Targets {
 			for _, d := range t.Deps {
 				targetUsers[d] = append(targetUsers[d], t.ID())
@@ -185,37 +194,41 @@ func Explain(ws *workspace.Workspace, changed []string) (Set, Reasons) {
 		item := queue[0]
 		queue = queue[1:]
 		kind, id := item[:1], item[2:]
-		if kind == "t" {
+		switch kind {
+		case "t":
 			project, _, _ := strings.Cut(id, ":")
 			reach("p:"+project, item, "its target "+id+" is affected")
 			for _, u := range targetUsers[id] {
 				reach("t:"+u, item, "depends on "+id)
 			}
-			continue
-		}
-		for _, u := range projectUsers[id] {
-			reach("p:"+u, item, "depends on project "+id)
+		case "p":
+			for _, e := range rule.Users(id) {
+				reach("p:"+e.From, item, "depends on project "+id)
+			}
+		case "i", "d":
+			if kind == "d" {
+				for _, t := range ws.Project(id).Targets {
+					if t.ReadsDependencies() {
+						reach("t:"+t.ID(), item, "reads the inputs of the projects "+id+" depends on")
+					}
+				}
+			}
+			for _, e := range rule.Users(id) {
+				reach("d:"+e.From, item, e.Reason())
+			}
 		}
 	}
 	projects := map[string]bool{}
 	targets := map[string]bool{}
 	for key := range why {
-		if key[0] == 'p' {
+		switch key[0] {
+		case 'p':
 			projects[key[2:]] = true
-		} else {
+		case 't':
 			targets[key[2:]] = true
 		}
 	}
 	return Set{Projects: keys(projects), Targets: keys(targets), Files: files}, Reasons{why: why}
-}
-
-// under returns f relative to the project directory dir, if it is inside.
-func under(dir, f string) (string, bool) {
-	if dir == "." {
-		return f, true
-	}
-	rel, ok := strings.CutPrefix(f, dir+"/")
-	return rel, ok && rel != ""
 }
 
 // keys is m's keys, sorted, and never nil (JSON shows []).

@@ -197,6 +197,7 @@ func TestCompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ws = ws.WithImports(nil)
 	cases := []struct {
 		name     string
 		changed  []string
@@ -204,16 +205,22 @@ func TestCompute(t *testing.T) {
 		targets  []string
 	}{
 		{
-			name:     "a change in a library affects its dependents transitively",
+			name:     "a change in a library affects every target of its dependents, transitively",
 			changed:  []string{"libs/util/util.go"},
 			projects: []string{"api", "gateway", "util"},
-			targets:  []string{"api:build", "api:test", "util:build"},
+			targets:  []string{"api:build", "api:test", "gateway:lint", "util:build"},
 		},
 		{
-			name:     "only targets whose inputs match are affected",
+			name:     "of the changed project, only targets whose inputs match are affected",
 			changed:  []string{"libs/util/README.md"},
 			projects: []string{"api", "gateway", "root", "util"},
-			targets:  []string{"root:check", "util:docs"},
+			targets:  []string{"api:build", "api:test", "gateway:lint", "root:check", "util:docs"},
+		},
+		{
+			name:     "a file no target of its project reads affects no dependent",
+			changed:  []string{"libs/util/notes.txt"},
+			projects: []string{"api", "gateway", "util"},
+			targets:  []string{},
 		},
 		{
 			name:     "the root lockfile affects every target",
@@ -231,7 +238,7 @@ func TestCompute(t *testing.T) {
 			name:     "a target's own outputs do not affect it",
 			changed:  []string{"services/api/bin/api.go"},
 			projects: []string{"api", "gateway"},
-			targets:  []string{"api:test"},
+			targets:  []string{"api:test", "gateway:lint"},
 		},
 		{
 			name:     "a file owned by no nested project belongs to the root project",
@@ -278,8 +285,8 @@ func TestChangedThenCompute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Compute(ws, changed)
-	if want := []string{"api:build", "api:test", "util:build"}; !slices.Equal(s.Targets, want) {
+	s := Compute(ws.WithImports(nil), changed)
+	if want := []string{"api:build", "api:test", "gateway:lint", "util:build"}; !slices.Equal(s.Targets, want) {
 		t.Errorf("targets = %v, want %v", s.Targets, want)
 	}
 	if want := []string{"api", "gateway", "util"}; !slices.Equal(s.Projects, want) {
@@ -292,6 +299,7 @@ func TestExplainGivesTheShortestChainBackToAChangedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ws = ws.WithImports(nil)
 	set, why := Explain(ws, []string{"libs/util/util.go"})
 	if !slices.Equal(set.Targets, Compute(ws, []string{"libs/util/util.go"}).Targets) {
 		t.Fatal("Explain and Compute disagree")
@@ -305,6 +313,7 @@ func TestExplainGivesTheShortestChainBackToAChangedFile(t *testing.T) {
 		{why.Target("api:test"), []string{"api:test", "depends on api:build", "depends on util:build", "input libs/util/util.go changed"}},
 		{why.Project("util"), []string{"util", "owns libs/util/util.go, which changed"}},
 		{why.Project("gateway"), []string{"gateway", "depends on project api", "depends on project util", "owns libs/util/util.go, which changed"}},
+		{why.Target("gateway:lint"), []string{"gateway:lint", "reads the inputs of the projects gateway depends on", "gateway depends on api (targets.yaml)", "api depends on util (targets.yaml)", "libs/util/util.go, an input of project util, changed"}},
 		{why.Target("web:build"), nil},
 	} {
 		if !slices.Equal(c.chain, c.want) {
@@ -318,7 +327,7 @@ func TestByFileCountsEachNodeForTheFileItsChainStartsFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, why := Explain(ws, []string{"libs/util/util.go", "web/index.js"})
+	set, why := Explain(ws.WithImports(nil), []string{"libs/util/util.go", "web/index.js"})
 	by := why.ByFile()
 	if by["libs/util/util.go"]+by["web/index.js"] != len(set.Projects)+len(set.Targets) {
 		t.Errorf("by file = %v, for %d nodes", by, len(set.Projects)+len(set.Targets))

@@ -12,7 +12,7 @@ import (
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/coverage"
 	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/inputs"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -152,7 +152,7 @@ func (c *coverageReader) annotate(rf *ReviewFile) {
 			if t.Coverage == "" || (!inside && p.Name != rf.Project) {
 				continue
 			}
-			if p.Name != rf.Project && !runner.InputMatch(t, rel) {
+			if p.Name != rf.Project && !inputs.InputMatch(t, rel) {
 				continue
 			}
 			file := path.Join(p.Path, t.Coverage)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/inputs"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -35,7 +35,7 @@ func role(ws *workspace.Workspace, project *workspace.Project, p string) string 
 			continue
 		}
 		for _, t := range pr.Targets {
-			if runner.OutputMatch(t, rel) {
+			if inputs.OutputMatch(t, rel) {
 				return RoleGenerated
 			}
 		}

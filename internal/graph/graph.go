@@ -66,10 +66,10 @@ type Edge struct {
 	Source string `json:"source"`
 	Target string `json:"target"`
 	Kind   string `json:"kind"`
-	// Via is, on a depends_inferred edge that a manifest names (a
-	// package.json, go.mod or pyproject.toml entry), that manifest's slash
-	// path from the root; "" (left out of the JSON) when only imports
-	// imply it. One edge per (source, target, kind): Via does not order.
+	// Via is, on a depends_inferred edge, the slash path from the root of
+	// what names it: the manifest (a package.json, go.mod or pyproject.toml
+	// entry), else the first importing file by path. One edge per
+	// (source, target, kind): Via does not order.
 	Via string `json:"via,omitempty"`
 }
 

@@ -9,10 +9,8 @@
 //     watcher would otherwise see core's own writes as edits.
 //   - .gitignore: what git ignores is not indexed and not watched, as git
 //     reads the files: each .gitignore applies to its directory and below.
-//     The runner does not apply this layer: a target's inputs are what its
-//     globs match, ignored or not, because builds read ignored files (.env,
-//     generated code, fetched schemas), and a cache key that skipped them
-//     would replay a stale result.
+//     A target's inputs leave it out too, unless an input glob without a
+//     wildcard names it (package inputs says so, and why).
 package ignore
 
 import (

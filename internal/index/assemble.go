@@ -154,6 +154,7 @@ func Assemble(ws *workspace.Workspace, files map[string]*parse.FileRecord) *grap
 // graph. Its nodes and edges belong to it alone; external packages and
 // inferred project dependencies may be shared by many, so they are counted.
 type contribution struct {
+	file      string // the file it is of ("" for a package)
 	nodes     []graph.Node
 	edges     []graph.Edge
 	externals []string
@@ -172,8 +173,9 @@ type assembly struct {
 	extCount map[string]int
 	infCount map[[2]string]int
 	// via names the manifest of each inferred dependency one names (the
-	// edge's via); dependencies only imports imply have none.
-	via map[[2]string]string
+	// edge's via); impVia the first importing file (by path) of each
+	// dependency imports imply, the via of those no manifest names.
+	via, impVia map[[2]string]string
 	// graph is the base, laid out; pending the changes since it; cur the
 	// version both make, with nodes and edges its counts.
 	graph        *graph.Graph
@@ -189,7 +191,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 	a := &assembly{
 		ws: ws, r: newResolver(ws, files, paths), targets: map[string]bool{},
 		byFile: make(map[string]contribution, len(files)), byPkg: map[string]contribution{},
-		extCount: map[string]int{}, infCount: map[[2]string]int{}, via: map[[2]string]string{},
+		extCount: map[string]int{}, infCount: map[[2]string]int{}, via: map[[2]string]string{}, impVia: map[[2]string]string{},
 	}
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {
@@ -222,6 +224,9 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 		}
 		for _, x := range c.inferred {
 			a.infCount[x]++
+			if a.impVia[x] == "" { // in path order: the first is the least
+				a.impVia[x] = c.file
+			}
 		}
 	}
 	for _, c := range contribs {
@@ -332,14 +337,38 @@ func (a *assembly) replace(d *delta, old, next contribution) {
 	}
 	for _, x := range next.inferred {
 		if a.infCount[x]++; a.infCount[x] == 1 {
+			a.impVia[x] = next.file
 			d.edges(nil, []graph.Edge{a.inferredEdge(x)})
+		} else if next.file < a.impVia[x] {
+			a.moveVia(d, x, next.file)
 		}
 	}
 	for _, x := range old.inferred {
 		if a.infCount[x]--; a.infCount[x] == 0 {
-			delete(a.infCount, x)
 			d.edges([]graph.Edge{a.inferredEdge(x)}, nil)
+			delete(a.infCount, x)
+			delete(a.impVia, x)
+		} else if old.file == a.impVia[x] && !slices.Contains(next.inferred, x) {
+			// The first importing file no longer imports it: the next one
+			// is the via now.
+			first := ""
+			for f, c := range a.byFile {
+				if (first == "" || f < first) && slices.Contains(c.inferred, x) {
+					first = f
+				}
+			}
+			a.moveVia(d, x, first)
 		}
+	}
+}
+
+// moveVia makes file the importing file of the dependency pair, which
+// changes its edge unless a manifest names it.
+func (a *assembly) moveVia(d *delta, pair [2]string, file string) {
+	old := a.inferredEdge(pair)
+	a.impVia[pair] = file
+	if next := a.inferredEdge(pair); next != old {
+		d.edges([]graph.Edge{old}, []graph.Edge{next})
 	}
 }
 
@@ -463,17 +492,22 @@ func externalNode(id string) graph.Node {
 }
 
 // inferredEdge is the depends_inferred edge of a pair of projects, with
-// the manifest that names it when one does. The manifests' pairs are
-// counted for the life of the assembly, so an edge never changes its via.
+// the manifest that names it when one does, else its first importing file.
+// The manifests' pairs are counted for the life of the assembly, so their
+// edges never change their via.
 func (a *assembly) inferredEdge(pair [2]string) graph.Edge {
-	return graph.Edge{Source: graph.ProjectID(pair[0]), Target: graph.ProjectID(pair[1]), Kind: graph.EdgeDependsInferred, Via: a.via[pair]}
+	via := a.via[pair]
+	if via == "" {
+		via = a.impVia[pair]
+	}
+	return graph.Edge{Source: graph.ProjectID(pair[0]), Target: graph.ProjectID(pair[1]), Kind: graph.EdgeDependsInferred, Via: via}
 }
 
 // fileContribution is one file's part of the default graph: its node, its
 // project's ownership, and its links, mentions or imports.
 func (a *assembly) fileContribution(f *parse.FileRecord) contribution {
 	r := a.r
-	var c contribution
+	c := contribution{file: f.Path}
 	project := r.projectOf(f.Path)
 	switch f.Lang {
 	case parse.LangMarkdown:

@@ -99,8 +99,9 @@ func cold(t testing.TB, root string) *graph.Graph {
 	return syncIndex(t, New(root, t.TempDir(), Options{}), root)
 }
 
+// hasEdge reports whether g has the edge, whatever its via.
 func hasEdge(g *graph.Graph, src, dst, kind string) bool {
-	return slices.Contains(g.Edges, graph.Edge{Source: src, Target: dst, Kind: kind})
+	return slices.ContainsFunc(g.Edges, func(e graph.Edge) bool { return e.Source == src && e.Target == dst && e.Kind == kind })
 }
 
 func node(g *graph.Graph, id string) *graph.Node {
@@ -128,6 +129,7 @@ func TestTheDefaultGraph(t *testing.T) {
 		{"a Python file imports a relative module", hasEdge(g, "file:py/pkg/core.py", "file:py/pkg/helpers.py", graph.EdgeImports)},
 		{"a Python file imports a standard module", hasEdge(g, "file:py/pkg/core.py", "package:os", graph.EdgeImports)},
 		{"imports infer a project dependency beside the declared one", hasEdge(g, "project:app", "project:lib", graph.EdgeDependsInferred) && hasEdge(g, "project:app", "project:lib", graph.EdgeDependsDeclared)},
+		{"an inferred dependency names its first importing file", slices.Contains(g.Edges, graph.Edge{Source: "project:app", Target: "project:lib", Kind: graph.EdgeDependsInferred, Via: "app/main.go"})},
 		{"a doc links to a file", hasEdge(g, "doc:docs/guide.md", "file:app/main.go", graph.EdgeLinks)},
 		{"a doc links to a directory that is a project", hasEdge(g, "doc:docs/guide.md", "project:lib", graph.EdgeLinks)},
 		{"a doc links to a doc", hasEdge(g, "doc:web/README.md", "doc:docs/guide.md", graph.EdgeLinks)},

@@ -52,6 +52,7 @@ type Snapshot struct {
 	qIdx     atomic.Pointer[query.Index]
 	infOnce  sync.Once
 	inferred []graph.Edge
+	res      resolved
 }
 
 // Graph is the version's graph, laid out on first use.

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -89,7 +88,7 @@ func benchWorkspace(b *testing.B) (root string, ws *workspace.Workspace, ids []s
 	if err != nil {
 		b.Fatal(err)
 	}
-	return root, ws, ids
+	return root, ws.WithImports(nil), ids
 }
 
 // BenchmarkNoopCachedRun is a run of 1,000 targets that are all cached:
@@ -124,13 +123,16 @@ func BenchmarkNoopCachedRun(b *testing.B) {
 	}
 }
 
-// BenchmarkHashInputs hashes the inputs of the same 1,000 targets, with the
-// same parallelism the runner uses, and nothing else.
+// BenchmarkHashInputs hashes what the same 1,000 targets read (their
+// inputs, and their dependency projects' parts), with the same
+// parallelism and the same once-per-run hashing the runner uses, and
+// nothing else.
 func BenchmarkHashInputs(b *testing.B) {
 	root, ws, ids := benchWorkspace(b)
 	cacheDir := filepath.Join(root, ".core")
 	sem := make(chan struct{}, hashWorkers)
 	for b.Loop() {
+		keys := newKeyer(context.Background(), ws, root, cacheDir)
 		var wg sync.WaitGroup
 		for _, id := range ids {
 			t := ws.Target(id)
@@ -140,7 +142,7 @@ func BenchmarkHashInputs(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				if _, err := hashInputs(context.Background(), root, ignore.New(root, cacheDir), p, t); err != nil {
+				if _, err := keys.hash(context.Background(), p, t); err != nil {
 					b.Error(err)
 				}
 			}()

@@ -82,8 +82,10 @@ func lookup(cacheDir, key string) (cacheMeta, bool) {
 }
 
 // store writes a cache entry for a successful run from the outputs on disk.
-func store(cacheDir string, m cacheMeta, projDir string, outputs []string) error {
-	return writeEntry(cacheDir, m, func(tmp string, m *cacheMeta) error {
+// With replace (core run --force) it takes the place of an entry already
+// there under the key; otherwise the first entry stays.
+func store(cacheDir string, m cacheMeta, projDir string, outputs []string, replace bool) error {
+	return writeEntry(cacheDir, m, replace, func(tmp string, m *cacheMeta) error {
 		if len(outputs) == 0 {
 			return nil
 		}
@@ -102,14 +104,16 @@ func store(cacheDir string, m cacheMeta, projDir string, outputs []string) error
 // writeEntry publishes the entry m.Key: fill writes what goes beside
 // meta.json into the temporary directory tmp (and may complete m), then
 // meta.json, then the rename that publishes both. Nothing is published
-// when fill fails.
-func writeEntry(cacheDir string, m cacheMeta, fill func(tmp string, m *cacheMeta) error) (err error) {
+// when fill fails. An entry already published under the key stays, unless
+// replace: then the new one takes its place in one exchange, so a reader
+// sees the old entry or the new, never neither.
+func writeEntry(cacheDir string, m cacheMeta, replace bool, fill func(tmp string, m *cacheMeta) error) (err error) {
 	dir := buildDir(cacheDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	final := filepath.Join(dir, m.Key)
-	if _, err := os.Stat(filepath.Join(final, metaFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(final, metaFile)); err == nil && !replace {
 		return nil // another run stored it first
 	}
 	tmp, err := os.MkdirTemp(dir, "."+m.Key[:16]+".tmp-")
@@ -130,6 +134,20 @@ func writeEntry(cacheDir string, m cacheMeta, fill func(tmp string, m *cacheMeta
 	}
 	if err := os.WriteFile(filepath.Join(tmp, metaFile), data, 0o600); err != nil {
 		return fmt.Errorf("cache: %w", err)
+	}
+	if replace {
+		if exchange(tmp, final) == nil {
+			return nil // tmp now holds the old entry, removed by the defer
+		}
+		// No entry there, or no exchange on this file system: move the
+		// old one aside (a reader misses for a moment), then publish.
+		if _, err := os.Lstat(final); err == nil {
+			doomed := filepath.Join(dir, ".rm-"+m.Key+".tmp-"+newRunID(time.Now())[1:])
+			if err := os.Rename(final, doomed); err != nil {
+				return fmt.Errorf("cache: replace %s: %w", m.Key[:12], err)
+			}
+			defer os.RemoveAll(doomed)
+		}
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		if _, serr := os.Stat(filepath.Join(final, metaFile)); serr == nil {
@@ -322,14 +340,19 @@ func outputsIntact(projDir string, outputs []string, want []outputEntry) bool {
 // it was or as the entry has it, never half extracted; what the globs
 // matched that the entry does not have goes last. When the cache is on
 // another file system than the project, where no rename reaches, the
-// outputs are removed and extracted in place.
-func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) error {
+// outputs are removed and extracted in place. wrote says whether it
+// touched the project directory (not when the outputs were intact).
+func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) (wrote bool, err error) {
 	if len(outputs) == 0 {
-		return nil
+		return false, nil
 	}
 	if outputsIntact(projDir, outputs, m.Outputs) {
-		return nil
+		return false, nil
 	}
+	return true, restoreOutputs(cacheDir, key, projDir, outputs, m)
+}
+
+func restoreOutputs(cacheDir, key, projDir string, outputs []string, m cacheMeta) error {
 	stale := globOutputs(projDir, outputs)
 	stage := stagingDir(cacheDir, projDir)
 	if stage == "" {

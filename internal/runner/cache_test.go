@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/corehq/core/internal/ignore"
 )
 
 const cacheYAML = `projects:
@@ -270,86 +268,12 @@ func TestClearCacheEmptiesTheCache(t *testing.T) {
 	}
 }
 
-func TestInputMatch(t *testing.T) {
-	f := newFixture(t, cacheYAML, cacheFiles())
-	ws := f.ws()
-	util, gen := ws.Target("util:build"), ws.Target("gen:stamp")
-	cases := []struct {
-		name   string
-		target string
-		rel    string
-		want   bool
-	}{
-		{"a file matching an input glob is an input", "util:build", "src.txt", true},
-		{"a file outside the input globs is not", "util:build", "README.md", false},
-		{"default inputs take every file", "gen:stamp", "deep/dir/file.go", true},
-		{"a target's output directory is not an input", "gen:stamp", "out/stamp", false},
-		{"a target's output file is not an input", "gen:stamp", "log.txt", false},
-		{"node_modules is never an input", "gen:stamp", "web/node_modules/x.js", false},
-		{".git is never an input", "gen:stamp", ".git/HEAD", false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tg := util
-			if c.target == "gen:stamp" {
-				tg = gen
-			}
-			if got := InputMatch(tg, c.rel); got != c.want {
-				t.Errorf("InputMatch(%s, %q) = %v, want %v", c.target, c.rel, got, c.want)
-			}
-		})
-	}
-}
-
 func TestSafeRel(t *testing.T) {
 	for rel, want := range map[string]bool{
 		"out/a": true, "a": true, "../a": false, "/etc/passwd": false, "a/../../b": false, "": false, "..": false,
 	} {
 		if got := safeRel(rel); got != want {
 			t.Errorf("safeRel(%q) = %v, want %v", rel, got, want)
-		}
-	}
-}
-
-func TestInputGlobsSelectFiles(t *testing.T) {
-	f := newFixture(t, `projects:
-  p:
-    path: p
-    targets:
-      t:
-        run: [/bin/true]
-        inputs: ["*.txt", src, "docs/", "cmd/*/main.go", "**/*.proto"]
-        outputs: [src/gen/]
-`, map[string]string{
-		"p/a.txt":              "",
-		"p/sub/b.txt":          "",
-		"p/src/x.go":           "",
-		"p/src/deep/y.go":      "",
-		"p/src/gen/z.go":       "",
-		"p/docs/d.md":          "",
-		"p/cmd/core/main.go":   "",
-		"p/cmd/core/other.go":  "",
-		"p/api/v1/api.proto":   "",
-		"p/node_modules/m.txt": "",
-		"p/other/c.go":         "",
-	})
-	ws := f.ws()
-	got, err := listInputs(filepath.Join(f.root, "p"), newInputSet(ws.Target("p:t"), "p", ignore.New(f.root, f.cacheDir())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"a.txt", "api/v1/api.proto", "cmd/core/main.go", "docs/d.md", "src/deep/y.go", "src/x.go"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("inputs = %v, want %v", got, want)
-	}
-	for _, rel := range got {
-		if !InputMatch(ws.Target("p:t"), rel) {
-			t.Errorf("listed %s, but InputMatch says it is not an input", rel)
-		}
-	}
-	for _, rel := range []string{"sub/b.txt", "src/gen/z.go", "cmd/core/other.go", "other/c.go", "node_modules/m.txt"} {
-		if InputMatch(ws.Target("p:t"), rel) {
-			t.Errorf("InputMatch(%s) = true", rel)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func crashHelper(root string) int {
 		return 2
 	}
 	r := New(Options{Root: root, CacheDir: filepath.Join(root, ".core"), Capacity: 1})
-	if _, err := r.Run(context.Background(), ws, []string{"app:slow"}); err != nil {
+	if _, err := r.Run(context.Background(), ws.WithImports(nil), []string{"app:slow"}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}

@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/corehq/core/internal/ignore"
 )
 
 // A whole lockfile in every key rebuilds every target when one dependency
@@ -180,8 +178,13 @@ type globals struct {
 	lockAt int // the lockfile's index in d.names
 }
 
-func hashGlobals(ctx context.Context, root string, rule *ignore.Rule, globs []string) (*globals, error) {
-	d, err := hashRootGlobs(ctx, root, rule, globs)
+func hashGlobals(ctx context.Context, k *keyer, globs []string) (*globals, error) {
+	root := k.rule.Root()
+	files, err := k.rule.ListRoot(globs)
+	if err != nil {
+		return nil, err
+	}
+	d, err := digestFiles(ctx, k.memo, root, files)
 	if err != nil {
 		return nil, err
 	}

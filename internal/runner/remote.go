@@ -164,7 +164,7 @@ func (rr *remoteRun) fetch(ctx context.Context, cacheDir, target, key string) bo
 	rr.down.Add(stdout.Size)
 	m.Output = out.String()
 	var bad string
-	err = writeEntry(cacheDir, m, func(tmp string, m *cacheMeta) error {
+	err = writeEntry(cacheDir, m, false, func(tmp string, m *cacheMeta) error {
 		if len(m.Outputs) == 0 {
 			return nil
 		}

@@ -312,7 +312,7 @@ func TestRestoreSwapsWholeOutputs(t *testing.T) {
 		before := snapshot(t, f.root, "libs/lib/out")
 		f.write("libs/lib/out/lib.txt", "tampered")
 		f.write("libs/lib/out/extra.txt", "left over")
-		if err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err != nil {
+		if _, err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err != nil {
 			t.Fatal(err)
 		}
 		after := snapshot(t, f.root, "libs/lib/out")
@@ -340,7 +340,7 @@ func TestRestoreSwapsWholeOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer os.WriteFile(tarPath, data, 0o600)
-		if err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err == nil || !strings.Contains(err.Error(), "does not match the digest") {
+		if _, err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err == nil || !strings.Contains(err.Error(), "does not match the digest") {
 			t.Fatalf("restore = %v", err)
 		}
 		if got, _ := f.read("libs/lib/out/lib.txt"); got != "the old output" {
@@ -358,7 +358,7 @@ func TestRestoreSwapsWholeOutputs(t *testing.T) {
 		if err := os.WriteFile(tarPath, data[:len(data)/2], 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err == nil {
+		if _, err := restore(f.cacheDir(), m.Key, dir, []string{"out/"}, m); err == nil {
 			t.Fatal("restore of a truncated entry succeeded")
 		}
 		if got, _ := f.read("libs/lib/out/lib.txt"); got != "the old output" {

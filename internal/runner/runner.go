@@ -29,14 +29,14 @@
 // # Build cache
 //
 // A target's key is sha256 over a versioned, length-prefixed encoding of
-// its argv, its project path, its input files (matched by its globs under
-// the project directory, where a glob naming a directory, "src" or "src/",
-// takes everything in it; .git, node_modules, the cache directory and the
-// target's own outputs are never inputs), each with its content hash and
-// an executable bit, and the keys of its dependencies in order. Symlinks
-// to files count by their content, other symlinks by their target. The
-// environment is not part of the key. Inputs are hashed after the
-// target's dependencies finish, so files a dependency generates count.
+// its declaration, its project path, what it reads (package inputs says
+// what: its own inputs, the files above its project it takes, its //
+// inputs, the global inputs, and the inputs of the projects its project
+// depends on), each file with its content hash and an executable bit, and
+// the keys of its dependencies in order (key.go). Symlinks to files count
+// by their content, other symlinks by their target. Of the environment
+// only the variables it declares are in the key. Inputs are hashed after
+// the target's dependencies finish, so files a dependency generates count.
 // Only successful runs are cached, under <cache>/build/<key>/ (meta.json,
 // outputs.tar); see cache.go. A hit replays the captured output, restores
 // the declared outputs (remove, then extract; skipped when they are on
@@ -96,7 +96,6 @@ import (
 
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
-	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/remotecache"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -322,13 +321,13 @@ type node struct {
 	done   chan struct{}
 	res    TargetResult
 	key    string
-	in     inputDigest  // what the key hashed, for its recorded parts
-	global *inputDigest // the run's global inputs
-	queued bool         // still counted in r.queued
-	hits   *hitBatch    // the run's cache-hit journals
-	remote *remoteRun   // the run's remote cache (nil: none)
-	tools  *toolchains  // the run's version commands
-	tool   *ToolchainPart
+	in     keyInputs  // what the key hashed, for its recorded parts
+	queued bool       // still counted in r.queued
+	hits   *hitBatch  // the run's cache-hit journals
+	remote *remoteRun // the run's remote cache (nil: none)
+	keys   *keyer     // the run's hashing
+	// planned is what a dry run says of it (Plan, Explain).
+	planned Planned
 	// preset is the run id the caller was promised for this target (Start);
 	// its journal exists from submission and always gets the final status.
 	// presetAt is when it was submitted: the journal's start time, so that
@@ -452,11 +451,10 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 	if root == "" {
 		root = ws.Root
 	}
-	rule := ignore.New(root, r.opts.CacheDir)
+	keys := newKeyer(ctx, ws, root, r.opts.CacheDir)
 
 	now := time.Now()
 	hits := &hitBatch{cacheDir: r.opts.CacheDir}
-	tools := newToolchains()
 	var remote *remoteRun
 	if r.opts.Cache != CacheOff {
 		remote = newRemoteRun(ctx, r.opts.Remote, r.opts.Warn)
@@ -466,13 +464,10 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 		n.queued = true
 		n.hits = hits
 		n.remote = remote
-		n.tools = tools
+		n.keys = keys
 		n.res = TargetResult{Target: n.t.ID(), Status: StateQueued}
 		r.emit(Event{Target: n.t.ID(), State: StateQueued, Time: now})
 	}
-	// The global inputs (lockfiles, global_inputs) are hashed once per run:
-	// they are in every key.
-	global, globalErr := hashGlobals(ctx, root, rule, GlobalInputs(ws))
 	var wg sync.WaitGroup
 	for _, n := range order {
 		wg.Add(1)
@@ -481,14 +476,14 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 			defer close(n.done)
 			ok := false
 			defer killGroupsOnPanic(&ok)
-			if globalErr != nil && ctx.Err() == nil {
+			if keys.globalErr != nil && ctx.Err() == nil {
 				<-r.depsDone(n)
-				r.finish(n, StateFailed, "", -1, "global inputs: "+globalErr.Error(), 0)
+				r.finish(n, StateFailed, "", -1, "global inputs: "+keys.globalErr.Error(), 0)
 				r.dequeue(n)
 				ok = true
 				return
 			}
-			r.runNode(ctx, root, rule, global, n)
+			r.runNode(ctx, root, n)
 			r.dequeue(n)
 			ok = true
 		}()
@@ -615,7 +610,7 @@ func (r *Runner) depsDone(n *node) <-chan struct{} {
 	return c
 }
 
-func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, globals *globals, n *node) {
+func (r *Runner) runNode(ctx context.Context, root string, n *node) {
 	id := n.t.ID()
 	for _, d := range n.deps {
 		<-d.done
@@ -655,7 +650,7 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, gl
 		return
 	}
 
-	in, err := r.hashInputs(ctx, root, rule, n)
+	in, err := r.hashInputs(ctx, n)
 	if err != nil {
 		if ctx.Err() != nil {
 			r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
@@ -665,21 +660,12 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, gl
 		return
 	}
 	dir := projectDir(root, n.p)
-	if n.tool, err = n.tools.version(ctx, dir, n.t.Toolchain); err != nil {
-		if ctx.Err() != nil {
-			r.finish(n, StateSkipped, "", 0, "run cancelled before it started", 0)
-			return
-		}
-		r.finish(n, StateFailed, "", -1, err.Error(), 0)
-		return
-	}
 	depKeys := make([]string, len(n.deps))
 	for i, d := range n.deps {
 		depKeys[i] = d.key
 	}
-	global := globals.forProject(n.p.Path)
-	n.key = computeKey(n.t, n.p.Path, in, global, n.tool, depKeys)
-	n.in, n.global = in, &global
+	n.key = computeKey(n.t, n.p.Path, in, depKeys)
+	n.in = in
 
 	if r.opts.Cache != CacheUse {
 		r.execute(ctx, n, dir)
@@ -698,21 +684,25 @@ func (r *Runner) runNode(ctx context.Context, root string, rule *ignore.Rule, gl
 	r.execute(ctx, n, dir)
 }
 
-func (r *Runner) hashInputs(ctx context.Context, root string, rule *ignore.Rule, n *node) (inputDigest, error) {
+func (r *Runner) hashInputs(ctx context.Context, n *node) (keyInputs, error) {
 	select {
 	case r.hashing <- struct{}{}:
 	case <-ctx.Done():
-		return inputDigest{}, ctx.Err()
+		return keyInputs{}, ctx.Err()
 	}
 	defer func() { <-r.hashing }()
-	return hashInputs(ctx, root, rule, n.p, n.t)
+	return n.keys.hash(ctx, n.p, n.t)
 }
 
 // replay serves a cache hit; false when the entry could not be restored
 // (then the target runs).
 func (r *Runner) replay(n *node, dir string, m cacheMeta, from string) bool {
 	start := time.Now()
-	if err := restore(r.opts.CacheDir, n.key, dir, n.t.Outputs, m); err != nil {
+	wrote, err := restore(r.opts.CacheDir, n.key, dir, n.t.Outputs, m)
+	if wrote {
+		n.keys.memo.changed()
+	}
+	if err != nil {
 		// A damaged entry: drop it, so that the run's result replaces it.
 		_ = os.RemoveAll(filepath.Join(buildDir(r.opts.CacheDir), n.key))
 		return false
@@ -742,10 +732,8 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	for i, d := range n.deps {
 		deps[i] = Planned{Target: d.t.ID(), Key: d.key}
 	}
-	if n.global != nil {
-		recordParts(r.opts.CacheDir, partsOf(n.t, n.p.Path, n.key, n.in, *n.global, n.tool, deps))
-	}
-	n.in = inputDigest{}
+	recordParts(r.opts.CacheDir, partsOf(n.t, n.p.Path, n.key, n.in, deps))
+	n.in = keyInputs{}
 	// A slot in the shared pool.
 	select {
 	case r.slots <- struct{}{}:
@@ -793,6 +781,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		_ = replaceJournal(r.opts.CacheDir, j)
 	})
 	end := time.Now()
+	n.keys.memo.changed() // it may have written anywhere: what the run hashed is read again
 	if marked {
 		removeMark(r.opts.CacheDir, id) // the group is gone: Exec killed it
 	}
@@ -810,7 +799,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	errMsg := er.Err
 	if status == StateSucceeded && r.opts.Cache != CacheOff {
 		m := cacheMeta{Key: n.key, Target: id, Argv: n.t.Run, DurationNS: end.Sub(start), Created: end.UTC(), Output: out, Truncated: truncated}
-		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs); err != nil {
+		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs, r.opts.Cache == CacheRefresh); err != nil {
 			// The run succeeded; only its cache entry is missing.
 			j.Err = "not cached: " + err.Error()
 		} else {
@@ -875,18 +864,13 @@ type Planned struct {
 	Hit    bool     `json:"hit"` // the cache holds a result for Key
 	Argv   []string `json:"argv"`
 	Deps   []string `json:"deps"`
-	Inputs int      `json:"inputs"` // input files hashed
-	Env    []string `json:"env"`    // the variables in the key (names only)
+	Inputs int      `json:"inputs"` // input files hashed: its own and its // inputs
+	// DependencyInputs is how many files of the projects it depends on
+	// are in its key.
+	DependencyInputs int      `json:"dependency_inputs"`
+	Env              []string `json:"env"` // the variables in the key (names only)
 	// Toolchain is the first line its version command printed ("" for none).
 	Toolchain string `json:"toolchain,omitempty"`
-	tool      *ToolchainPart
-}
-
-func versionOf(t *ToolchainPart) string {
-	if t == nil {
-		return ""
-	}
-	return t.Version
 }
 
 // Plan is a dry run of targets: each target and its dependencies in the
@@ -894,32 +878,39 @@ func versionOf(t *ToolchainPart) string {
 // whether it would be served from the cache. Nothing runs and nothing is
 // written.
 func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []string) ([]Planned, error) {
+	order, err := r.plan(ctx, ws, targets)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Planned, len(order))
+	for i, n := range order {
+		out[i] = n.planned
+	}
+	return out, nil
+}
+
+// plan is Plan's work: the planned nodes, each with its key, what it
+// hashed and what Plan says of it.
+func (r *Runner) plan(ctx context.Context, ws *workspace.Workspace, targets []string) ([]*node, error) {
 	order, root, err := r.planChecked(ws, targets)
 	if err != nil {
 		return nil, err
 	}
-	rule := ignore.New(root, r.opts.CacheDir)
-	globals, err := hashGlobals(ctx, root, rule, GlobalInputs(ws))
-	if err != nil {
-		return nil, fmt.Errorf("global inputs: %w", err)
+	keys := newKeyer(ctx, ws, root, r.opts.CacheDir)
+	if keys.globalErr != nil {
+		return nil, fmt.Errorf("global inputs: %w", keys.globalErr)
 	}
-	out := make([]Planned, 0, len(order))
-	tools := newToolchains()
 	for _, n := range order {
-		in, err := hashInputs(ctx, root, rule, n.p, n.t)
+		in, err := keys.hash(ctx, n.p, n.t)
 		if err != nil {
 			return nil, err
-		}
-		tool, err := tools.version(ctx, projectDir(root, n.p), n.t.Toolchain)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", n.t.ID(), err)
 		}
 		depKeys := make([]string, len(n.deps))
 		deps := make([]string, len(n.deps))
 		for i, d := range n.deps {
 			depKeys[i], deps[i] = d.key, d.t.ID()
 		}
-		n.key = computeKey(n.t, n.p.Path, in, globals.forProject(n.p.Path), tool, depKeys)
+		n.key, n.in = computeKey(n.t, n.p.Path, in, depKeys), in
 		hit := false
 		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
 			_, hit = lookup(r.opts.CacheDir, n.key)
@@ -928,7 +919,16 @@ func (r *Runner) Plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		if env == nil {
 			env = []string{}
 		}
-		out = append(out, Planned{Target: n.t.ID(), Key: n.key, Hit: hit, Argv: n.t.Run, Deps: deps, Inputs: in.files, Env: env, Toolchain: versionOf(tool), tool: tool})
+		fromDeps := 0
+		for _, d := range in.deps {
+			fromDeps += d.d.files
+		}
+		version := ""
+		if in.tool != nil {
+			version = in.tool.Version
+		}
+		n.planned = Planned{Target: n.t.ID(), Key: n.key, Hit: hit, Argv: n.t.Run, Deps: deps, Inputs: in.own.files + in.root.files,
+			DependencyInputs: fromDeps, Env: env, Toolchain: version}
 	}
-	return out, nil
+	return order, nil
 }

@@ -31,7 +31,7 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 var (
 	rootKeys    = []string{"docs", "global_inputs", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
-	targetKeys  = []string{"coverage", "deps", "drift", "env", "inputs", "outputs", "run", "toolchain"}
+	targetKeys  = []string{"coverage", "dependency_inputs", "deps", "drift", "env", "inputs", "outputs", "run", "toolchain"}
 	spellKeys   = []string{"description", "run"}
 )
 
@@ -379,7 +379,7 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 	var out []*rawTarget
 	for _, e := range p.namedMapping(n, field, "target") {
 		tf := join(field, e.Key.Value)
-		rt := &rawTarget{t: &Target{Project: project, Name: e.Key.Value, Line: e.Key.Line, Inputs: DefaultInputs()}}
+		rt := &rawTarget{t: &Target{Project: project, Name: e.Key.Value, Line: e.Key.Line, Inputs: DefaultInputs(), InputsDefault: true, DependencyInputs: DependencyInputsAll}}
 		out = append(out, rt)
 		f, ok := p.settings(e, tf, "target", targetKeys)
 		if !ok {
@@ -393,6 +393,7 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if ie, ok := f["inputs"]; ok {
 			if in, ok := p.globs(ie.Value, join(tf, "inputs"), "the project directory"); ok {
 				rt.t.Inputs, rt.t.RootInputs = splitRootGlobs(in)
+				rt.t.InputsDefault = false
 			}
 		}
 		if oe, ok := f["outputs"]; ok {
@@ -413,8 +414,26 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if te, ok := f["toolchain"]; ok {
 			rt.t.Toolchain = p.toolchain(te.Value, join(tf, "toolchain"))
 		}
+		if de, ok := f["dependency_inputs"]; ok {
+			rt.t.DependencyInputs = p.dependencyInputs(de.Value, join(tf, "dependency_inputs"))
+		}
 	}
 	return out
+}
+
+// dependencyInputs reads a target's dependency_inputs: all (the default:
+// the inputs of every project its project depends on are in its key) or
+// none (the target reads nothing of theirs).
+func (p *parser) dependencyInputs(n *yaml.Node, field string) string {
+	n = p.deref(n)
+	if n == nil || isNull(n) {
+		return DependencyInputsAll
+	}
+	if n.Kind == yaml.ScalarNode && (n.Value == DependencyInputsAll || n.Value == DependencyInputsNone) {
+		return n.Value
+	}
+	p.at(n, field, "dependency_inputs must be all (the default: the inputs of the projects this project depends on are in the target's cache key) or none (the target reads nothing of theirs), found %s", yamlx.Describe(n))
+	return DependencyInputsAll
 }
 
 // toolchain reads a target's toolchain: the argv of a command that prints

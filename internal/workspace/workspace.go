@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/corehq/core/internal/quote"
@@ -57,6 +58,36 @@ type Workspace struct {
 	// target's cache key (global_inputs:); the lockfiles of DefaultGlobalInputs
 	// are always among them.
 	GlobalInputs []string
+	// ImportsKnown says that the projects' Imports were read (WithImports).
+	// Until they are, every project counts as a dependency of every other
+	// in the cache keys and the affected sets: a key that missed an import
+	// would replay a result for code that changed.
+	ImportsKnown bool
+}
+
+// WithImports returns a copy of w whose projects carry the dependencies
+// their imports imply (by project name; see Project.Imports), leaving
+// out those targets.yaml or a manifest already names. w is not changed:
+// a server shares it between requests.
+func (w *Workspace) WithImports(imports map[string][]InferredDep) *Workspace {
+	out := *w
+	out.ImportsKnown = true
+	out.Projects = make([]*Project, len(w.Projects))
+	for i, p := range w.Projects {
+		cp := *p
+		cp.Imports = nil
+		for _, d := range imports[p.Name] {
+			named := func(m InferredDep) bool { return m.Project == d.Project }
+			if d.Project == p.Name || w.Project(d.Project) == nil || slices.Contains(p.Deps, d.Project) ||
+				slices.ContainsFunc(p.Inferred, named) || slices.ContainsFunc(cp.Imports, named) {
+				continue
+			}
+			cp.Imports = append(cp.Imports, d)
+		}
+		slices.SortFunc(cp.Imports, func(a, b InferredDep) int { return strings.Compare(a.Project, b.Project) })
+		out.Projects[i] = &cp
+	}
+	return &out
 }
 
 // DefaultGlobalInputs are the files at the workspace root that are part of
@@ -83,6 +114,13 @@ type Project struct {
 	// sibling module, a pyproject.toml path or uv workspace dependency)
 	// that targets.yaml does not declare; Load finds them (inferDeps).
 	Inferred []InferredDep
+	// Imports are the dependencies its source files' imports imply that
+	// neither targets.yaml nor a manifest names (a Go package of the same
+	// module, a relative TypeScript import, a Python import into another
+	// project's directory), each From the first importing file. The index
+	// reads them; WithImports sets them. They are in the cache keys and
+	// the affected sets, and do not expand ^target.
+	Imports []InferredDep
 
 	pathLine, pathColumn int // where path is written, for Load's disk check
 }
@@ -93,6 +131,9 @@ type Target struct {
 	Name    string
 	Run     []string // argv; cwd is the project directory
 	Inputs  []string // globs relative to the project (default ["**/*"])
+	// InputsDefault is set when targets.yaml gives no inputs: then the
+	// target reads every file of its project that git does not ignore.
+	InputsDefault bool
 	// RootInputs are input globs relative to the workspace root (written
 	// //glob in targets.yaml).
 	RootInputs []string
@@ -109,26 +150,45 @@ type Target struct {
 	// Empty for none.
 	Toolchain []string
 	Deps      []string // resolved "project:target" ids, sorted, unique
+	// DependencyInputs says whether the inputs of the projects its project
+	// depends on (transitively) are in its key: DependencyInputsAll (the
+	// default) or DependencyInputsNone, for a target that reads nothing of
+	// them (a formatter, a linter of its own files).
+	DependencyInputs string
 	// caret are the names of its ^target dependencies, which Load expands
 	// again over the inferred project dependencies.
 	caret []string
 	Line  int // line of the target's key in targets.yaml
 }
 
-// InferredDep is a project dependency a manifest names.
+// The values of a target's dependency_inputs.
+const (
+	DependencyInputsAll  = "all"
+	DependencyInputsNone = "none"
+)
+
+// InferredDep is a project dependency a manifest or an import names.
 type InferredDep struct {
 	Project string // the project depended on
-	From    string // the manifest that says so, relative to the root
+	From    string // the manifest or importing file that says so, relative to the root
 }
 
-// AllDeps is every project p depends on: declared, then inferred.
+// AllDeps is every project p depends on: declared, then inferred from
+// manifests, then from imports.
 func (p *Project) AllDeps() []string {
 	out := append([]string(nil), p.Deps...)
 	for _, d := range p.Inferred {
 		out = append(out, d.Project)
 	}
+	for _, d := range p.Imports {
+		out = append(out, d.Project)
+	}
 	return out
 }
+
+// ReadsDependencies reports whether the inputs of t's project's
+// dependencies are in t's key (dependency_inputs is not none).
+func (t *Target) ReadsDependencies() bool { return t.DependencyInputs != DependencyInputsNone }
 
 // ID returns the target's id, "project:target".
 func (t *Target) ID() string { return t.Project + ":" + t.Name }

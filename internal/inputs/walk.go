@@ -1,0 +1,165 @@
+package inputs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/corehq/core/internal/ignore"
+)
+
+// walker lists the files of one directory tree that any of its sets
+// wants: a target's inputs, or a project's part (the union of its
+// targets' inputs, without the directories of projects nested in it).
+type walker struct {
+	ign  *ignore.Rule
+	abs  string // the directory walked
+	base string // its path relative to the workspace root ("." for the root)
+	sets []*set
+	skip map[string]bool // directories (relative to abs) not entered: nested projects
+	// gitignore is set when a set has a wildcard glob, whose matches are
+	// what git does not ignore: then the walk reads the .gitignore files
+	// on its way down.
+	gitignore bool
+	files     []string
+}
+
+// list walks w.abs and returns the wanted files, slash-separated,
+// relative to it, sorted.
+func (w *walker) list() ([]string, error) {
+	if len(w.sets) == 0 {
+		return nil, nil
+	}
+	for _, s := range w.sets {
+		if s.wild {
+			w.gitignore = true
+		}
+	}
+	var pats ignore.Patterns
+	ignored := false
+	if w.gitignore {
+		pats, ignored = w.ign.At(w.base)
+	}
+	if _, err := os.Stat(w.abs); err != nil {
+		return nil, err
+	}
+	if err := w.dir("", pats, ignored); err != nil {
+		return nil, err
+	}
+	slices.Sort(w.files)
+	return w.files, nil
+}
+
+// rootRel is rel (relative to the walked directory) relative to the root.
+func (w *walker) rootRel(rel string) string {
+	if w.base == "." || w.base == "" {
+		return rel
+	}
+	return w.base + "/" + rel
+}
+
+func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
+	abs := w.abs
+	if rel != "" {
+		abs = filepath.Join(w.abs, filepath.FromSlash(rel))
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		if rel != "" && errors.Is(err, fs.ErrNotExist) { // removed while we walked
+			return nil
+		}
+		return err
+	}
+	var m gitignore.Matcher
+	if w.gitignore && !ignored {
+		m = pats.Matcher()
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if ignore.NeverName(name) {
+			continue // .git (a submodule's gitfile too) and node_modules
+		}
+		child := name
+		if rel != "" {
+			child = rel + "/" + name
+		}
+		rootChild := w.rootRel(child)
+		isIgnored := func(isDir bool) bool {
+			return ignored || m != nil && m.Match(strings.Split(rootChild, "/"), isDir)
+		}
+		if e.IsDir() {
+			if w.ign.NeverChild(rootChild, name) || w.skip[child] {
+				continue
+			}
+			dirIgnored := isIgnored(true)
+			wanted := false
+			for _, s := range w.sets {
+				if s.dir(child, dirIgnored) {
+					wanted = true
+					break
+				}
+			}
+			if !wanted {
+				continue
+			}
+			below := pats
+			if w.gitignore && !dirIgnored {
+				below = w.ign.Below(pats, rootChild)
+			}
+			if err := w.dir(child, below, dirIgnored); err != nil {
+				return err
+			}
+			continue
+		}
+		if t := e.Type(); !t.IsRegular() && t&fs.ModeSymlink == 0 {
+			continue // sockets, devices, pipes
+		}
+		fileIgnored := w.gitignore && isIgnored(false)
+		for _, s := range w.sets {
+			if s.file(child, fileIgnored) {
+				w.files = append(w.files, child)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// nestedDirs are the directories, relative to the project at dir, of the
+// projects whose directories lie inside it.
+func nestedDirs(dir string, projectDirs []string) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range projectDirs {
+		switch {
+		case d == dir:
+		case dir == ".":
+			out[d] = true
+		case strings.HasPrefix(d, dir+"/"):
+			out[d[len(dir)+1:]] = true
+		}
+	}
+	return out
+}
+
+// relTo is the slash path f (relative to the root) relative to the
+// directory dir, if f is inside it.
+func relTo(dir, f string) (string, bool) {
+	if dir == "." {
+		return f, f != ""
+	}
+	rel, ok := strings.CutPrefix(f, dir+"/")
+	return rel, ok && rel != ""
+}
+
+// rootGlobSet is the rule of globs relative to the root (global inputs,
+// a target's // inputs): every file they match, ignored or not.
+func rootGlobSet(globs []string) *set {
+	s := newSet(globs, nil)
+	s.manifests = false
+	return s
+}

@@ -1,0 +1,403 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/inputs"
+	"github.com/corehq/core/internal/workspace"
+)
+
+// keyVersion changes whenever the encoding hashed into a cache key does, or
+// what it covers, so entries written by an older core are never mistaken
+// for current ones. v3: the whole declaration, and the inputs of the
+// projects a target's project depends on.
+const keyVersion = "core build cache key v3"
+
+// keyer computes the keys of one run (or dry run): what a target reads is
+// the inputs package's to say (see its package comment); the keyer hashes
+// it, each file once per run while nothing writes (hashMemo), each
+// dependency project's part once for all its dependents.
+type keyer struct {
+	rule      *inputs.Rule
+	memo      *hashMemo
+	globals   *globals
+	globalErr error
+	tools     *toolchains
+
+	mu    sync.Mutex
+	parts map[string]*partEntry // by project name
+}
+
+type partEntry struct {
+	mu  sync.Mutex
+	gen uint64
+	ok  bool
+	d   inputDigest
+	err error
+}
+
+func newKeyer(ctx context.Context, ws *workspace.Workspace, root, cacheDir string) *keyer {
+	rule := inputs.New(ws, root, ignore.New(root, cacheDir))
+	k := &keyer{rule: rule, memo: newHashMemo(), tools: newToolchains(), parts: map[string]*partEntry{}}
+	// The global inputs (lockfiles, global_inputs) are hashed once per run:
+	// they are in every key.
+	k.globals, k.globalErr = hashGlobals(ctx, k, inputs.GlobalInputs(ws))
+	return k
+}
+
+// keyInputs is what one target's key hashed.
+type keyInputs struct {
+	own    inputDigest // its own inputs, relative to its project
+	root   inputDigest // its // inputs and the manifests above its project, relative to the root
+	global inputDigest
+	tool   *ToolchainPart
+	deps   []depPart // its project's dependencies' parts, by project name
+}
+
+// depPart is one dependency project's part in a key.
+type depPart struct {
+	dep inputs.Dep
+	d   inputDigest
+}
+
+// hash lists and hashes everything t (of project p) reads.
+func (k *keyer) hash(ctx context.Context, p *workspace.Project, t *workspace.Target) (keyInputs, error) {
+	var in keyInputs
+	if k.globalErr != nil {
+		return in, fmt.Errorf("global inputs: %w", k.globalErr)
+	}
+	root := k.rule.Root()
+	dir := projectDir(root, p)
+	files, err := k.rule.ListOwn(t, p)
+	if err != nil {
+		return in, fmt.Errorf("list inputs of %s: %w", t.ID(), err)
+	}
+	if in.own, err = digestFiles(ctx, k.memo, dir, files); err != nil {
+		return in, fmt.Errorf("%s: %w", t.ID(), err)
+	}
+	// Its // inputs, and the manifests above its project.
+	if rootFiles, enclosing := t.RootInputs, k.rule.ListEnclosing(t, p); len(rootFiles) > 0 || len(enclosing) > 0 {
+		files, err := k.rule.ListRoot(rootFiles)
+		if err != nil {
+			return in, fmt.Errorf("%s: // inputs: %w", t.ID(), err)
+		}
+		files = append(files, enclosing...)
+		slices.Sort(files)
+		files = slices.Compact(files)
+		if in.root, err = digestFiles(ctx, k.memo, root, files); err != nil {
+			return in, fmt.Errorf("%s: // inputs: %w", t.ID(), err)
+		}
+	}
+	in.global = k.globals.forProject(p.Path)
+	if t.ReadsDependencies() {
+		for _, d := range k.rule.Dependencies(p) {
+			part, err := k.part(ctx, d.Project)
+			if err != nil {
+				return in, fmt.Errorf("%s: the inputs of project %s, which it depends on: %w", t.ID(), d.Project.Name, err)
+			}
+			in.deps = append(in.deps, depPart{dep: d, d: part})
+		}
+	}
+	if in.tool, err = k.tools.version(ctx, dir, t.Toolchain); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// part is project q's part, hashed once per generation of the memo: its
+// dependents share it.
+func (k *keyer) part(ctx context.Context, q *workspace.Project) (inputDigest, error) {
+	k.mu.Lock()
+	e, ok := k.parts[q.Name]
+	if !ok {
+		e = &partEntry{}
+		k.parts[q.Name] = e
+	}
+	k.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gen := k.memo.gen.Load()
+	if e.ok && e.gen == gen {
+		return e.d, e.err
+	}
+	d, err := k.hashPart(ctx, q)
+	if err != nil && ctx.Err() != nil {
+		return d, err // not kept: a cancelled hash says nothing of the files
+	}
+	e.d, e.err, e.gen, e.ok = d, err, gen, true
+	return d, err
+}
+
+// hashPart hashes q's part: its files, then those above its directory it
+// takes, named with a leading // (relative to the root).
+func (k *keyer) hashPart(ctx context.Context, q *workspace.Project) (inputDigest, error) {
+	files, above, err := k.rule.ListPart(q)
+	if err != nil {
+		return inputDigest{}, err
+	}
+	digests, err := hashFiles(ctx, k.memo, projectDir(k.rule.Root(), q), files)
+	if err != nil {
+		return inputDigest{}, err
+	}
+	if len(above) > 0 {
+		more, err := hashFiles(ctx, k.memo, k.rule.Root(), above)
+		if err != nil {
+			return inputDigest{}, err
+		}
+		names := slices.Clone(files)
+		for _, f := range above {
+			names = append(names, "//"+f)
+		}
+		return digestOf(names, append(digests, more...)), nil
+	}
+	return digestOf(files, digests), nil
+}
+
+// computeKey is the cache key: sha256 over a versioned, length-prefixed
+// encoding of the global inputs, the target's whole declaration (argv,
+// inputs, outputs, dependencies, coverage, dependency_inputs, drift, the
+// declared environment variables with their values, the toolchain), its
+// project path, its own and // inputs (path, kind, content hash), each
+// dependency project's part, and its dependencies' keys in order.
+// Variables a target does not declare in env: are not in its key.
+func computeKey(t *workspace.Target, projectPath string, in keyInputs, depKeys []string) string {
+	h := sha256.New()
+	e := encoder{h: h}
+	e.str(keyVersion)
+	e.int(in.global.files)
+	h.Write(in.global.sum[:])
+	e.strs(t.Run)
+	e.strs(t.Inputs)
+	e.bool(t.InputsDefault)
+	e.strs(t.RootInputs)
+	e.strs(t.Outputs)
+	e.strs(t.Deps)
+	e.str(t.Coverage)
+	e.str(t.DependencyInputs)
+	e.bool(t.Drift)
+	e.int(len(t.Env))
+	for _, name := range t.Env {
+		e.str(name)
+		v, set := os.LookupEnv(name)
+		e.bool(set)
+		e.str(v)
+	}
+	e.strs(t.Toolchain)
+	if in.tool != nil {
+		e.str(in.tool.Hash)
+	} else {
+		e.str("")
+	}
+	e.str(projectPath)
+	e.int(in.own.files)
+	h.Write(in.own.sum[:])
+	e.int(in.root.files)
+	h.Write(in.root.sum[:])
+	e.int(len(in.deps))
+	for _, d := range in.deps {
+		e.str(d.dep.Project.Name)
+		e.str(d.dep.Project.Path)
+		e.int(d.d.files)
+		h.Write(d.d.sum[:])
+	}
+	e.strs(depKeys)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+type encoder struct {
+	h   io.Writer
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (e *encoder) int(n int) {
+	k := binary.PutUvarint(e.buf[:], uint64(n))
+	e.h.Write(e.buf[:k])
+}
+
+func (e *encoder) str(s string) {
+	e.int(len(s))
+	io.WriteString(e.h, s)
+}
+
+func (e *encoder) strs(list []string) {
+	e.int(len(list))
+	for _, s := range list {
+		e.str(s)
+	}
+}
+
+func (e *encoder) bool(b bool) {
+	if b {
+		e.byte(1)
+	} else {
+		e.byte(0)
+	}
+}
+
+func (e *encoder) byte(b byte) {
+	e.buf[0] = b
+	e.h.Write(e.buf[:1])
+}
+
+func projectDir(root string, p *workspace.Project) string {
+	return filepath.Join(root, filepath.FromSlash(p.Path))
+}
+
+// FileHash is one file of a key: its path, kind (f file, x executable, l
+// symlink, s the part of an npm lockfile the project resolves) and content
+// hash.
+type FileHash struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	Hash string `json:"sha256"`
+}
+
+// EnvPart is one declared variable of a key. Its value is not shown (it
+// may be a secret), only whether it is set and a hash of it.
+type EnvPart struct {
+	Name string `json:"name"`
+	Set  bool   `json:"set"`
+	Hash string `json:"sha256,omitempty"`
+}
+
+// Declaration is what a key holds of the target's declaration besides its
+// argv, environment and toolchain.
+type Declaration struct {
+	Inputs           []string `json:"inputs"` // as written; ["**/*"] with default_inputs when none are
+	DefaultInputs    bool     `json:"default_inputs,omitempty"`
+	Outputs          []string `json:"outputs"`
+	Deps             []string `json:"deps"`
+	Coverage         string   `json:"coverage,omitempty"`
+	DependencyInputs string   `json:"dependency_inputs"`
+	Drift            bool     `json:"drift,omitempty"`
+}
+
+// ProjectPart is the part of a dependency project in a key: the files of
+// it that its targets read, with why the target's project depends on it.
+type ProjectPart struct {
+	Project string     `json:"project"`
+	Path    string     `json:"path"`
+	Via     []string   `json:"via"` // the chain of dependencies, from the target's project
+	Files   []FileHash `json:"files"`
+}
+
+// KeyParts is every part of a target's cache key, as `core hash` shows it.
+type KeyParts struct {
+	Target      string      `json:"target"`
+	Key         string      `json:"key"`
+	Hit         bool        `json:"hit"`
+	Argv        []string    `json:"argv"`
+	Declaration Declaration `json:"declaration"`
+	Env         []EnvPart   `json:"env"`
+	Project     string      `json:"project_path"`
+	Inputs      []FileHash  `json:"inputs"`      // relative to the project
+	Root        []FileHash  `json:"root_inputs"` // the // inputs, relative to the root
+	Global      []FileHash  `json:"global_inputs"`
+	// Dependencies are the parts of the projects the target's project
+	// depends on, transitively (none with dependency_inputs: none).
+	Dependencies []ProjectPart `json:"dependency_inputs"`
+	// Toolchain is what the target's version command printed (nil when it
+	// names none).
+	Toolchain *ToolchainPart `json:"toolchain,omitempty"`
+	Deps      []Planned      `json:"deps"` // each dependency with its key
+}
+
+// partsOf is the parts of a key the runner computed for t from in and
+// the dependencies' keys.
+func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []Planned) KeyParts {
+	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{}, Toolchain: in.tool,
+		Declaration: Declaration{Inputs: t.Inputs, DefaultInputs: t.InputsDefault, Outputs: t.Outputs, Deps: t.Deps, Coverage: t.Coverage, DependencyInputs: t.DependencyInputs, Drift: t.Drift},
+		Inputs:      in.own.hashes(), Root: in.root.hashes(), Global: in.global.hashes(), Dependencies: []ProjectPart{}, Deps: deps}
+	for _, name := range t.Env {
+		v, set := os.LookupEnv(name)
+		e := EnvPart{Name: name, Set: set}
+		if set {
+			sum := sha256.Sum256([]byte(v))
+			e.Hash = hex.EncodeToString(sum[:8])
+		}
+		k.Env = append(k.Env, e)
+	}
+	for _, d := range in.deps {
+		pp := ProjectPart{Project: d.dep.Project.Name, Path: d.dep.Project.Path, Files: d.d.hashes()}
+		for _, e := range d.dep.Chain {
+			pp.Via = append(pp.Via, e.Reason())
+		}
+		k.Dependencies = append(k.Dependencies, pp)
+	}
+	if k.Declaration.Outputs == nil {
+		k.Declaration.Outputs = []string{}
+	}
+	if k.Declaration.Deps == nil {
+		k.Declaration.Deps = []string{}
+	}
+	if k.Deps == nil {
+		k.Deps = []Planned{}
+	}
+	return k
+}
+
+// keysDir holds the parts of the keys of executed runs, for `core hash
+// --diff`: <cache>/keys/<key>.json.
+func keysDir(cacheDir string) string { return filepath.Join(cacheDir, "keys") }
+
+// recordParts keeps k for a later --diff (best effort: a failure loses
+// only the explanation).
+func recordParts(cacheDir string, k KeyParts) {
+	if cacheDir == "" {
+		return
+	}
+	data, err := json.Marshal(k)
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(keysDir(cacheDir), 0o700) == nil {
+		_ = fsx.ReplaceFile(filepath.Join(keysDir(cacheDir), k.Key+".json"), data, 0o600)
+	}
+}
+
+// RecordedParts reads the parts a run recorded for key.
+func RecordedParts(cacheDir, key string) (KeyParts, error) {
+	var k KeyParts
+	if len(key) != 64 || strings.Trim(key, "0123456789abcdef") != "" {
+		return k, fmt.Errorf("%q is not a cache key", key)
+	}
+	data, err := os.ReadFile(filepath.Join(keysDir(cacheDir), key+".json"))
+	if err != nil {
+		return k, err
+	}
+	return k, json.Unmarshal(data, &k)
+}
+
+// Explain lists every part of target's key as it is now.
+func (r *Runner) Explain(ctx context.Context, ws *workspace.Workspace, target string) (KeyParts, error) {
+	order, err := r.plan(ctx, ws, []string{target})
+	if err != nil {
+		return KeyParts{}, err
+	}
+	for _, n := range order {
+		if n.t.ID() != target {
+			continue
+		}
+		deps := make([]Planned, len(n.deps))
+		for i, d := range n.deps {
+			deps[i] = d.planned
+		}
+		out := partsOf(n.t, n.p.Path, n.key, n.in, deps)
+		out.Hit = n.planned.Hit
+		return out, nil
+	}
+	return KeyParts{}, fmt.Errorf("%s was not planned", target)
+}
