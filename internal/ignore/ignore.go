@@ -96,6 +96,9 @@ func (r *Rule) Below(p Patterns, rel string) Patterns {
 	return Patterns{list: append(append([]gitignore.Pattern(nil), p.list...), own...)}
 }
 
+// Empty reports whether no pattern is in force: nothing is ignored.
+func (p Patterns) Empty() bool { return len(p.list) == 0 }
+
 // Matcher matches paths against the patterns. Make it once per directory
 // and ask it for each entry.
 func (p Patterns) Matcher() gitignore.Matcher { return gitignore.NewMatcher(p.list) }

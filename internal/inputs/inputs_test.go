@@ -230,7 +230,7 @@ func TestDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := func(deps []Dep) []string {
+	names := func(deps []*Dep) []string {
 		var out []string
 		for _, d := range deps {
 			out = append(out, d.Project.Name)
@@ -243,7 +243,7 @@ func TestDependencies(t *testing.T) {
 		if got := names(deps); !slices.Equal(got, []string{"a", "b"}) {
 			t.Fatalf("deps of c = %v", got)
 		}
-		if got := deps[0].Chain; len(got) != 2 || got[1].Reason() != "b depends on a (targets.yaml)" {
+		if got := deps[0].Chain(); len(got) != 2 || got[1].Reason() != "b depends on a (targets.yaml)" {
 			t.Errorf("chain to a = %+v", got)
 		}
 	})

@@ -21,10 +21,14 @@ type Rule struct {
 	ign    *ignore.Rule
 	owners *graph.Owners
 	dirs   []string // every project's directory
+	pats   patternCache
 
 	mu      sync.Mutex
 	sets    map[*workspace.Target]*set
-	closure map[string][]Dep
+	closure map[string][]*Dep
+	// enclosing memoizes listEnclosing: the targets of a project, and the
+	// projects beside it, stat the same files.
+	enclosing map[enclosingKey][]string
 	users   map[string][]Edge // by project: the projects that depend on it directly
 }
 
@@ -34,7 +38,7 @@ func New(ws *workspace.Workspace, root string, ign *ignore.Rule) *Rule {
 	if root == "" {
 		root = ws.Root
 	}
-	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]Dep{}}
+	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, enclosing: map[enclosingKey][]string{}}
 	for _, p := range ws.Projects {
 		r.dirs = append(r.dirs, p.Path)
 	}
@@ -110,40 +114,51 @@ func (r *Rule) Edges(p *workspace.Project) []Edge {
 }
 
 // Dep is a project a target's project depends on, transitively, with the
-// chain of edges from the target's project to it.
+// last edge of the chain that leads there from the target's project.
 type Dep struct {
 	Project *workspace.Project
-	Chain   []Edge
+	Edge    Edge
+	from    *Dep // the dependency Edge starts from; nil for a direct one
+}
+
+// Chain is the edges from the target's project to the dependency.
+func (d *Dep) Chain() []Edge {
+	var out []Edge
+	for x := d; x != nil; x = x.from {
+		out = append(out, x.Edge)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // Dependencies are the projects p depends on, transitively, sorted by
 // name: p itself only when a cycle leads back to it. The chain of each is
 // the first (shortest) the walk found.
-func (r *Rule) Dependencies(p *workspace.Project) []Dep {
+func (r *Rule) Dependencies(p *workspace.Project) []*Dep {
 	r.mu.Lock()
 	if d, ok := r.closure[p.Name]; ok {
 		r.mu.Unlock()
 		return d
 	}
 	r.mu.Unlock()
-	chains := map[string][]Edge{}
+	reached := map[string]*Dep{}
 	queue := []string{p.Name}
 	for len(queue) > 0 {
 		at := queue[0]
 		queue = queue[1:]
 		for _, e := range r.Edges(r.ws.Project(at)) {
-			if _, seen := chains[e.To]; seen {
+			if _, seen := reached[e.To]; seen {
 				continue
 			}
-			chains[e.To] = append(slices.Clone(chains[at]), e)
+			reached[e.To] = &Dep{Project: r.ws.Project(e.To), Edge: e, from: reached[at]}
 			queue = append(queue, e.To)
 		}
 	}
-	out := make([]Dep, 0, len(chains))
-	for name, chain := range chains {
-		out = append(out, Dep{Project: r.ws.Project(name), Chain: chain})
+	out := make([]*Dep, 0, len(reached))
+	for _, d := range reached {
+		out = append(out, d)
 	}
-	slices.SortFunc(out, func(a, b Dep) int {
+	slices.SortFunc(out, func(a, b *Dep) int {
 		switch {
 		case a.Project.Name < b.Project.Name:
 			return -1
@@ -282,6 +297,13 @@ func (r *Rule) listEnclosing(dir string, sets []*set) []string {
 	if dir == "." || !manifests && !gitignore {
 		return nil
 	}
+	key := enclosingKey{dir, manifests, gitignore}
+	r.mu.Lock()
+	list, ok := r.enclosing[key]
+	r.mu.Unlock()
+	if ok {
+		return list
+	}
 	var names []string
 	if manifests {
 		names = append(names, workspace.Manifests...)
@@ -302,13 +324,23 @@ func (r *Rule) listEnclosing(dir string, sets []*set) []string {
 		}
 	}
 	slices.Sort(out)
+	r.mu.Lock()
+	r.enclosing[key] = out
+	r.mu.Unlock()
 	return out
+}
+
+// enclosingKey is what listEnclosing lists: the directory, and whether
+// the manifests or the .gitignore files above it.
+type enclosingKey struct {
+	dir                  string
+	manifests, gitignore bool
 }
 
 // ListOwn lists t's own inputs (not its // inputs), relative to its
 // project's directory, sorted.
 func (r *Rule) ListOwn(t *workspace.Target, p *workspace.Project) ([]string, error) {
-	w := &walker{ign: r.ign, abs: r.dir(p), base: p.Path, sets: []*set{r.set(t)}}
+	w := &walker{ign: r.ign, pats: &r.pats, abs: r.dir(p), base: p.Path, sets: []*set{r.set(t)}}
 	return w.list()
 }
 
@@ -317,7 +349,7 @@ func (r *Rule) ListOwn(t *workspace.Target, p *workspace.Project) ([]string, err
 // sorted.
 func (r *Rule) ListPart(q *workspace.Project) (files, above []string, err error) {
 	sets := r.partSets(q)
-	w := &walker{ign: r.ign, abs: r.dir(q), base: q.Path, sets: sets, skip: nestedDirs(q.Path, r.dirs)}
+	w := &walker{ign: r.ign, pats: &r.pats, abs: r.dir(q), base: q.Path, sets: sets, skip: nestedDirs(q.Path, r.dirs)}
 	files, err = w.list()
 	return files, r.listEnclosing(q.Path, sets), err
 }
@@ -329,7 +361,7 @@ func (r *Rule) ListRoot(globs []string) ([]string, error) {
 	if len(globs) == 0 {
 		return nil, nil
 	}
-	w := &walker{ign: r.ign, abs: r.root, base: ".", sets: []*set{rootGlobSet(globs)}}
+	w := &walker{ign: r.ign, pats: &r.pats, abs: r.root, base: ".", sets: []*set{rootGlobSet(globs)}}
 	return w.list()
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
@@ -18,6 +19,7 @@ import (
 // targets' inputs, without the directories of projects nested in it).
 type walker struct {
 	ign  *ignore.Rule
+	pats *patternCache
 	abs  string // the directory walked
 	base string // its path relative to the workspace root ("." for the root)
 	sets []*set
@@ -43,10 +45,7 @@ func (w *walker) list() ([]string, error) {
 	var pats ignore.Patterns
 	ignored := false
 	if w.gitignore {
-		pats, ignored = w.ign.At(w.base)
-	}
-	if _, err := os.Stat(w.abs); err != nil {
-		return nil, err
+		pats, ignored = w.pats.at(w.ign, w.base)
 	}
 	if err := w.dir("", pats, ignored); err != nil {
 		return nil, err
@@ -76,7 +75,7 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 		return err
 	}
 	var m gitignore.Matcher
-	if w.gitignore && !ignored {
+	if w.gitignore && !ignored && !pats.Empty() {
 		m = pats.Matcher()
 	}
 	for _, e := range entries {
@@ -88,15 +87,12 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 		if rel != "" {
 			child = rel + "/" + name
 		}
-		rootChild := w.rootRel(child)
-		isIgnored := func(isDir bool) bool {
-			return ignored || m != nil && m.Match(strings.Split(rootChild, "/"), isDir)
-		}
 		if e.IsDir() {
+			rootChild := w.rootRel(child)
 			if w.ign.NeverChild(rootChild, name) || w.skip[child] {
 				continue
 			}
-			dirIgnored := isIgnored(true)
+			dirIgnored := ignored || m != nil && m.Match(strings.Split(rootChild, "/"), true)
 			wanted := false
 			for _, s := range w.sets {
 				if s.dir(child, dirIgnored) {
@@ -109,7 +105,7 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 			}
 			below := pats
 			if w.gitignore && !dirIgnored {
-				below = w.ign.Below(pats, rootChild)
+				below = w.pats.below(w.ign, pats, rootChild)
 			}
 			if err := w.dir(child, below, dirIgnored); err != nil {
 				return err
@@ -119,7 +115,7 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 		if t := e.Type(); !t.IsRegular() && t&fs.ModeSymlink == 0 {
 			continue // sockets, devices, pipes
 		}
-		fileIgnored := w.gitignore && isIgnored(false)
+		fileIgnored := ignored || m != nil && m.Match(strings.Split(w.rootRel(child), "/"), false)
 		for _, s := range w.sets {
 			if s.file(child, fileIgnored) {
 				w.files = append(w.files, child)
@@ -128,6 +124,56 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 		}
 	}
 	return nil
+}
+
+// patternCache keeps the .gitignore patterns in force in each directory a
+// rule's walks have entered: every target of a project walks the same
+// directories, and each would otherwise open every .gitignore (or fail to)
+// again.
+type patternCache struct {
+	mu sync.Mutex
+	m  map[string]cachedPatterns // by directory, relative to the root
+}
+
+type cachedPatterns struct {
+	p       ignore.Patterns
+	skipped bool
+}
+
+func (c *patternCache) get(dir string) (cachedPatterns, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[dir]
+	return p, ok
+}
+
+func (c *patternCache) put(dir string, p cachedPatterns) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedPatterns{}
+	}
+	c.m[dir] = p
+}
+
+// at is ign.At(dir), once per directory.
+func (c *patternCache) at(ign *ignore.Rule, dir string) (ignore.Patterns, bool) {
+	if p, ok := c.get(dir); ok {
+		return p.p, p.skipped
+	}
+	p, skipped := ign.At(dir)
+	c.put(dir, cachedPatterns{p, skipped})
+	return p, skipped
+}
+
+// below is ign.Below(parent, dir), once per directory.
+func (c *patternCache) below(ign *ignore.Rule, parent ignore.Patterns, dir string) ignore.Patterns {
+	if p, ok := c.get(dir); ok {
+		return p.p
+	}
+	p := ign.Below(parent, dir)
+	c.put(dir, cachedPatterns{p: p})
+	return p
 }
 
 // nestedDirs are the directories, relative to the project at dir, of the

@@ -621,9 +621,17 @@ func trimCache(cacheDir string, keep int) (int, error) {
 	return removed, nil
 }
 
-// trimKeys keeps the newest keep recorded key parts (core hash --diff).
+// trimKeys keeps the newest keep recorded key parts (core hash --diff), and
+// as many files of dependency parts (a part in use is touched again).
 func trimKeys(cacheDir string, keep int) {
-	all, err := os.ReadDir(keysDir(cacheDir))
+	trimNewest(keysDir(cacheDir), keep)
+	trimNewest(partsDir(cacheDir), keep)
+}
+
+// trimNewest removes the files of dir but the newest keep (by
+// modification time).
+func trimNewest(dir string, keep int) {
+	all, err := os.ReadDir(dir)
 	if err != nil || len(all) <= keep {
 		return
 	}
@@ -633,13 +641,13 @@ func trimKeys(cacheDir string, keep int) {
 	}
 	list := make([]aged, 0, len(all))
 	for _, e := range all {
-		if fi, err := e.Info(); err == nil {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
 			list = append(list, aged{e.Name(), fi.ModTime()})
 		}
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].mod.Before(list[j].mod) })
 	for _, a := range list[:max(0, len(list)-keep)] {
-		_ = os.Remove(filepath.Join(keysDir(cacheDir), a.name))
+		_ = os.Remove(filepath.Join(dir, a.name))
 	}
 }
 

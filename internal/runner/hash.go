@@ -11,6 +11,9 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/corehq/core/internal/fsx"
 )
 
 // fileDigest is what the key records of one input file.
@@ -24,22 +27,30 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }
 // hashFile hashes one input. Symlinks to files are followed (their content
 // is what a tool reads); other symlinks are recorded by their target.
 func hashFile(abs string) (fileDigest, error) {
+	d, _, err := hashFileID(abs)
+	return d, err
+}
+
+// hashFileID is hashFile with the identity of the file it read (none for
+// a symlink to a non-file).
+func hashFileID(abs string) (fileDigest, fsx.Identity, error) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if target, lerr := os.Readlink(abs); lerr == nil {
-			return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, nil
+			return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, fsx.Identity{}, nil
 		}
-		return fileDigest{}, err
+		return fileDigest{}, fsx.Identity{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fileDigest{}, err
+		return fileDigest{}, fsx.Identity{}, err
 	}
 	if !fi.Mode().IsRegular() {
 		target, _ := os.Readlink(abs)
-		return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, nil
+		return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, fsx.Identity{}, nil
 	}
+	id := fsx.IdentityOf(fi)
 	kind := byte('f')
 	if fi.Mode().Perm()&0o111 != 0 {
 		kind = 'x'
@@ -50,20 +61,20 @@ func hashFile(abs string) (fileDigest, error) {
 	// Small files (most of them) in one read and one Sum256.
 	n, err := io.ReadFull(f, buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return fileDigest{kind: kind, sum: sha256.Sum256(buf[:n])}, nil
+		return fileDigest{kind: kind, sum: sha256.Sum256(buf[:n])}, id, nil
 	}
 	if err != nil {
-		return fileDigest{}, err
+		return fileDigest{}, id, err
 	}
 	h := sha256.New()
 	h.Write(buf[:n])
 	if _, err := io.CopyBuffer(h, f, buf); err != nil {
-		return fileDigest{}, err
+		return fileDigest{}, id, err
 	}
 	var d fileDigest
 	d.kind = kind
 	h.Sum(d.sum[:0])
-	return d, nil
+	return d, id, nil
 }
 
 // hashWorkers is how many files one target hashes at once.
@@ -73,9 +84,12 @@ var hashWorkers = max(4, 2*runtime.GOMAXPROCS(0))
 // an input of several targets, or in a dependency project's part, is read
 // once per run. Nothing but the run's own targets writes into the
 // workspace while it runs (what a person edits meanwhile is racy with or
-// without it), so a digest holds until a target of the run executes or a
-// cache hit restores outputs: each bumps gen, and a digest of an older
-// generation is computed again.
+// without it), so a digest holds without a look at the file until a
+// target of the run executes or a cache hit restores outputs: each bumps
+// gen. A digest of an older generation holds when the file's identity
+// (size, times, inode) is what it was, and that identity was not racy
+// (written within the file system's clock tick of its hashing); else the
+// file is read again.
 type hashMemo struct {
 	gen atomic.Uint64
 	mu  sync.Mutex
@@ -85,6 +99,7 @@ type hashMemo struct {
 type memoDigest struct {
 	gen uint64
 	d   fileDigest
+	id  fsx.Identity // zero: not to be vouched for by a stat
 }
 
 func newHashMemo() *hashMemo { return &hashMemo{m: map[string]memoDigest{}} }
@@ -108,14 +123,27 @@ func (m *hashMemo) hash(abs string) (fileDigest, error) {
 	if ok && e.gen == gen {
 		return e.d, nil
 	}
-	d, err := hashFile(abs)
+	if ok && e.id.Known() {
+		if fi, err := os.Stat(abs); err == nil && fsx.IdentityOf(fi) == e.id {
+			m.put(abs, memoDigest{gen: gen, d: e.d, id: e.id})
+			return e.d, nil
+		}
+	}
+	d, id, err := hashFileID(abs)
 	if err != nil {
 		return d, err
 	}
-	m.mu.Lock()
-	m.m[abs] = memoDigest{gen: gen, d: d}
-	m.mu.Unlock()
+	if id.Racy(time.Now()) {
+		id = fsx.Identity{}
+	}
+	m.put(abs, memoDigest{gen: gen, d: d, id: id})
 	return d, nil
+}
+
+func (m *hashMemo) put(abs string, e memoDigest) {
+	m.mu.Lock()
+	m.m[abs] = e
+	m.mu.Unlock()
 }
 
 // hashFiles hashes the files (relative to dir) in parallel.

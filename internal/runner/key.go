@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
@@ -36,6 +37,9 @@ type keyer struct {
 	globals   *globals
 	globalErr error
 	tools     *toolchains
+	// recorded are the digests of the parts whose files the run has kept
+	// for core hash --diff (recordParts).
+	recorded sync.Map
 
 	mu    sync.Mutex
 	parts map[string]*partEntry // by project name
@@ -45,7 +49,7 @@ type partEntry struct {
 	mu  sync.Mutex
 	gen uint64
 	ok  bool
-	d   inputDigest
+	d   *inputDigest
 	err error
 }
 
@@ -67,10 +71,11 @@ type keyInputs struct {
 	deps   []depPart // its project's dependencies' parts, by project name
 }
 
-// depPart is one dependency project's part in a key.
+// depPart is one dependency project's part in a key: both are shared
+// with every other target of the run that reads it.
 type depPart struct {
-	dep inputs.Dep
-	d   inputDigest
+	dep *inputs.Dep
+	d   *inputDigest
 }
 
 // hash lists and hashes everything t (of project p) reads.
@@ -119,7 +124,7 @@ func (k *keyer) hash(ctx context.Context, p *workspace.Project, t *workspace.Tar
 
 // part is project q's part, hashed once per generation of the memo: its
 // dependents share it.
-func (k *keyer) part(ctx context.Context, q *workspace.Project) (inputDigest, error) {
+func (k *keyer) part(ctx context.Context, q *workspace.Project) (*inputDigest, error) {
 	k.mu.Lock()
 	e, ok := k.parts[q.Name]
 	if !ok {
@@ -135,10 +140,10 @@ func (k *keyer) part(ctx context.Context, q *workspace.Project) (inputDigest, er
 	}
 	d, err := k.hashPart(ctx, q)
 	if err != nil && ctx.Err() != nil {
-		return d, err // not kept: a cancelled hash says nothing of the files
+		return nil, err // not kept: a cancelled hash says nothing of the files
 	}
-	e.d, e.err, e.gen, e.ok = d, err, gen, true
-	return d, err
+	e.d, e.err, e.gen, e.ok = &d, err, gen, true
+	return e.d, err
 }
 
 // hashPart hashes q's part: its files, then those above its directory it
@@ -288,10 +293,14 @@ type Declaration struct {
 // ProjectPart is the part of a dependency project in a key: the files of
 // it that its targets read, with why the target's project depends on it.
 type ProjectPart struct {
-	Project string     `json:"project"`
-	Path    string     `json:"path"`
-	Via     []string   `json:"via"` // the chain of dependencies, from the target's project
-	Files   []FileHash `json:"files"`
+	Project string   `json:"project"`
+	Path    string   `json:"path"`
+	Via     []string `json:"via"` // the chain of dependencies, from the target's project
+	// Hash is the part's digest. Files are its files (relative to its
+	// directory; those above it start with //): a recorded key keeps them
+	// once per digest, beside the keys (see recordParts).
+	Hash  string     `json:"sha256"`
+	Files []FileHash `json:"files,omitempty"`
 }
 
 // KeyParts is every part of a target's cache key, as `core hash` shows it.
@@ -316,8 +325,8 @@ type KeyParts struct {
 }
 
 // partsOf is the parts of a key the runner computed for t from in and
-// the dependencies' keys.
-func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []Planned) KeyParts {
+// the dependencies' keys; with files, each dependency project's files.
+func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []Planned, files bool) KeyParts {
 	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{}, Toolchain: in.tool,
 		Declaration: Declaration{Inputs: t.Inputs, DefaultInputs: t.InputsDefault, Outputs: t.Outputs, Deps: t.Deps, Coverage: t.Coverage, DependencyInputs: t.DependencyInputs, Drift: t.Drift},
 		Inputs:      in.own.hashes(), Root: in.root.hashes(), Global: in.global.hashes(), Dependencies: []ProjectPart{}, Deps: deps}
@@ -331,8 +340,11 @@ func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []
 		k.Env = append(k.Env, e)
 	}
 	for _, d := range in.deps {
-		pp := ProjectPart{Project: d.dep.Project.Name, Path: d.dep.Project.Path, Files: d.d.hashes()}
-		for _, e := range d.dep.Chain {
+		pp := ProjectPart{Project: d.dep.Project.Name, Path: d.dep.Project.Path, Hash: hex.EncodeToString(d.d.sum[:])}
+		if files {
+			pp.Files = d.d.hashes()
+		}
+		for _, e := range d.dep.Chain() {
 			pp.Via = append(pp.Via, e.Reason())
 		}
 		k.Dependencies = append(k.Dependencies, pp)
@@ -350,36 +362,69 @@ func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []
 }
 
 // keysDir holds the parts of the keys of executed runs, for `core hash
-// --diff`: <cache>/keys/<key>.json.
+// --diff`: <cache>/keys/<key>.json, and the files of the dependency
+// projects' parts they name, once per part: <cache>/keys/parts/<sha256>.json
+// (a part is shared by every dependent, and a key of a target deep in a
+// workspace names hundreds of files through them).
 func keysDir(cacheDir string) string { return filepath.Join(cacheDir, "keys") }
 
-// recordParts keeps k for a later --diff (best effort: a failure loses
-// only the explanation).
-func recordParts(cacheDir string, k KeyParts) {
+func partsDir(cacheDir string) string { return filepath.Join(keysDir(cacheDir), "parts") }
+
+// recordParts keeps n's key for a later --diff (best effort: a failure
+// loses only the explanation), and each dependency part's files the run
+// has not kept yet.
+func (k *keyer) recordParts(cacheDir string, n *node, deps []Planned) {
 	if cacheDir == "" {
 		return
 	}
-	data, err := json.Marshal(k)
-	if err != nil {
+	if os.MkdirAll(partsDir(cacheDir), 0o700) != nil {
 		return
 	}
-	if os.MkdirAll(keysDir(cacheDir), 0o700) == nil {
-		_ = fsx.ReplaceFile(filepath.Join(keysDir(cacheDir), k.Key+".json"), data, 0o600)
+	for _, d := range n.in.deps {
+		hash := hex.EncodeToString(d.d.sum[:])
+		if _, done := k.recorded.LoadOrStore(hash, true); done {
+			continue
+		}
+		p := filepath.Join(partsDir(cacheDir), hash+".json")
+		if _, err := os.Stat(p); err == nil {
+			_ = os.Chtimes(p, time.Now(), time.Now()) // in use: kept by trimKeys
+			continue
+		}
+		if data, err := json.Marshal(d.d.hashes()); err == nil {
+			_ = fsx.ReplaceFile(p, data, 0o600)
+		}
+	}
+	data, err := json.Marshal(partsOf(n.t, n.p.Path, n.key, n.in, deps, false))
+	if err == nil {
+		_ = fsx.ReplaceFile(filepath.Join(keysDir(cacheDir), n.key+".json"), data, 0o600)
 	}
 }
 
 // RecordedParts reads the parts a run recorded for key.
 func RecordedParts(cacheDir, key string) (KeyParts, error) {
 	var k KeyParts
-	if len(key) != 64 || strings.Trim(key, "0123456789abcdef") != "" {
+	if !validHash(key) {
 		return k, fmt.Errorf("%q is not a cache key", key)
 	}
 	data, err := os.ReadFile(filepath.Join(keysDir(cacheDir), key+".json"))
 	if err != nil {
 		return k, err
 	}
-	return k, json.Unmarshal(data, &k)
+	if err := json.Unmarshal(data, &k); err != nil {
+		return k, err
+	}
+	for i, p := range k.Dependencies {
+		if p.Files != nil || !validHash(p.Hash) {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(partsDir(cacheDir), p.Hash+".json")); err == nil {
+			_ = json.Unmarshal(data, &k.Dependencies[i].Files)
+		}
+	}
+	return k, nil
 }
+
+func validHash(s string) bool { return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == "" }
 
 // Explain lists every part of target's key as it is now.
 func (r *Runner) Explain(ctx context.Context, ws *workspace.Workspace, target string) (KeyParts, error) {
@@ -395,7 +440,7 @@ func (r *Runner) Explain(ctx context.Context, ws *workspace.Workspace, target st
 		for i, d := range n.deps {
 			deps[i] = d.planned
 		}
-		out := partsOf(n.t, n.p.Path, n.key, n.in, deps)
+		out := partsOf(n.t, n.p.Path, n.key, n.in, deps, true)
 		out.Hit = n.planned.Hit
 		return out, nil
 	}

@@ -732,7 +732,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	for i, d := range n.deps {
 		deps[i] = Planned{Target: d.t.ID(), Key: d.key}
 	}
-	recordParts(r.opts.CacheDir, partsOf(n.t, n.p.Path, n.key, n.in, deps))
+	n.keys.recordParts(r.opts.CacheDir, n, deps)
 	n.in = keyInputs{}
 	// A slot in the shared pool.
 	select {

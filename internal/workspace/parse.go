@@ -379,7 +379,7 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 	var out []*rawTarget
 	for _, e := range p.namedMapping(n, field, "target") {
 		tf := join(field, e.Key.Value)
-		rt := &rawTarget{t: &Target{Project: project, Name: e.Key.Value, Line: e.Key.Line, Inputs: DefaultInputs(), InputsDefault: true, DependencyInputs: DependencyInputsAll}}
+		rt := &rawTarget{t: &Target{Project: project, Name: e.Key.Value, Line: e.Key.Line, Inputs: DefaultInputs(), InputsDefault: true, DependencyInputs: DependencyInputsAll, id: project + ":" + e.Key.Value}}
 		out = append(out, rt)
 		f, ok := p.settings(e, tf, "target", targetKeys)
 		if !ok {

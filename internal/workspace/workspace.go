@@ -158,6 +158,7 @@ type Target struct {
 	// caret are the names of its ^target dependencies, which Load expands
 	// again over the inferred project dependencies.
 	caret []string
+	id    string // ID, made once by the parser: a run asks it thousands of times
 	Line  int // line of the target's key in targets.yaml
 }
 
@@ -191,7 +192,12 @@ func (p *Project) AllDeps() []string {
 func (t *Target) ReadsDependencies() bool { return t.DependencyInputs != DependencyInputsNone }
 
 // ID returns the target's id, "project:target".
-func (t *Target) ID() string { return t.Project + ":" + t.Name }
+func (t *Target) ID() string {
+	if t.id != "" {
+		return t.id
+	}
+	return t.Project + ":" + t.Name
+}
 
 // Spell is a named tool command run from the workspace root.
 type Spell struct {
