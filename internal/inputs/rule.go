@@ -29,7 +29,7 @@ type Rule struct {
 	// enclosing memoizes listEnclosing: the targets of a project, and the
 	// projects beside it, stat the same files.
 	enclosing map[enclosingKey][]string
-	users   map[string][]Edge // by project: the projects that depend on it directly
+	users     map[string][]Edge // by project: the projects that depend on it directly
 }
 
 // New returns the rule of ws, whose files are under root (ws.Root when

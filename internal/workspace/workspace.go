@@ -159,7 +159,7 @@ type Target struct {
 	// again over the inferred project dependencies.
 	caret []string
 	id    string // ID, made once by the parser: a run asks it thousands of times
-	Line  int // line of the target's key in targets.yaml
+	Line  int    // line of the target's key in targets.yaml
 }
 
 // The values of a target's dependency_inputs.
