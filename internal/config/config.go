@@ -4,7 +4,9 @@
 // '_'), then command-line flags. Every layer is checked on its own first, so
 // an error names the key, the value, where it came from and what is allowed;
 // then validator checks the merged struct. The server refuses to start on any
-// problem: a security setting is never guessed.
+// problem: a security setting is never guessed. The workspace's file comes
+// with the repository, so the keys that carry credentials or widen exposure
+// count from it only once the user has trusted its content (trust.go).
 package config
 
 import (
