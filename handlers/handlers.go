@@ -21,6 +21,7 @@ import (
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/forge"
@@ -43,6 +44,16 @@ import (
 	"github.com/corehq/core/proto/gen/core/tool/v1alpha1/toolv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/viewer/v1alpha1/viewerv1alpha1connect"
 )
+
+// fromLoopback reports whether the request came through the loopback
+// listener, as the gateway wrote in its context (caller.Call.Listener):
+// the one test a handler makes before it answers what only the machine's
+// owner may see. Anything else, the share listener or a context without
+// a call, gets the share's answer.
+func fromLoopback(ctx context.Context) bool {
+	c, ok := caller.From(ctx)
+	return ok && c.Listener == gateway.ExposureLoopback
+}
 
 // Deps are everything the server hands the handlers; Register gives each
 // handler only the part it uses.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"path/filepath"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -29,7 +30,48 @@ type statusService struct {
 	metrics  *metrics.Counters
 }
 
-func (s *statusService) GetStatus(context.Context, *statusv1alpha1.GetStatusRequest) (*statusv1alpha1.GetStatusResponse, error) {
+func (s *statusService) GetStatus(ctx context.Context, _ *statusv1alpha1.GetStatusRequest) (*statusv1alpha1.GetStatusResponse, error) {
+	out := s.status()
+	if !fromLoopback(ctx) {
+		return shareStatus(out), nil
+	}
+	return out, nil
+}
+
+// shareStatus is what a share link's holder, a colleague on the network,
+// sees of the status: how busy the pool is and how big the graph, not how
+// this machine is laid out. It lists the fields it keeps, so a field added
+// to the status stays off the share until someone decides it belongs
+// there. Left out: the workspace's absolute path (its directory's name
+// stays, as the page's title), the effective configuration (the forge's
+// and the remote cache's addresses among it), the remote cache's address
+// and mode, and the text of problems (paths, messages that quote the
+// source): the share says there is a problem and how many, its owner sees
+// them on the loopback listener.
+func shareStatus(full *statusv1alpha1.GetStatusResponse) *statusv1alpha1.GetStatusResponse {
+	g, c := full.GetGraph(), full.GetCache()
+	out := &statusv1alpha1.GetStatusResponse{
+		Workspace:      filepath.Base(full.GetWorkspace()),
+		Version:        full.GetVersion(),
+		ObservingSince: full.GetObservingSince(),
+		Pool:           full.GetPool(),
+		Graph: &statusv1alpha1.GraphSummary{
+			Version: g.GetVersion(), Nodes: g.GetNodes(), Edges: g.GetEdges(),
+			IndexDiagnostics: g.GetIndexDiagnostics(),
+		},
+		Cache: &statusv1alpha1.CacheSummary{
+			LocalHits: c.GetLocalHits(), RemoteHits: c.GetRemoteHits(), Built: c.GetBuilt(),
+			RemoteBytesDown: c.GetRemoteBytesDown(), RemoteBytesUp: c.GetRemoteBytesUp(),
+		},
+	}
+	if g.GetDiagnostic() != "" {
+		out.Graph.Diagnostic = "the workspace's targets.yaml does not load; its owner sees why"
+	}
+	return out
+}
+
+// status is the whole snapshot, as the loopback listener answers it.
+func (s *statusService) status() *statusv1alpha1.GetStatusResponse {
 	out := &statusv1alpha1.GetStatusResponse{
 		Workspace:      s.ws.Root(),
 		Version:        s.facts.Version,
@@ -66,7 +108,7 @@ func (s *statusService) GetStatus(context.Context, *statusv1alpha1.GetStatusRequ
 			out.Graph.IndexProblems = append(out.Graph.IndexProblems, &statusv1alpha1.IndexProblem{Path: d.Path, Message: d.Message})
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (s *statusService) PublishAffected(_ context.Context, req *statusv1alpha1.PublishAffectedRequest) (*statusv1alpha1.PublishAffectedResponse, error) {

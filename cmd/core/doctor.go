@@ -26,8 +26,9 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Short: "Check the workspace, the configuration and the server",
 		Long: `Runs one check per line: the workspace file, the programs its targets and
 spells call (found on PATH, and their version), the configuration, the cache
-directory, the remote cache (reachable, and writable in read-write mode),
-the server and the console. A check that cannot run is "skipped",
+directory, whether the workspace's .core/config.yaml is trusted (and which
+of its values wait for "core config trust"), the remote cache (reachable,
+and writable in read-write mode), the server and the console. A check that cannot run is "skipped",
 which is not a failure; the command exits 1 when any check fails.
 
 The console line reads "console: reachable", "console: skipped (server not
@@ -64,6 +65,11 @@ running)" or "console: disabled".`,
 				return &exitError{code: 1}
 			}
 			line(true, "config: ok")
+			if trust, err := config.WorkspaceTrust(root, ""); err != nil {
+				line(false, "config trust: %v", err)
+			} else {
+				line(true, "%s", trustLine(trust))
+			}
 
 			cacheDir := server.CacheDir(root, cfg)
 			if err := checkWritable(cacheDir); err != nil {
@@ -190,4 +196,22 @@ func checkWritable(dir string) error {
 	name := f.Name()
 	_ = f.Close()
 	return os.Remove(name)
+}
+
+// trustLine says whether the workspace file is trusted, and what that
+// changes; an untrusted file is no failure, since its values are ignored.
+func trustLine(st config.TrustStatus) string {
+	switch {
+	case !st.Exists:
+		return "config trust: no .core/config.yaml in the workspace (nothing to trust)"
+	case st.Trusted:
+		return fmt.Sprintf("config trust: %s is trusted (sha256 %s, since %s; recorded in %s)", st.File, st.SHA256[:16], st.TrustedAt.Local().Format(time.DateTime), st.TrustFile)
+	case len(st.Guarded) == 0:
+		return fmt.Sprintf("config trust: %s is not trusted, and sets no key that waits for trust", st.File)
+	}
+	why := "is not trusted"
+	if st.Changed {
+		why = "changed since it was trusted"
+	}
+	return fmt.Sprintf("config trust: %s %s, so these of its keys are ignored: %s; read it, then run `%s` to use them", st.File, why, strings.Join(st.Guarded, ", "), config.TrustCommand)
 }

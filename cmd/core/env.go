@@ -53,7 +53,7 @@ func (g *globals) load(flags map[string]any) (*env, error) {
 		}
 		flags["log.level"] = g.logLevel
 	}
-	cfg, err := config.Load(config.Sources{WorkspaceRoot: root, Flags: flags})
+	cfg, err := config.Load(config.Sources{WorkspaceRoot: root, Flags: flags, Warn: warnUntrusted})
 	if err != nil {
 		return nil, err
 	}
@@ -73,4 +73,11 @@ func (e *env) resolved(w io.Writer) (*workspace.Workspace, error) {
 		fmt.Fprintln(w, "core: warning: "+err.Error())
 	}
 	return ws, nil
+}
+
+// warnUntrusted prints the configuration's one warning about values of the
+// workspace's .core/config.yaml it ignored until the file is trusted. It
+// goes to stderr, where a script that reads stdout does not trip on it.
+func warnUntrusted(msg string) {
+	fmt.Fprintln(os.Stderr, "core: warning: "+msg)
 }

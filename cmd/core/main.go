@@ -56,6 +56,10 @@ from "core config mcp token create"). Every request to the server carries a
 bearer token; see "core config console token create". "core share" opens a
 read-only, time-boxed view for a colleague on the network.
 
+The workspace's .core/config.yaml comes with the repository: its keys that
+carry credentials or widen exposure count only once "core config trust" has
+trusted the file as it is.
+
 The workspace is the directory holding targets.yaml: --workspace names it, or
 core walks up from the current directory to find it.`,
 		SilenceUsage:  true,

@@ -12,7 +12,7 @@ import (
 )
 
 func newConfigCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "Configure the workspace's server"}
+	cmd := &cobra.Command{Use: "config", Short: "Configure the workspace's server: tokens, and trust in its .core/config.yaml"}
 	console := &cobra.Command{Use: "console", Short: "Configure console access"}
 	token := &cobra.Command{
 		Use:   "token",
@@ -34,7 +34,7 @@ refused there. Like console tokens they are stored only as SHA-256 hashes in
 	}
 	mcpToken.AddCommand(newTokenCreateCmd(g, auth.KindMCP), newTokenListCmd(g, auth.KindMCP), newTokenRevokeCmd(g, auth.KindMCP))
 	mcp.AddCommand(mcpToken)
-	cmd.AddCommand(console, mcp)
+	cmd.AddCommand(console, mcp, newConfigTrustCmd(g))
 	return cmd
 }
 

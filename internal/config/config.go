@@ -4,7 +4,9 @@
 // '_'), then command-line flags. Every layer is checked on its own first, so
 // an error names the key, the value, where it came from and what is allowed;
 // then validator checks the merged struct. The server refuses to start on any
-// problem: a security setting is never guessed.
+// problem: a security setting is never guessed. The workspace's file comes
+// with the repository, so the keys that carry credentials or widen exposure
+// count from it only once the user has trusted its content (trust.go).
 package config
 
 import (
@@ -12,23 +14,27 @@ import (
 )
 
 // Config is the effective configuration. The koanf tags are the keys users
-// write; Keys() lists them with their environment names.
+// write; Keys() lists them with their environment names. A trust tag marks
+// a key that carries or routes a credential, or widens who can reach this
+// machine: from the workspace's .core/config.yaml, which comes with the
+// repository, its value counts only once the user trusts the file (see
+// trust.go for the tag's values).
 type Config struct {
 	MCP struct {
 		// The one loopback port of the server: console, Connect services, /mcp.
-		Address string `koanf:"address" validate:"required,hostport" help:"address the server listens on (host:port); the console mounts only on a loopback address"`
+		Address string `koanf:"address" validate:"required,hostport" trust:"off-loopback" help:"address the server listens on (host:port); the console mounts only on a loopback address"`
 	} `koanf:"mcp"`
 
 	Console struct {
-		Enabled      bool   `koanf:"enabled" help:"false removes every console route (/api/v1/ and /console/)"`
-		HostedOrigin string `koanf:"hosted_origin" validate:"omitempty,origin" help:"origin of the hosted console web app, e.g. https://console.example.com (empty: none)"`
-		Dir          string `koanf:"dir" help:"directory of a built console to serve instead of the embedded one"`
+		Enabled      bool   `koanf:"enabled" trust:"when-true" help:"false removes every console route (/api/v1/ and /console/)"`
+		HostedOrigin string `koanf:"hosted_origin" validate:"omitempty,origin" trust:"always" help:"origin of the hosted console web app, e.g. https://console.example.com (empty: none)"`
+		Dir          string `koanf:"dir" trust:"always" help:"directory of a built console to serve instead of the embedded one"`
 	} `koanf:"console"`
 
 	// Pool capacity for runs; 0 picks it from the machine (see the runner).
 	Concurrency int `koanf:"concurrency" validate:"min=0,max=1024" help:"parallel targets; 0 = 4 on hosted CI runners, else min(CPUs, 8)"`
 
-	CacheDir string `koanf:"cache_dir" help:"cache directory (default <workspace>/.core)"`
+	CacheDir string `koanf:"cache_dir" trust:"always" help:"cache directory (default <workspace>/.core)"`
 
 	// The remote tier of the build cache (internal/remotecache): Bazel's
 	// HTTP remote-cache protocol. The credential's value is read from the
@@ -36,16 +42,16 @@ type Config struct {
 	// in the effective configuration.
 	Cache struct {
 		Remote struct {
-			URL         string        `koanf:"url" validate:"omitempty,remoteurl" help:"base URL of a Bazel HTTP remote cache (bazel-remote, BuildBuddy, nginx with WebDAV PUT), e.g. http://cache.internal:8080/core (empty: none)"`
-			Mode        string        `koanf:"mode" validate:"oneof=read read-write" help:"read (laptops: use what others built) or read-write (CI: also upload what ran)"`
-			Header      string        `koanf:"header" validate:"omitempty,headername" help:"name of the request header that carries the credential, e.g. Authorization (empty: none)"`
-			HeaderEnv   string        `koanf:"header_env" validate:"omitempty,envname" help:"environment variable holding that header's value, e.g. CORE_CACHE_TOKEN (the value is never logged or shown)"`
+			URL         string        `koanf:"url" validate:"omitempty,remoteurl" trust:"always" help:"base URL of a Bazel HTTP remote cache (bazel-remote, BuildBuddy, nginx with WebDAV PUT), e.g. http://cache.internal:8080/core (empty: none)"`
+			Mode        string        `koanf:"mode" validate:"oneof=read read-write" trust:"always" help:"read (laptops: use what others built) or read-write (CI: also upload what ran)"`
+			Header      string        `koanf:"header" validate:"omitempty,headername" trust:"always" help:"name of the request header that carries the credential, e.g. Authorization (empty: none)"`
+			HeaderEnv   string        `koanf:"header_env" validate:"omitempty,envname" trust:"always" help:"environment variable holding that header's value, e.g. CORE_CACHE_TOKEN (the value is never logged or shown)"`
 			Timeout     time.Duration `koanf:"timeout" validate:"min=100ms,max=1h" help:"limit on each request to the remote cache, from connecting to the last byte"`
 			Parallelism int           `koanf:"parallelism" validate:"min=1,max=256" help:"requests to the remote cache in flight at once"`
 		} `koanf:"remote"`
 	} `koanf:"cache"`
 
-	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" help:"base address of the hosted log viewer that --open points to"`
+	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" trust:"always" help:"base address of the hosted log viewer that --open points to"`
 
 	Log struct {
 		Level  string `koanf:"level" validate:"oneof=debug info warn error" help:"log level"`
@@ -63,12 +69,12 @@ type Config struct {
 	// The code forge that GET /api/v1/diff/review and check-review ask
 	// (internal/forge). Token is a secret: never shown, logged or echoed.
 	Forge struct {
-		Token  string `koanf:"token" help:"GitHub token for the branch's pull request (empty: GH_TOKEN, then GITHUB_TOKEN)"`
-		APIURL string `koanf:"api_url" validate:"omitempty,apiurl" help:"GitHub API base URL, for GitHub Enterprise e.g. https://ghe.example.com/api/v3/ (empty: https://api.github.com/)"`
+		Token  string `koanf:"token" trust:"always" help:"GitHub token for the branch's pull request (empty: GH_TOKEN, then GITHUB_TOKEN)"`
+		APIURL string `koanf:"api_url" validate:"omitempty,apiurl" trust:"always" help:"GitHub API base URL, for GitHub Enterprise e.g. https://ghe.example.com/api/v3/ (empty: https://api.github.com/)"`
 	} `koanf:"forge"`
 
 	Share struct {
-		Address string `koanf:"address" validate:"omitempty,ip" help:"the address the share listener binds (default: the first private IPv4 of an interface that is up)"`
+		Address string `koanf:"address" validate:"omitempty,ip" trust:"always" help:"the address the share listener binds (default: the first private IPv4 of an interface that is up)"`
 	} `koanf:"share"`
 
 	// The insight lenses (internal/insight).

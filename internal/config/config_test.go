@@ -8,22 +8,69 @@ import (
 	"time"
 )
 
-// load runs Load with an isolated user file and the given environment.
-func load(t *testing.T, env []string, workspaceYAML string, flags map[string]any) (*Config, error) {
+// setup is one Load's world: the environment, the workspace's
+// .core/config.yaml, the user's own file, whether the workspace file is
+// trusted (core config trust ran on it as written), and flags.
+type setup struct {
+	env             []string
+	workspace, user string
+	trusted         bool
+	flags           map[string]any
+}
+
+// loaded is what Load answered, with the warnings it gave.
+type loaded struct {
+	cfg      *Config
+	err      error
+	warnings []string
+}
+
+// loadWith runs Load in a world of its own: a fresh workspace, user file
+// and trust file, nothing from the machine's environment.
+func loadWith(t *testing.T, s setup) loaded {
 	t.Helper()
 	root := t.TempDir()
-	if workspaceYAML != "" {
-		if err := os.MkdirAll(filepath.Join(root, ".core"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, ".core", "config.yaml"), []byte(workspaceYAML), 0o600); err != nil {
+	if s.workspace != "" {
+		writeFile(t, filepath.Join(root, ".core", "config.yaml"), s.workspace)
+	}
+	home := t.TempDir()
+	userFile := filepath.Join(home, "config.yaml")
+	if s.user != "" {
+		writeFile(t, userFile, s.user)
+	}
+	trustFile := filepath.Join(home, "state", "trust.json")
+	if s.trusted {
+		if _, err := Trust(root, trustFile, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if env == nil {
-		env = []string{}
+	if s.env == nil {
+		s.env = []string{}
 	}
-	return Load(Sources{WorkspaceRoot: root, UserFile: filepath.Join(root, "no-user-config.yaml"), Environ: env, Flags: flags})
+	var out loaded
+	out.cfg, out.err = Load(Sources{
+		WorkspaceRoot: root, UserFile: userFile, Environ: s.env, Flags: s.flags, TrustFile: trustFile,
+		Warn: func(msg string) { out.warnings = append(out.warnings, msg) },
+	})
+	return out
+}
+
+// load runs Load with the given environment, an untrusted workspace file
+// and no user file.
+func load(t *testing.T, env []string, workspaceYAML string, flags map[string]any) (*Config, error) {
+	t.Helper()
+	l := loadWith(t, setup{env: env, workspace: workspaceYAML, flags: flags})
+	return l.cfg, l.err
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestDefaults(t *testing.T) {
@@ -85,35 +132,38 @@ func TestInvalidValuesNameKeyValueSourceAndAllowed(t *testing.T) {
 		env       []string
 		workspace string
 		want      []string
+		trusted   bool // the workspace file is trusted
 	}{
 		{"a boolean that is not one", []string{"CORE_CONSOLE_ENABLED=maybe"}, "",
-			[]string{`console.enabled="maybe"`, "CORE_CONSOLE_ENABLED", "allowed: true, false"}},
+			[]string{`console.enabled="maybe"`, "CORE_CONSOLE_ENABLED", "allowed: true, false"}, false},
 		{"an address without a port", []string{"CORE_MCP_ADDRESS=localhost"}, "",
-			[]string{`mcp.address="localhost"`, "CORE_MCP_ADDRESS", "host:port"}},
+			[]string{`mcp.address="localhost"`, "CORE_MCP_ADDRESS", "host:port"}, false},
 		{"a hosted origin over http", []string{"CORE_CONSOLE_HOSTED_ORIGIN=http://console.example.com"}, "",
-			[]string{"console.hosted_origin", `scheme "http" is not https`}},
+			[]string{"console.hosted_origin", `scheme "http" is not https`}, false},
 		{"a hosted origin with a path", []string{"CORE_CONSOLE_HOSTED_ORIGIN=https://console.example.com/app"}, "",
-			[]string{"console.hosted_origin", "path"}},
+			[]string{"console.hosted_origin", "path"}, false},
 		{"a negative concurrency", []string{"CORE_CONCURRENCY=-2"}, "",
-			[]string{"concurrency=", "at least 0"}},
+			[]string{"concurrency=", "at least 0"}, false},
 		{"concurrency that is not a number", []string{"CORE_CONCURRENCY=lots"}, "",
-			[]string{`concurrency="lots"`, "whole number"}},
+			[]string{`concurrency="lots"`, "whole number"}, false},
 		{"a log level outside the list", nil, "log:\n  level: loud\n",
-			[]string{`log.level="loud"`, "config.yaml", "allowed values: debug, info, warn, error"}},
+			[]string{`log.level="loud"`, "config.yaml", "allowed values: debug, info, warn, error"}, false},
 		{"an unknown key in the workspace file", nil, "console:\n  enabeld: false\n",
-			[]string{"unknown key", "console.enabeld", `did you mean "console.enabled"`}},
+			[]string{"unknown key", "console.enabeld", `did you mean "console.enabled"`}, false},
 		{"a duration without a unit", nil, "events:\n  debounce: soon\n",
-			[]string{"events.debounce", "not a duration"}},
+			[]string{"events.debounce", "not a duration"}, false},
+		{"a boolean that is not one, in an untrusted workspace file", nil, "console:\n  enabled: maybe\n",
+			[]string{`console.enabled="maybe"`, "config.yaml", "allowed: true, false"}, false},
 		{"a file that is not YAML", nil, "mcp: [\n",
-			[]string{"not a valid YAML config file"}},
+			[]string{"not a valid YAML config file"}, false},
 		{"a forge API over http to another host", []string{"CORE_FORGE_API_URL=http://ghe.example.com/api/v3/"}, "",
-			[]string{`forge.api_url="http://ghe.example.com/api/v3/"`, "CORE_FORGE_API_URL", "loopback"}},
-		{"a forge API that is not a URL", nil, "forge:\n  api_url: ghe.example.com\n",
-			[]string{"forge.api_url", "https"}},
+			[]string{`forge.api_url="http://ghe.example.com/api/v3/"`, "CORE_FORGE_API_URL", "loopback"}, false},
+		{"a forge API that is not a URL, in a trusted workspace file", nil, "forge:\n  api_url: ghe.example.com\n",
+			[]string{"forge.api_url", "https"}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+" is refused with its key and what is allowed", func(t *testing.T) {
-			_, err := load(t, tc.env, tc.workspace, nil)
+			err := loadWith(t, setup{env: tc.env, workspace: tc.workspace, trusted: tc.trusted}).err
 			if err == nil {
 				t.Fatal("Load accepted it")
 			}
@@ -201,7 +251,7 @@ func TestForgeTokenIsNeverShown(t *testing.T) {
 		}
 	})
 	t.Run("a token of the wrong type is refused without its value", func(t *testing.T) {
-		_, err := load(t, nil, "forge:\n  token: [12345678901234]\n", nil)
+		err := loadWith(t, setup{user: "forge:\n  token: [12345678901234]\n"}).err
 		if err == nil {
 			t.Fatal("accepted")
 		}

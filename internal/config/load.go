@@ -15,7 +15,6 @@ import (
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/confmap"
 	"github.com/knadh/koanf/providers/env/v2"
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/v2"
 
 	suggestpkg "github.com/corehq/core/internal/suggest"
@@ -32,6 +31,13 @@ type Sources struct {
 	Environ []string
 	// Flags are the values of command-line flags the user set, by key.
 	Flags map[string]any
+	// TrustFile holds the records of trusted workspace files; empty means
+	// DefaultTrustFile.
+	TrustFile string
+	// Warn receives the one warning about values of the workspace file
+	// that wait for trust and were ignored; nil drops it (core doctor
+	// reports trust on its own line).
+	Warn func(msg string)
 }
 
 // Error lists every problem found, one per line.
@@ -47,7 +53,11 @@ type KeyInfo struct {
 	Env     string
 	Default string
 	Help    string
-	kind    reflect.Type
+	// Trust says, in words, which values from the workspace file count
+	// only once that file is trusted ("" when all do as written).
+	Trust string
+	kind  reflect.Type
+	trust string // the trust tag
 }
 
 // Keys lists every key, sorted.
@@ -75,6 +85,7 @@ func collectKeys() ([]KeyInfo, map[string]KeyInfo) {
 			out = append(out, KeyInfo{
 				Key: name, Env: EnvName(name), Help: f.Tag.Get("help"),
 				Default: fmt.Sprint(v.Field(i).Interface()), kind: f.Type,
+				trust: f.Tag.Get("trust"), Trust: trustRule(f.Tag.Get("trust")),
 			})
 		}
 	}
@@ -108,16 +119,19 @@ func Load(src Sources) (*Config, error) {
 			userFile = filepath.Join(dir, "core", "config.yaml")
 		}
 	}
-	for _, path := range []string{userFile, workspaceFile(src.WorkspaceRoot)} {
-		if path == "" {
-			continue
-		}
-		l, err := loadFile(path)
+	if userFile != "" {
+		l, err := loadFile(userFile)
 		if err != nil {
 			problems = append(problems, err.Error())
-			continue
+		} else if l != nil {
+			layers = append(layers, *l)
 		}
-		if l != nil {
+	}
+	if src.WorkspaceRoot != "" {
+		l, err := loadWorkspaceFile(src, defaults, layers)
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else if l != nil {
 			layers = append(layers, *l)
 		}
 	}
@@ -206,14 +220,75 @@ func workspaceFile(root string) string {
 }
 
 func loadFile(path string) (*layer, error) {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	content, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	k := koanf.New(".")
-	if err := k.Load(file.Provider(path), yaml.Parser()); err != nil {
-		return nil, fmt.Errorf("%s: not a valid YAML config file: %v", path, err)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read it: %v", path, err)
+	}
+	k, err := parseYAML(path, content)
+	if err != nil {
+		return nil, err
 	}
 	return &layer{source: path, k: k}, nil
+}
+
+// loadWorkspaceFile is the layer of the workspace's .core/config.yaml,
+// without the values that wait for trust (NeedsTrust) when the file's
+// content is not trusted. below are the layers under it (on defaults),
+// against which an ignored value is judged: one that changes nothing is
+// not worth a warning.
+func loadWorkspaceFile(src Sources, defaults *koanf.Koanf, below []layer) (*layer, error) {
+	root := src.WorkspaceRoot
+	content, k, err := readWorkspaceFile(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	trustFile := src.TrustFile
+	if trustFile == "" {
+		trustFile, _ = DefaultTrustFile() // none: nothing is trusted
+	}
+	st := status(root, content, k, trustFile)
+	if st.Trusted || len(st.Guarded) == 0 {
+		return &layer{source: workspaceFile(root), k: k}, nil
+	}
+	under := defaults.Copy()
+	for _, l := range below {
+		_ = under.Merge(l.k)
+	}
+	var ignored []string
+	for _, key := range st.Guarded {
+		if fmt.Sprint(k.Get(key)) != fmt.Sprint(under.Get(key)) {
+			ignored = append(ignored, key)
+		}
+		k.Delete(key)
+	}
+	if len(ignored) > 0 && src.Warn != nil {
+		src.Warn(untrustedWarning(st, ignored))
+	}
+	return &layer{source: workspaceFile(root), k: k}, nil
+}
+
+// parseYAML reads content, the bytes of the config file at path.
+func parseYAML(path string, content []byte) (*koanf.Koanf, error) {
+	k := koanf.New(".")
+	if err := k.Load(rawBytes(content), yaml.Parser()); err != nil {
+		return nil, fmt.Errorf("%s: not a valid YAML config file: %v", path, err)
+	}
+	return k, nil
+}
+
+// rawBytes is a koanf provider of bytes already read.
+type rawBytes []byte
+
+func (b rawBytes) ReadBytes() ([]byte, error) { return b, nil }
+
+func (b rawBytes) Read() (map[string]any, error) {
+	return nil, errors.New("rawBytes needs a parser")
 }
 
 // defaultMap flattens Defaults() into key -> value.

@@ -15,8 +15,9 @@
 //   - The token is forge.token, else GH_TOKEN, else GITHUB_TOKEN. It is
 //     sent only by go-github's WithAuthToken, to the API's host (redirects
 //     to another host are refused), and never put in a message or a log:
-//     every message is scrubbed of it, and a remote address is quoted with
-//     its user info as "***".
+//     every message is scrubbed of it, whole or cut short, and of anything
+//     shaped like a GitHub token (scrub.go), and a remote address is quoted
+//     with its user info as "***".
 //   - The branch's pull request is the one listed with head=OWNER:BRANCH
 //     (state all, sorted by update): the open one, else the most recently
 //     updated. Its reviews, review comments, conversation comments and the
@@ -341,11 +342,10 @@ func (c *Client) token() string {
 	return ""
 }
 
-// scrub removes the token from the message, whatever put it there.
+// scrub removes the token from the message, whatever put it there, whole
+// or cut short (scrubToken).
 func (c *Client) scrub(r Review, token string) Review {
-	if token != "" && strings.Contains(r.Message, token) {
-		r.Message = strings.ReplaceAll(r.Message, token, "<redacted>")
-	}
+	r.Message = scrubToken(r.Message, token)
 	return r
 }
 
@@ -654,9 +654,5 @@ func (c *Client) logFailure(err error, what, token string) {
 	if c.cfg.Log == nil {
 		return
 	}
-	reason := err.Error()
-	if token != "" {
-		reason = strings.ReplaceAll(reason, token, "<redacted>")
-	}
-	c.cfg.Log.Debug().Str(logx.Reason, reason).Msgf("forge: cannot read %s", what)
+	c.cfg.Log.Debug().Str(logx.Reason, scrubToken(err.Error(), token)).Msgf("forge: cannot read %s", what)
 }

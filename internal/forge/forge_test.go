@@ -430,3 +430,46 @@ func TestMergedHeads(t *testing.T) {
 		}
 	})
 }
+
+// TestAnEchoedTokenCutShortIsScrubbed: a forge's error message is quoted
+// cut to its first 60 characters, so a token it echoes may arrive without
+// its end, which a search for the whole token misses. Tokens of GitHub's
+// shapes are scrubbed by their prefix, and any other token by its head.
+func TestAnEchoedTokenCutShortIsScrubbed(t *testing.T) {
+	isolateGit(t)
+	const echo = "Bad credentials, as the server saw them: "
+	cases := []struct{ name, token string }{
+		{"a classic token (ghp_)", "ghp_" + strings.Repeat("Ab1", 12)},
+		{"an OAuth token (gho_)", "gho_" + strings.Repeat("Cd2", 12)},
+		{"a user-to-server token (ghu_)", "ghu_" + strings.Repeat("Ef3", 12)},
+		{"a server-to-server token (ghs_)", "ghs_" + strings.Repeat("Gh4", 12)},
+		{"a fine-grained token (github_pat_)", "github_pat_11" + strings.Repeat("Ij5_", 20)},
+		{"a token of no known shape", "zz" + strings.Repeat("Kl6", 20)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+" is not in the answer or the log", func(t *testing.T) {
+			if len(echo)+len(tc.token) <= 60 {
+				t.Fatal("the echo would not be cut: lengthen it")
+			}
+			srv := newForge(t, nil)
+			srv.answerAll(load(t, "bad-credentials", `"Bad credentials"`, `"`+echo+tc.token+`"`))
+			var buf bytes.Buffer
+			log := zerolog.New(&buf).Level(zerolog.DebugLevel)
+			dir := repo(t, openBranch, "https://github.com/rsn491/PyGithub.git")
+			r := New(Config{APIURL: srv.URL + "/", Getenv: env(map[string]string{"GH_TOKEN": tc.token}), Log: &log}, dir, srv.Client()).Review(context.Background())
+			if r.State != StateNoToken || !strings.Contains(r.Message, "<redacted>") {
+				t.Fatalf("review = %s %q; want no_token with the echo redacted", r.State, r.Message)
+			}
+			data, _ := json.Marshal(r)
+			head := tc.token[:minTokenHead]
+			if bytes.Contains(data, []byte(head)) || strings.Contains(buf.String(), head) {
+				t.Errorf("a piece of the token shows:\nanswer %s\nlog %s", data, buf.String())
+			}
+		})
+	}
+	t.Run("a GitHub token the request did not send is scrubbed too", func(t *testing.T) {
+		if got := scrubToken("echoed ghp_someoneElsesToken01 and github_pat_11AB_cd", "mine-0123456789"); got != "echoed <redacted> and <redacted>" {
+			t.Errorf("scrubToken = %q", got)
+		}
+	})
+}

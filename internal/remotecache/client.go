@@ -12,7 +12,8 @@
 // ErrNotFound (a miss), ErrCorrupt (a miss worth a warning) and anything
 // else (the server is down, slow or refusing: stop asking it).
 //
-// The credential header's value is a secret: it is sent and never put in an
+// The credential header's value is a secret: it is sent to the cache's own
+// origin only (a redirect elsewhere is not followed), never put in an
 // error, and the base URL is shown without its user information.
 package remotecache
 
@@ -132,8 +133,41 @@ func New(cfg Config) (*Client, error) {
 		value:   cfg.HeaderValue,
 		timeout: cfg.Timeout,
 		sem:     make(chan struct{}, cfg.Parallelism),
-		http:    &http.Client{Transport: tr},
+		http:    &http.Client{Transport: tr, CheckRedirect: sameOrigin(u)},
 	}, nil
+}
+
+// maxRedirects bounds the redirects one request follows on the cache's
+// own origin.
+const maxRedirects = 5
+
+// sameOrigin follows a redirect only to base's scheme, host and port. The
+// credential header rides on every request: net/http drops Authorization
+// on a redirect to another host, but a header of another name (BuildBuddy's
+// x-buildbuddy-api-key) it would carry anywhere the server points, and so
+// would the URL's user information. So a redirect elsewhere ends the
+// request, and the message says what to set instead.
+func sameOrigin(base *url.URL) func(*http.Request, []*http.Request) error {
+	want := origin(base)
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		if got := origin(req.URL); got != want {
+			return fmt.Errorf("the server redirected to %s, and core sends the cache's credential to %s alone: set cache.remote.url to the address it redirects to", got, want)
+		}
+		return nil
+	}
+}
+
+// origin is u's scheme://host:port, the port spelled out and the host in
+// lower case, so that two spellings of one origin compare equal.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), port)
 }
 
 // Redact returns rawURL without its user information, for messages.

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,4 +188,77 @@ func TestNewRefusesWhatCannotWork(t *testing.T) {
 			t.Fatalf("String() = %s", c.String())
 		}
 	})
+}
+
+// TestARedirectElsewhereCarriesNoCredential: net/http drops Authorization
+// on a redirect to another host but would carry a header of another name,
+// such as BuildBuddy's, anywhere; the client follows a redirect only on the
+// cache's own origin.
+func TestARedirectElsewhereCarriesNoCredential(t *testing.T) {
+	const header, secret = "X-Buildbuddy-Api-Key", "bb-s3cr3t-key-value"
+	// listen starts a server at ip that notes the credential of every
+	// request it gets and answers 404 (a miss).
+	listen := func(t *testing.T, ip string, got *atomic.Int32, seen *atomic.Int32) *httptest.Server {
+		t.Helper()
+		l, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", ip, err)
+		}
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen.Add(1)
+			if r.Header.Get(header) == secret {
+				got.Add(1)
+			}
+			http.NotFound(w, r)
+		}))
+		srv.Listener = l
+		srv.Start()
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	for _, tc := range []struct {
+		name     string
+		ip       string // where the redirect points; "" for the cache itself
+		followed bool
+	}{
+		{"a redirect to another loopback address is not followed", "127.0.0.2", false},
+		{"a redirect to another port of the same address is not followed", "127.0.0.1", false},
+		{"a redirect on the cache's own origin is followed with the credential", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var otherGot, otherSeen, cacheGot atomic.Int32
+			target := ""
+			if tc.ip != "" {
+				target = listen(t, tc.ip, &otherGot, &otherSeen).URL
+			}
+			cache := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/moved/") {
+					if r.Header.Get(header) == secret {
+						cacheGot.Add(1)
+					}
+					http.NotFound(w, r)
+					return
+				}
+				http.Redirect(w, r, target+"/moved"+r.URL.Path, http.StatusTemporaryRedirect)
+			}))
+			t.Cleanup(cache.Close)
+			c := client(t, remotecache.Config{URL: cache.URL + "/cache", Header: header, HeaderValue: secret})
+			_, err := c.GetAction(context.Background(), strings.Repeat("0", 64))
+			if tc.followed {
+				if !errors.Is(err, remotecache.ErrNotFound) || cacheGot.Load() != 1 {
+					t.Fatalf("GetAction = %v; the credential arrived after the redirect %d times, want 1", err, cacheGot.Load())
+				}
+				return
+			}
+			if otherGot.Load() != 0 || otherSeen.Load() != 0 {
+				t.Fatalf("the redirect was followed: %d requests there, %d with the credential", otherSeen.Load(), otherGot.Load())
+			}
+			if err == nil || errors.Is(err, remotecache.ErrNotFound) || !strings.Contains(err.Error(), "set cache.remote.url") {
+				t.Fatalf("GetAction = %v, want a refused redirect that says what to set", err)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Fatalf("the credential is in the message: %v", err)
+			}
+		})
+	}
 }

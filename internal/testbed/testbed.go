@@ -49,20 +49,22 @@ func CopyWorkspace(src, dst string) error {
 }
 
 // IsolatedEnv is this process's environment without any CORE_ variable,
-// with HOME and XDG_CONFIG_HOME under home (so no user configuration is
-// read), plus extra.
+// with HOME, XDG_CONFIG_HOME and XDG_STATE_HOME under home (so no user
+// configuration or trust record is read, and none is written), plus extra
+// (which wins over them: os/exec keeps the last of a name).
 func IsolatedEnv(home string, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch {
 		case strings.HasPrefix(kv, "CORE_"),
 			strings.HasPrefix(kv, "HOME="),
-			strings.HasPrefix(kv, "XDG_CONFIG_HOME="):
+			strings.HasPrefix(kv, "XDG_CONFIG_HOME="),
+			strings.HasPrefix(kv, "XDG_STATE_HOME="):
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
 	return append(env, extra...)
 }
 
