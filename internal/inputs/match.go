@@ -62,6 +62,11 @@ func InputMatch(t *workspace.Target, rel string) bool {
 // target's outputs: the rule the review uses to call a file generated.
 func OutputMatch(t *workspace.Target, rel string) bool { return isOutput(t.Outputs, rel) }
 
+// IsOutput reports whether rel (relative to a project), or a directory
+// above it, matches one of the output globs: what a cache entry may
+// restore.
+func IsOutput(outputs []string, rel string) bool { return isOutput(outputs, rel) }
+
 // GlobalInputs are the globs, relative to the workspace root, whose files
 // are in every target's key: the lockfiles, then global_inputs.
 func GlobalInputs(ws *workspace.Workspace) []string {

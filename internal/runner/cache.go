@@ -343,6 +343,9 @@ func outputsIntact(projDir string, outputs []string, want []outputEntry) bool {
 // outputs are removed and extracted in place. wrote says whether it
 // touched the project directory (not when the outputs were intact).
 func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) (wrote bool, err error) {
+	if err := confined(m, outputs); err != nil {
+		return false, err
+	}
 	if len(outputs) == 0 {
 		return false, nil
 	}
@@ -353,6 +356,12 @@ func restore(cacheDir, key, projDir string, outputs []string, m cacheMeta) (wrot
 }
 
 func restoreOutputs(cacheDir, key, projDir string, outputs []string, m cacheMeta) error {
+	roots := outputRoots(m.Outputs)
+	for _, rel := range roots {
+		if err := insideProject(projDir, filepath.Dir(filepath.Join(projDir, filepath.FromSlash(rel)))); err != nil {
+			return err
+		}
+	}
 	stale := globOutputs(projDir, outputs)
 	stage := stagingDir(cacheDir, projDir)
 	if stage == "" {
@@ -368,7 +377,6 @@ func restoreOutputs(cacheDir, key, projDir string, outputs []string, m cacheMeta
 	if err := extract(cacheDir, key, fresh, m); err != nil {
 		return err
 	}
-	roots := outputRoots(m.Outputs)
 	for i, rel := range roots {
 		src := filepath.Join(fresh, filepath.FromSlash(rel))
 		dst := filepath.Join(projDir, filepath.FromSlash(rel))
@@ -461,11 +469,9 @@ func extract(cacheDir, key, dest string, m cacheMeta) error {
 	defer f.Close()
 	tr := tar.NewReader(bufio.NewReaderSize(f, 256<<10))
 	var dirs []outputEntry
-	files := map[string]outputEntry{}
+	entries := make(map[string]outputEntry, len(m.Outputs))
 	for _, e := range m.Outputs {
-		if e.Type == 'f' {
-			files[e.Path] = e
-		}
+		entries[e.Path] = e
 	}
 	for n := 0; ; n++ {
 		h, err := tr.Next()
@@ -482,6 +488,15 @@ func extract(cacheDir, key, dest string, m cacheMeta) error {
 		rel := strings.TrimSuffix(h.Name, "/")
 		if !safeRel(rel) {
 			return fmt.Errorf("restore outputs: unsafe path %q in cache entry %s", h.Name, key)
+		}
+		// The tar holds what meta.json lists (which confined checked), and
+		// nothing else: a link's target and every type as listed.
+		e, listed := entries[rel]
+		switch {
+		case !listed:
+			return fmt.Errorf("restore outputs: cache entry %s holds %q, which its meta.json does not list", key, rel)
+		case h.Typeflag == tar.TypeDir && e.Type != 'd', h.Typeflag == tar.TypeSymlink && (e.Type != 'l' || h.Linkname != e.Link), h.Typeflag == tar.TypeReg && e.Type != 'f':
+			return fmt.Errorf("restore outputs: cache entry %s holds %q unlike its meta.json lists it", key, rel)
 		}
 		abs := filepath.Join(dest, filepath.FromSlash(rel))
 		mode := fs.FileMode(h.Mode).Perm()
@@ -503,7 +518,6 @@ func extract(cacheDir, key, dest string, m cacheMeta) error {
 			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 				return fmt.Errorf("restore outputs: %w", err)
 			}
-			e := files[rel]
 			if err := extractFile(abs, tr, mode, e.Digest); err != nil {
 				return fmt.Errorf("restore outputs: cache entry %s: %s: %w", key, rel, err)
 			}

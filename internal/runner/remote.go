@@ -130,7 +130,9 @@ func (rr *remoteRun) end() RemoteStats {
 
 // fetch looks key up on the remote and, on a hit, writes it into the local
 // cache as a whole entry. It reports whether the local cache now has it.
-func (rr *remoteRun) fetch(ctx context.Context, cacheDir, target, key string) bool {
+// A hit that would restore what outputs do not declare is refused before
+// a blob is fetched.
+func (rr *remoteRun) fetch(ctx context.Context, cacheDir, target, key string, outputs []string) bool {
 	if !rr.usable() {
 		return false
 	}
@@ -148,6 +150,11 @@ func (rr *remoteRun) fetch(ctx context.Context, cacheDir, target, key string) bo
 	}
 	rr.down.Add(int64(proto.Size(ar)))
 	m, digests, stdout, err := entryOf(key, target, ar)
+	if err == nil {
+		if err = confined(m, outputs); err != nil {
+			err = fmt.Errorf("%w: action result %s: %w", remotecache.ErrCorrupt, key[:12], err)
+		}
+	}
 	if err != nil {
 		rr.problem(target, err, "")
 		return false

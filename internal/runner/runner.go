@@ -676,7 +676,7 @@ func (r *Runner) runNode(ctx context.Context, root string, n *node) {
 			return
 		}
 	}
-	if n.remote.usable() && n.remote.fetch(ctx, r.opts.CacheDir, id, n.key) {
+	if n.remote.usable() && n.remote.fetch(ctx, r.opts.CacheDir, id, n.key, n.t.Outputs) {
 		if m, ok := lookup(r.opts.CacheDir, n.key); ok && r.replay(n, dir, m, FromRemote) {
 			return
 		}
@@ -703,7 +703,11 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta, from string) bool {
 		n.keys.memo.changed()
 	}
 	if err != nil {
-		// A damaged entry: drop it, so that the run's result replaces it.
+		// A damaged entry, or one that would write what the target does
+		// not declare: drop it, so that the run's result replaces it.
+		if errors.Is(err, errNotConfined) && r.opts.Warn != nil {
+			r.opts.Warn(fmt.Sprintf("%s: not restored from the cache (entry %s): %v; building locally", n.t.ID(), n.key[:12], err))
+		}
 		_ = os.RemoveAll(filepath.Join(buildDir(r.opts.CacheDir), n.key))
 		return false
 	}
@@ -756,6 +760,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 	r.running.Add(1)
 	r.dequeue(n)
 
+	unlinkOutputs(dir, n.t.Outputs)
 	start := time.Now()
 	runID, jStart := n.preset, n.presetAt
 	if runID == "" {
