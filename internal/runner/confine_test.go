@@ -306,4 +306,3 @@ func FuzzRestoreWritesOnlyDeclaredOutputs(f *testing.F) {
 func isOutputPath(outputs []string, rel string) bool {
 	return confined(cacheMeta{Outputs: []outputEntry{{Path: rel, Type: 'f'}}}, outputs) == nil
 }
-
