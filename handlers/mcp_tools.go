@@ -88,10 +88,6 @@ type awaitIn struct {
 	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"how long to wait (1 to 3600, default 300)"`
 }
 
-type withdrawIn struct {
-	ID string `json:"id" jsonschema:"the id of your attention request to withdraw"`
-}
-
 type claimIn struct {
 	Name string `json:"name,omitempty" jsonschema:"the session job to claim (jobs/session-N); empty: the oldest waiting one"`
 }
@@ -265,7 +261,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 		})
 
 	addTool(s, add("request_attention", "Ask the person",
-		"Ask the person something and wait for their answer (the console shows your request in its attention queue; only the person closes it). Answers state disposed with their reason, or state open if the wait timed out: then await_attention waits again.",
+		"Ask the person something and wait for their answer (the console shows your request in its attention queue; only the person closes it, by answering). Answers state disposed with their reason, or state open if the wait timed out: then await_attention waits again. If you no longer need the answer, stop waiting: the request stays in the queue until the person answers it.",
 		&mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in attentionIn) (*mcp.CallToolResult, any, error) {
 			wait, err := seconds(in.TimeoutSeconds, mcpDefaultWait, 1)
@@ -291,20 +287,6 @@ func addTools(s *mcp.Server, d mcpDeps) {
 				return nil, nil, fmt.Errorf("timeout_seconds: %w", err)
 			}
 			return awaitAttention(ctx, d, in.ID, wait)
-		})
-
-	addTool(s, add("withdraw_attention", "Withdraw a request",
-		"Withdraw your own open attention request, when you no longer need the answer.", nil),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in withdrawIn) (*mcp.CallToolResult, any, error) {
-			a, err := agent(ctx)
-			if err != nil {
-				return nil, nil, err
-			}
-			r, err := d.attention.Withdraw(in.ID, a.ID)
-			if err != nil {
-				return nil, nil, err
-			}
-			return textResult(r)
 		})
 
 	addTool(s, add("list_session_jobs", "List handed work",
