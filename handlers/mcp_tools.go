@@ -19,6 +19,7 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
@@ -329,6 +330,8 @@ func ptr[T any](v T) *T { return &v }
 // addTool registers a tool whose handler cannot take the server down: the
 // SDK runs handlers on its own goroutines, outside the gateway's recover,
 // so a panic becomes a tool error here and is logged (never the input).
+// A tool whose token died while it ran (the request's context ends with
+// it: a wait in request_attention returns) answers that, not what it had.
 func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 		defer func() {
@@ -337,7 +340,11 @@ func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) 
 				res, out, err = nil, nil, fmt.Errorf("%s failed inside core (a bug, logged on the server)", t.Name)
 			}
 		}()
-		return h(ctx, req, in)
+		res, out, err = h(ctx, req, in)
+		if cause := context.Cause(ctx); errors.Is(cause, auth.ErrRevoked) || errors.Is(cause, auth.ErrExpired) {
+			return nil, nil, cause
+		}
+		return res, out, err
 	})
 }
 
