@@ -1,6 +1,7 @@
 package core
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -59,6 +60,57 @@ func TestLayers(t *testing.T) {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOnlyGitxRunsGit holds git's one home: outside internal/gitx, no
+// code of core's own starts a git process (exec.Command or
+// exec.CommandContext with "git"), so that every one gets gitx's
+// configuration (no program a repository names runs). Tests, the testbed
+// that sets up their repositories and the benchmark programs, which time
+// git itself, are not core's code.
+func TestOnlyGitxRunsGit(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		slash := filepath.ToSlash(path)
+		if d.IsDir() && (slash == "proto" || slash == "testdata" || slash == "bench" || slash == "internal/gitx" || slash == "internal/testbed" || strings.HasPrefix(d.Name(), ".") && path != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "Command" && sel.Sel.Name != "CommandContext") {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "exec" {
+				return true
+			}
+			arg := call.Args[0]
+			if sel.Sel.Name == "CommandContext" && len(call.Args) > 1 {
+				arg = call.Args[1]
+			}
+			if lit, ok := arg.(*ast.BasicLit); ok && lit.Value == `"git"` {
+				t.Errorf("%s: runs git itself; run it through internal/gitx (gitx.Command), which keeps the repository's programs from running", fset.Position(call.Pos()))
+			}
+			return true
+		})
 		return nil
 	})
 	if err != nil {

@@ -111,7 +111,7 @@ func TestAnAgentUsesEveryToolOverMCP(t *testing.T) {
 			t.Errorf("tool %s has no description or schema", tool.Name)
 		}
 	}
-	for _, want := range []string{"query_graph", "explain_node", "find_symbol", "affected", "run_target", "read_run", "read_diff", "read_patch", "review", "request_attention", "await_attention", "withdraw_attention", "list_session_jobs", "claim_job", "complete_job"} {
+	for _, want := range []string{"query_graph", "explain_node", "find_symbol", "affected", "run_target", "read_run", "read_diff", "read_patch", "review", "request_attention", "await_attention", "list_session_jobs", "claim_job", "complete_job"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("no tool %s in %v", want, names)
 		}
@@ -262,15 +262,21 @@ func TestAnAgentUsesEveryToolOverMCP(t *testing.T) {
 		}
 	})
 
-	t.Run("a withdrawn request cannot be disposed", func(t *testing.T) {
+	t.Run("only the person's answer closes a request, not its agent", func(t *testing.T) {
 		out := callTool(t, cs, "request_attention", map[string]any{"need": "quick question", "timeout_seconds": 1}, false)
 		var r struct{ ID, State string }
 		if err := json.Unmarshal([]byte(out), &r); err != nil || r.State != "open" {
 			t.Fatalf("a timed-out wait: %v %s", err, out)
 		}
-		callTool(t, cs, "withdraw_attention", map[string]any{"id": r.ID}, false)
-		if resp := post(t, s.URL+"/api/v1/attention", consoleTok, `{"id":"`+r.ID+`","reason":"late"}`); resp.Status != http.StatusConflict {
-			t.Errorf("dispose of a withdrawn request: %s", resp)
+		if _, err := tryTool(cs, "withdraw_attention", map[string]any{"id": r.ID}, false); err == nil {
+			t.Error("withdraw_attention answered: an agent closed its request")
+		}
+		q := get(t, s.URL+"/api/v1/attention", consoleTok)
+		if !strings.Contains(string(q.Body), `"id":"`+r.ID+`","need":"quick question","state":"open"`) {
+			t.Errorf("the request is not open in the queue after its agent stopped waiting: %s", q)
+		}
+		if resp := post(t, s.URL+"/api/v1/attention", consoleTok, `{"id":"`+r.ID+`","reason":"late, but answered"}`); resp.Status != http.StatusOK {
+			t.Errorf("the person's answer: %s", resp)
 		}
 	})
 

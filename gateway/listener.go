@@ -329,7 +329,12 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// and closes the connection instead of reading the rest as a request.
 		r.Body = http.MaxBytesReader(rec.w, r.Body, ep.maxBody)
 	}
-	r = withCall(r, caller.Call{Principal: p, Listener: l.exposure, Route: ep.name, Path: rt.path, Log: &ep.log})
+	rq := withCall(r, caller.Call{Principal: p, Listener: l.exposure, Route: ep.name, Path: rt.path, Log: &ep.log})
+	// The request's context ends when its token dies (revoked, expired):
+	// an event stream or a blocked call ends with it. End lets go of the
+	// token once the handler is done.
+	defer rq.ctx.End()
+	r = &rq.req
 	if ep.h != nil {
 		ep.h.ServeHTTP(rec, r)
 		return
@@ -393,14 +398,15 @@ type request struct {
 	req http.Request
 }
 
-// withCall returns r with call in its context. The copy WithContext makes
-// stays on the stack: the one allocation is the request struct, so that the
-// identity in the context costs the read route a single allocation.
-func withCall(r *http.Request, call caller.Call) *http.Request {
+// withCall returns r with call in its context (c.req). The copy
+// WithContext makes stays on the stack: the one allocation is the request
+// struct, so that the identity in the context costs the read route a
+// single allocation.
+func withCall(r *http.Request, call caller.Call) *request {
 	c := &request{}
 	c.ctx.Init(r.Context(), call)
 	c.req = *r.WithContext(&c.ctx)
-	return &c.req
+	return c
 }
 
 func loopbackPeer(remote string) bool {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,5 +92,37 @@ func TestAToolThatPanicsIsAToolErrorNotACrash(t *testing.T) {
 	}
 	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.Contains(tc.Text, "a bug") {
 		t.Errorf("the error says %+v", res.Content)
+	}
+}
+
+// TestNoToolLetsAnAgentCloseAnAttentionRequest: the spec says only a
+// dispose (the person's POST /api/v1/attention) closes a request, so the
+// agent's attention tools ask and wait, and nothing else.
+func TestNoToolLetsAnAgentCloseAnAttentionRequest(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Version: "test"}, nil)
+	addTools(s, mcpDeps{})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attention []string
+	for _, tool := range list.Tools {
+		if strings.Contains(tool.Name, "attention") {
+			attention = append(attention, tool.Name)
+		}
+	}
+	slices.Sort(attention)
+	if strings.Join(attention, " ") != "await_attention request_attention" {
+		t.Errorf("the attention tools are %q, want request_attention and await_attention only", attention)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
@@ -86,10 +87,6 @@ type attentionIn struct {
 type awaitIn struct {
 	ID             string `json:"id" jsonschema:"the attention request's id"`
 	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"how long to wait (1 to 3600, default 300)"`
-}
-
-type withdrawIn struct {
-	ID string `json:"id" jsonschema:"the id of your attention request to withdraw"`
 }
 
 type claimIn struct {
@@ -265,7 +262,7 @@ func addTools(s *mcp.Server, d mcpDeps) {
 		})
 
 	addTool(s, add("request_attention", "Ask the person",
-		"Ask the person something and wait for their answer (the console shows your request in its attention queue; only the person closes it). Answers state disposed with their reason, or state open if the wait timed out: then await_attention waits again.",
+		"Ask the person something and wait for their answer (the console shows your request in its attention queue; only the person closes it, by answering). Answers state disposed with their reason, or state open if the wait timed out: then await_attention waits again. If you no longer need the answer, stop waiting: the request stays in the queue until the person answers it.",
 		&mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}),
 		func(ctx context.Context, _ *mcp.CallToolRequest, in attentionIn) (*mcp.CallToolResult, any, error) {
 			wait, err := seconds(in.TimeoutSeconds, mcpDefaultWait, 1)
@@ -291,20 +288,6 @@ func addTools(s *mcp.Server, d mcpDeps) {
 				return nil, nil, fmt.Errorf("timeout_seconds: %w", err)
 			}
 			return awaitAttention(ctx, d, in.ID, wait)
-		})
-
-	addTool(s, add("withdraw_attention", "Withdraw a request",
-		"Withdraw your own open attention request, when you no longer need the answer.", nil),
-		func(ctx context.Context, _ *mcp.CallToolRequest, in withdrawIn) (*mcp.CallToolResult, any, error) {
-			a, err := agent(ctx)
-			if err != nil {
-				return nil, nil, err
-			}
-			r, err := d.attention.Withdraw(in.ID, a.ID)
-			if err != nil {
-				return nil, nil, err
-			}
-			return textResult(r)
 		})
 
 	addTool(s, add("list_session_jobs", "List handed work",
@@ -347,6 +330,8 @@ func ptr[T any](v T) *T { return &v }
 // addTool registers a tool whose handler cannot take the server down: the
 // SDK runs handlers on its own goroutines, outside the gateway's recover,
 // so a panic becomes a tool error here and is logged (never the input).
+// A tool whose token died while it ran (the request's context ends with
+// it: a wait in request_attention returns) answers that, not what it had.
 func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 		defer func() {
@@ -355,7 +340,11 @@ func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) 
 				res, out, err = nil, nil, fmt.Errorf("%s failed inside core (a bug, logged on the server)", t.Name)
 			}
 		}()
-		return h(ctx, req, in)
+		res, out, err = h(ctx, req, in)
+		if cause := context.Cause(ctx); errors.Is(cause, auth.ErrRevoked) || errors.Is(cause, auth.ErrExpired) {
+			return nil, nil, cause
+		}
+		return res, out, err
 	})
 }
 

@@ -40,9 +40,11 @@ commits) and the run journals, and prints the five lenses, or the one named:
   trend       commits per project per week, the last 12 weeks
   volatility  targets whose result flips under the same cache key
 
-README "Insight" gives each formula. Outside a workspace (no targets.yaml) it
-reads the git repository of the current directory, without projects. With
---json it prints the bytes of GET /api/v1/insight. No server is needed.`,
+README "Insight" gives each formula. Renames are followed within a time bound
+per commit; the notes name the commits where they were not. Outside a
+workspace (no targets.yaml) it reads the git repository of the current
+directory, without projects. With --json it prints the bytes of
+GET /api/v1/insight. No server is needed.`,
 		Example: `  core insight
   core insight hotspots --window 90d --limit 10
   core insight ownership --project api

@@ -68,9 +68,10 @@ func newSessionAttentionCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "attention",
 		Short: "List what agents are waiting on you for",
-		Long: `Lists the attention queue: requests from agents, each blocking its agent
-until a person answers it ("core session answer ID REASON", or the console).
-Open requests come first. --json prints the bytes of GET /api/v1/attention.`,
+		Long: `Lists the attention queue: requests from agents, each open until a person
+answers it ("core session answer ID REASON", or the console): only that
+closes one. Open requests come first. --json prints the bytes of
+GET /api/v1/attention.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := g.serverConn()

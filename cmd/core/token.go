@@ -125,7 +125,7 @@ func newTokenListCmd(g *globals, kind auth.Kind) *cobra.Command {
 func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke ID",
-		Short: "Revoke a token by its id (see list); it stops working at once",
+		Short: "Revoke a token by its id (see list); it stops working at once, and its open event streams and MCP calls end",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, err := g.tokenStore()

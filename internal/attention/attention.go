@@ -9,8 +9,9 @@
 //     every change, so it survives a restart: an agent that reconnects finds
 //     its request still open and waits on it again by id.
 //   - An agent whose wait times out leaves its request open (the person may
-//     still answer; the agent may wait again). An agent may withdraw its own
-//     request; a withdrawn request can no longer be disposed (409).
+//     still answer; the agent may wait again). An agent cannot close its
+//     request, not even to withdraw it: a request that no longer matters to
+//     its agent stays in the queue, for the person to see and dispose.
 //   - The queue keeps every open request and the last MaxClosed closed ones.
 //   - Only this server process writes the file; the CLI goes through the
 //     routes. A corrupt file is moved aside and the queue starts empty.
@@ -31,7 +32,8 @@ import (
 	"github.com/corehq/core/internal/fsx"
 )
 
-// States of a request.
+// States of a request. StateWithdrawn is only read: a queue written by a
+// core whose agents could withdraw may hold such closed requests.
 const (
 	StateOpen      = "open"
 	StateDisposed  = "disposed"
@@ -157,17 +159,6 @@ func (q *Queue) Dispose(id, reason, by string) (Request, error) {
 	}
 	return q.close(id, func(r *Request) error {
 		r.State, r.Reason, r.DisposedBy = StateDisposed, reason, by
-		return nil
-	})
-}
-
-// Withdraw closes an open request on behalf of the agent that asked it.
-func (q *Queue) Withdraw(id, agent string) (Request, error) {
-	return q.close(id, func(r *Request) error {
-		if r.Agent != agent {
-			return fmt.Errorf("%w: request %s was asked by another agent; only it can withdraw it", ErrInvalid, id)
-		}
-		r.State = StateWithdrawn
 		return nil
 	})
 }

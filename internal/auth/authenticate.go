@@ -68,7 +68,7 @@ func (s *Store) principal(e *entry, sum [sha256.Size]byte) (Principal, error) {
 	if e.expiredAt(s.now()) {
 		return Principal{}, ErrExpired
 	}
-	return Principal{ID: e.id, Kind: e.kind, Grants: e.grants, ExpiresAt: e.expires, hash: sum}, nil
+	return Principal{ID: e.id, Kind: e.kind, Grants: e.grants, ExpiresAt: e.expires, hash: sum, life: e.life.ctx}, nil
 }
 
 // refresh reloads tokens.json if it differs from the version set was read

@@ -227,6 +227,8 @@ func (s *Store) loadLocked() ([]Record, error) {
 }
 
 // install replaces the persistent snapshot; the caller holds reloadMu.
+// A token no longer in the file is revoked: what its requests hold open
+// (its Lifetime) ends.
 func (s *Store) install(recs []Record, id fileID) {
 	m := make(map[[sha256.Size]byte]entry, len(recs))
 	for _, r := range recs {
@@ -235,7 +237,9 @@ func (s *Store) install(recs []Record, id fileID) {
 		g, _ := ParseGrants(r.Grants)
 		m[sum] = entry{id: r.ID, kind: r.Kind, grants: g, expires: r.ExpiresAt}
 	}
+	gone := carry(s.persist.Load().tokens, m, s.now())
 	s.persist.Store(&persistSet{tokens: m, seen: id})
+	endAll(gone, ErrRevoked)
 }
 
 // update is a read-modify-write of tokens.json under the file lock: it reads
@@ -394,6 +398,7 @@ func (s *Store) Mint(kind Kind, grants Grant, ttl time.Duration) string {
 	if ttl > 0 {
 		e.expires = now.Add(ttl)
 	}
+	e.life = newLife(now, e.expires)
 	s.ephMu.Lock()
 	defer s.ephMu.Unlock()
 	old := s.eph.Load().tokens
@@ -401,6 +406,8 @@ func (s *Store) Mint(kind Kind, grants Grant, ttl time.Duration) string {
 	for h, o := range old {
 		if !o.expiredAt(now) { // prune as we copy
 			m[h] = o
+		} else {
+			o.life.end(ErrExpired)
 		}
 	}
 	m[sum] = e
@@ -414,6 +421,8 @@ func (s *Store) Mint(kind Kind, grants Grant, ttl time.Duration) string {
 // already redeemed, expired, or persistent (those are revoked with Revoke).
 // A handler that must be single-use (the pairing exchange) proceeds only on
 // true. Redeeming a share token is also how a share listener retires it.
+// Either way the token's Lifetime ends (ErrRevoked), and with it whatever
+// its requests hold open; the request redeeming it goes on to answer.
 func (s *Store) Redeem(p Principal) bool {
 	s.ephMu.Lock()
 	defer s.ephMu.Unlock()
@@ -429,5 +438,6 @@ func (s *Store) Redeem(p Principal) bool {
 		}
 	}
 	s.eph.Store(&ephSet{tokens: m})
+	e.life.end(ErrRevoked)
 	return !e.expiredAt(s.now())
 }

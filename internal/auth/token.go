@@ -13,6 +13,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -157,6 +158,7 @@ type Principal struct {
 	Grants    Grant
 	ExpiresAt time.Time // zero: no expiry (dies with the server process)
 	hash      [sha256.Size]byte
+	life      context.Context // Lifetime
 }
 
 // entry is a token as the lookup maps hold it.
@@ -165,6 +167,7 @@ type entry struct {
 	kind    Kind
 	grants  Grant
 	expires time.Time
+	life    life
 }
 
 func (e *entry) expiredAt(now time.Time) bool {

@@ -10,6 +10,8 @@ package caller
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -42,9 +44,27 @@ type key struct{}
 // Context is a context carrying a Call. The gateway allocates it together
 // with the request it belongs to (see Init), which keeps the pipeline
 // within its allocation budget; everyone else uses With.
+//
+// It also ends when the call's token dies (auth.Principal.Lifetime: revoked,
+// retired or expired), with the token's death as its cause, so that an
+// event stream, a blocked MCP call or a git command run for a request ends
+// with its token, wherever it waits, with no check of its own. A request
+// that never waits (never asks Done or Err) pays nothing for it: the
+// context that ends with the token is made when first asked for.
 type Context struct {
 	context.Context
 	call Call
+
+	dying atomic.Pointer[dying] // set once asked, if the token can die
+	mu    sync.Mutex            // serialises making dying and End
+	ended bool
+}
+
+// dying is a child of the parent that the token's death cancels.
+type dying struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   func() bool // unregisters from the token's lifetime
 }
 
 // Init makes c a child of parent that carries call.
@@ -53,12 +73,76 @@ func (c *Context) Init(parent context.Context, call Call) {
 }
 
 // Value answers the Call for this package's key and asks the parent for
-// anything else.
+// anything else (through the context that ends with the token, once made,
+// so that contexts derived from c find it and attach to it directly).
 func (c *Context) Value(k any) any {
 	if k == (key{}) {
 		return &c.call
 	}
+	if d := c.dying.Load(); d != nil {
+		return d.ctx.Value(k)
+	}
 	return c.Context.Value(k)
+}
+
+// Done is closed when the parent is done or the call's token dies.
+func (c *Context) Done() <-chan struct{} { return c.waited().Done() }
+
+// Err says why Done is closed: the parent's error, or context.Canceled
+// when the token died (context.Cause gives auth.ErrRevoked or
+// auth.ErrExpired). While the token lives it asks only the parent (connect
+// asks Err of every request: it costs nothing).
+func (c *Context) Err() error {
+	if d := c.dying.Load(); d != nil {
+		return d.ctx.Err()
+	}
+	if life := c.call.Principal.Lifetime(); life != nil && life.Err() != nil {
+		return c.waited().Err()
+	}
+	return c.Context.Err()
+}
+
+// waited is the context to wait on: the parent when the token cannot die
+// (or the request has ended), else the child the token's death cancels,
+// made on first use.
+func (c *Context) waited() context.Context {
+	if d := c.dying.Load(); d != nil {
+		return d.ctx
+	}
+	life := c.call.Principal.Lifetime()
+	if life == nil {
+		return c.Context
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.dying.Load(); d != nil {
+		return d.ctx
+	}
+	if c.ended {
+		return c.Context
+	}
+	ctx, cancel := context.WithCancelCause(c.Context)
+	d := &dying{ctx: ctx, cancel: cancel, stop: func() bool { return false }}
+	if life.Err() != nil {
+		cancel(context.Cause(life)) // dead already: at once, not on AfterFunc's goroutine
+	} else {
+		d.stop = context.AfterFunc(life, func() { cancel(context.Cause(life)) })
+	}
+	c.dying.Store(d)
+	return ctx
+}
+
+// End is called by the gateway when the handler has returned: the token's
+// lifetime no longer holds anything of the request (a long-lived token
+// would otherwise keep a registration per request that waited).
+func (c *Context) End() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	if d := c.dying.Load(); d != nil {
+		d.stop()
+		d.cancel(context.Canceled)
+	}
 }
 
 // With returns a child of parent that carries call.

@@ -144,3 +144,70 @@ func TestACallerContextIsAChildOfItsParent(t *testing.T) {
 		}
 	})
 }
+
+// TestARequestsContextEndsWithItsToken: an event stream, a blocked call or
+// a command run for a request waits on a context derived from the
+// request's; when the token dies, all of them end, with the token's death
+// as the cause, and nothing else had to check.
+func TestARequestsContextEndsWithItsToken(t *testing.T) {
+	t.Parallel()
+	store, err := auth.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := func() auth.Principal {
+		p, err := store.Authenticate("Bearer " + store.Mint(auth.KindShare, auth.ConsoleRead, time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("a context derived from it ends when the token is revoked", func(t *testing.T) {
+		p := mint()
+		ctx := caller.With(context.Background(), caller.Call{Principal: p})
+		stream, cancel := context.WithCancel(ctx)
+		defer cancel()
+		store.Redeem(p)
+		select {
+		case <-stream.Done():
+		case <-time.After(30 * time.Second):
+			t.Fatal("still open after the token died")
+		}
+		if !errors.Is(context.Cause(stream), auth.ErrRevoked) || !errors.Is(ctx.Err(), context.Canceled) {
+			t.Errorf("cause %v, err %v", context.Cause(stream), ctx.Err())
+		}
+		if c, ok := caller.From(stream); !ok || c.Principal.ID != p.ID {
+			t.Error("the call is lost through the ending context")
+		}
+	})
+	t.Run("Err says so without Done being asked first", func(t *testing.T) {
+		p := mint()
+		ctx := caller.With(context.Background(), caller.Call{Principal: p})
+		store.Redeem(p)
+		deadline := time.Now().Add(30 * time.Second)
+		for ctx.Err() == nil && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if !errors.Is(context.Cause(ctx), auth.ErrRevoked) {
+			t.Errorf("cause %v", context.Cause(ctx))
+		}
+	})
+	t.Run("a request that has ended no longer follows its token", func(t *testing.T) {
+		p := mint()
+		c := &caller.Context{}
+		c.Init(context.Background(), caller.Call{Principal: p})
+		_ = c.Done()
+		c.End()
+		if !errors.Is(c.Err(), context.Canceled) || errors.Is(context.Cause(c), auth.ErrRevoked) {
+			t.Errorf("after End: err %v, cause %v", c.Err(), context.Cause(c))
+		}
+	})
+	t.Run("a call whose principal cannot die waits on its parent alone", func(t *testing.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ctx := caller.With(parent, caller.Call{Principal: auth.Principal{ID: "tok_x", Kind: auth.KindConsole}})
+		if ctx.Done() != parent.Done() {
+			t.Error("a context made for a principal that cannot die")
+		}
+	})
+}

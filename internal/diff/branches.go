@@ -119,11 +119,12 @@ func OtherBranches(ctx context.Context, root string, changed []string) (Branches
 			continue // no shared history
 		}
 		mb = strings.TrimSpace(mb)
-		theirs, err := names(ctx, root, "diff", "--name-only", "-z", "--no-renames", "--relative", mb, r.commit, "--")
+		// diff-tree: commits only, so gitx looks up no drivers for it.
+		theirs, err := names(ctx, root, "diff-tree", "-r", "--name-only", "-z", "--no-renames", "--relative", mb, r.commit, "--")
 		if err != nil {
 			return Branches{}, err
 		}
-		mine, err := names(ctx, root, "diff", "--name-only", "-z", "--no-renames", "--relative", mb, b.Commit, "--")
+		mine, err := names(ctx, root, "diff-tree", "-r", "--name-only", "-z", "--no-renames", "--relative", mb, b.Commit, "--")
 		if err != nil {
 			return Branches{}, err
 		}

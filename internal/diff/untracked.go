@@ -114,9 +114,10 @@ func (u *untracked) close() {
 
 // diffArgs are the options every reader of the change gives git diff:
 // renames found, files over TruncateAt shown as binary (git's
-// core.bigFileThreshold), paths relative to root, then tree.
+// core.bigFileThreshold), paths relative to root, then tree. (gitx adds
+// --no-ext-diff and --no-textconv: the bytes, never a program's view.)
 func diffArgs(tree string, args ...string) []string {
-	full := []string{"-c", "core.bigFileThreshold=" + strconv.Itoa(TruncateAt), "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--relative"}
+	full := []string{"-c", "core.bigFileThreshold=" + strconv.Itoa(TruncateAt), "diff", "--no-color", "--find-renames", "--relative"}
 	full = append(full, args...)
 	return append(full, tree, "--")
 }

@@ -5,7 +5,7 @@
 //
 // The working tree and the index are never touched: the commands run in a
 // detached worktree under the system temp directory (`git worktree add
-// --detach`, hooks disabled), which is removed afterwards (`git worktree
+// --detach`; gitx runs no hook), which is removed afterwards (`git worktree
 // remove --force`, then a plain delete and `git worktree prune` if that
 // fails), on success, error, cancellation or panic alike.
 //
@@ -119,7 +119,7 @@ func Check(ctx context.Context, root string, ws *workspace.Workspace) (notices [
 			err = cerr
 		}
 	}()
-	_, code, stderr, err = git(ctx, top, "-c", "core.hooksPath="+os.DevNull, "worktree", "add", "--detach", "--quiet", wt, head)
+	_, code, stderr, err = git(ctx, top, "worktree", "add", "--detach", "--quiet", wt, head)
 	if err != nil {
 		return nil, err
 	}

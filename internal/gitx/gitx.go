@@ -1,7 +1,9 @@
 // Package gitx runs the git command line the one way core needs: in a
 // directory, with an environment that never prompts, takes no optional
-// locks, speaks the C locale and does not quote paths. Callers decide what
-// an exit code means.
+// locks, speaks the C locale and does not quote paths, and with none of the
+// programs a repository's configuration can name (see Command). Every git
+// process core starts goes through here (layers_test.go holds it). Callers
+// decide what an exit code means.
 package gitx
 
 import (
@@ -36,10 +38,38 @@ func Run(ctx context.Context, dir string, args ...string) (Result, error) {
 // Command is `git -C dir args...` with core's environment, for a caller
 // that needs more than Run gives: a standard input, a streamed output, or
 // more environment (cmd.Env is set; append to it). Run it with Exec.
+//
+// A repository's configuration may name programs for git to run: an
+// fsmonitor hook, hooks, filter drivers (clean, smudge, process), merge
+// drivers, external diff and textconv commands, a pager, a signature
+// verifier. A repository core reads may come from anyone, so none of them
+// runs: see neutral and drivers. Git's own content conversions (line
+// endings, working-tree encodings) still apply.
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	full := append([]string{"-C", dir, "-c", "core.quotepath=off"}, args...)
+	sub := subcommand(args)
+	full := make([]string, 0, len(neutral)+len(args)+8)
+	full = append(full, "--no-pager", "-C", dir)
+	full = append(full, neutral...)
+	var overrides []string
+	var err error
+	if sub < 0 || !noDrivers[args[sub]] {
+		overrides, err = drivers(ctx, dir)
+		full = append(full, overrides...)
+	}
+	if sub >= 0 && diffing[args[sub]] {
+		full = append(full, args[:sub+1]...)
+		full = append(full, "--no-ext-diff", "--no-textconv")
+		full = append(full, args[sub+1:]...)
+	} else {
+		full = append(full, args...)
+	}
 	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", emptyEnv+"=", falseEnv+"=false")
+	if err != nil {
+		// Fail closed: a command that might run a repository's driver
+		// does not start (Start returns cmd.Err).
+		cmd.Err = err
+	}
 	return cmd
 }
 

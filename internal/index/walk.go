@@ -92,8 +92,9 @@ func LangOf(name string) string {
 
 // Discover walks root and lists the files to index, skipping what the
 // ignore rule skips (.git, node_modules, the cache directory, what
-// .gitignore files ignore) and never following directory symlinks. Paths
-// it cannot use become diagnostics.
+// .gitignore files ignore), never following directory symlinks nor a
+// symlink whose target is outside root. Paths it cannot use become
+// diagnostics.
 func Discover(root string, opts WalkOptions) ([]Found, []Diagnostic) {
 	w := walk(root, opts)
 	return w.found, w.diags
@@ -114,6 +115,9 @@ type walker struct {
 	found []Found
 	diags []Diagnostic
 	seen  []seenPath // with opts.record
+
+	realRoot string // root with its symlinks resolved, once a symlink needs it
+	realDone bool
 }
 
 func newWalker(root string, opts WalkOptions) *walker {
@@ -197,22 +201,50 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 	}
 }
 
+// symlink indexes a symlink to a file inside the workspace as that file;
+// a symlink whose target resolves outside the workspace root is never
+// followed (an untracked `evil.go -> /elsewhere/secret.go` would otherwise
+// put another tree's symbols in the graph), and neither is a symlinked
+// directory.
 func (w *walker) symlink(rel string, parts []string, m gitignore.Matcher) {
-	st, err := os.Stat(filepath.Join(w.root, filepath.FromSlash(rel)))
+	abs := filepath.Join(w.root, filepath.FromSlash(rel))
+	st, err := os.Stat(abs)
 	if w.opts.record {
+		// The target's identity, inside or not: a link whose target moves
+		// out (or in) through a symlink elsewhere changes it.
 		w.note(rel, false)
 		w.seen = append(w.seen, seenPath{path: rel, follow: true, id: idOf(st, err)})
 	}
 	switch {
 	case err != nil:
 		w.diag(rel, "symlink skipped: %v (a loop, or its target is missing)", unwrapPath(err))
+	case !w.inside(abs):
+		if !m.Match(parts, st.IsDir()) {
+			w.diag(rel, "symlink not followed: its target is outside the workspace")
+		}
 	case st.IsDir():
 		if !m.Match(parts, true) {
-			w.diag(rel, "symlinked directory not followed (its target is indexed where it lives, if inside the workspace)")
+			w.diag(rel, "symlinked directory not followed (its target is indexed where it lives)")
 		}
 	case st.Mode().IsRegular() && !m.Match(parts, false):
 		w.add(rel, st)
 	}
+}
+
+// inside reports whether the symlink at abs resolves, through every link
+// on the way, to a path within the workspace root (itself resolved). When
+// either cannot be resolved, it is not.
+func (w *walker) inside(abs string) bool {
+	if !w.realDone {
+		w.realDone = true
+		w.realRoot, _ = filepath.EvalSymlinks(w.root)
+	}
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil || w.realRoot == "" {
+		return false
+	}
+	rel, err := filepath.Rel(w.realRoot, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func (w *walker) file(rel string, e fs.DirEntry) {

@@ -1,10 +1,11 @@
 // Package insight computes the insight lenses of a workspace from its
 // whole git history and its run journals: hotspots, affinity, ownership,
 // trend and volatility (README "Insight" gives each formula, window and
-// unit). The history of HEAD is read once with `git log --numstat -M`,
-// kept in <cache>/insight/history.gob and extended commit by commit; a
-// rewritten history (the kept tip is no longer an ancestor of HEAD) is read
-// again. Lenses are computed from the kept history on demand and cached
+// unit). The history of HEAD is read once (git diff-tree --numstat -M over
+// the commits git rev-list lists, each commit's rename detection within a
+// time bound: history.go), kept in <cache>/insight/history.gob and
+// extended commit by commit; a rewritten history (the kept tip is no
+// longer an ancestor of HEAD) is read again. Lenses are computed from the kept history on demand and cached
 // until HEAD, the workspace or the question changes.
 package insight
 
@@ -59,6 +60,7 @@ type Engine struct {
 	root     string
 	cacheDir string
 	bulk     int
+	bound    time.Duration // per commit, with rename detection
 	declared func() (*workspace.Workspace, error)
 	graph    func() *graph.Graph
 	now      func() time.Time
@@ -86,6 +88,9 @@ type Options struct {
 	// project dependencies tell hidden coupling from the expected kind; nil:
 	// none (every co-changing pair of projects is hidden coupling).
 	Graph func() *graph.Graph
+	// CommitBound is how long one commit's diff may take with rename
+	// detection before it is read without (0: DefaultCommitBound).
+	CommitBound time.Duration
 }
 
 // New makes an engine; nothing is read until the first question.
@@ -96,7 +101,10 @@ func New(o Options) *Engine {
 	if o.Graph == nil {
 		o.Graph = func() *graph.Graph { return nil }
 	}
-	return &Engine{root: o.Root, cacheDir: o.CacheDir, bulk: o.BulkFiles, declared: o.Declared, graph: o.Graph, now: time.Now, results: map[string]*Report{}}
+	if o.CommitBound <= 0 {
+		o.CommitBound = DefaultCommitBound
+	}
+	return &Engine{root: o.Root, cacheDir: o.CacheDir, bulk: o.BulkFiles, bound: o.CommitBound, declared: o.Declared, graph: o.Graph, now: time.Now, results: map[string]*Report{}}
 }
 
 // Root is the repository the engine reads.
@@ -156,7 +164,7 @@ func (e *Engine) update(ctx context.Context) (bool, error) {
 		h = h.clone()
 	}
 	seen := len(h.Commits)
-	if _, err := h.read(ctx, e.root, rng); err != nil {
+	if _, err := h.read(ctx, e.root, rng, e.bound); err != nil {
 		return false, err
 	}
 	// Complexity is measured again for the files the new commits touch.
@@ -188,6 +196,7 @@ func (h *History) clone() *History {
 	c.Paths = append([]string(nil), h.Paths...)
 	c.Authors = append([]string(nil), h.Authors...)
 	c.Commits = h.Commits[:len(h.Commits):len(h.Commits)]
+	c.Unfollowed = h.Unfollowed[:len(h.Unfollowed):len(h.Unfollowed)]
 	c.rebuild()
 	return &c
 }

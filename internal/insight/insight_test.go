@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,13 +220,17 @@ func TestWilsonRanksEvidenceOverOneFlake(t *testing.T) {
 	}
 }
 
-func FuzzParseLog(f *testing.F) {
-	f.Add([]byte("\x1eabc\x1f1700000000\x1fAda\x00\n1\t0\ta.go\x00-\t-\tb.bin\x00"))
-	f.Add([]byte("\x1eabc\x1f1700000000\x1fAda\x00\n1\t0\t\x00old.go\x00new.go\x00"))
-	f.Add([]byte("\x1e\x1f\x1f\x00"))
+func FuzzParseDiffTree(f *testing.F) {
+	f.Add([]byte("\x1eabc\x1f1700000000\x1fAda\x00\n1\t0\ta.go\x00-\t-\tb.bin\x00\x1d\n\x1d\n"))
+	f.Add([]byte("\x1eabc\x1f1700000000\x1fAda\x00\n1\t0\t\x00old.go\x00new\x1d.go\x00\x1d\n"))
+	f.Add([]byte("\x1e\x1f\x1f\x00\x1d\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h := newHistory()
-		_, _ = h.parse(strings.NewReader(string(data)))
+		commits := []string{"abc", "def"}
+		n, _ := h.parse(strings.NewReader(string(data)), commits, true, func() {})
+		if n > len(commits) || len(h.Commits) > n || len(h.Unfollowed) != len(h.Commits) {
+			t.Fatalf("%d commits read of %d asked, %d kept, %d unfollowed", n, len(commits), len(h.Commits), len(h.Unfollowed))
+		}
 		for _, c := range h.Commits {
 			for _, id := range c.Files {
 				if int(id) >= len(h.Paths) {
@@ -340,5 +345,137 @@ func TestAWorkspaceInASubdirectorySeesItsOwnHistory(t *testing.T) {
 	}
 	if rep.Commits != 2 || len(rep.Hotspots.Files) == 0 || rep.Hotspots.Files[0].Path != "a/f.go" || rep.Hotspots.Files[0].Project != "a" {
 		t.Errorf("commits %d, hotspots %+v", rep.Commits, rep.Hotspots.Files)
+	}
+}
+
+// fastImport appends commits to main with git fast-import: each a list of
+// changes ("M path content" sets a file, "D path" deletes one), a day
+// apart.
+func (r *repo) fastImport(commits ...[]string) {
+	r.t.Helper()
+	var b strings.Builder
+	for i, c := range commits {
+		r.when = r.when.Add(24 * time.Hour)
+		fmt.Fprintf(&b, "commit refs/heads/main\ncommitter Ada <ada@example.com> %d +0000\ndata 1\nc\n", r.when.Unix())
+		if i == 0 {
+			b.WriteString("from refs/heads/main^0\n") // the rest follow on
+		}
+		for _, ch := range c {
+			op, rest, _ := strings.Cut(ch, " ")
+			if op == "D" {
+				fmt.Fprintf(&b, "D %s\n", rest)
+				continue
+			}
+			path, content, _ := strings.Cut(rest, " ")
+			fmt.Fprintf(&b, "M 100644 inline %s\ndata %d\n%s\n", path, len(content), content)
+		}
+		b.WriteString("\n")
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = r.dir
+	cmd.Stdin = strings.NewReader(b.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	r.git("reset", "-q", "--hard")
+}
+
+// TestARenameStormIsReadWithinTheBoundAndSaysSo: one commit renaming
+// many identical files (git's exact rename matching is quadratic in their
+// number) is read without rename detection once it passes the bound, and
+// so is the rest of the read after maxSlow such commits; every commit is
+// still counted, and the answer says which were read that way. The bound
+// is lowered to a nanosecond, which every commit passes: nothing here
+// depends on how fast the machine is.
+func TestARenameStormIsReadWithinTheBoundAndSaysSo(t *testing.T) {
+	r := newRepo(t)
+	r.commit("Ada", "targets")
+	const storm = 2000
+	var add, move []string
+	for i := 0; i < storm; i++ {
+		add = append(add, fmt.Sprintf("M a/gen/f%d.go package gen", i))
+		move = append(move, fmt.Sprintf("D a/gen/f%d.go", i), fmt.Sprintf("M b/gen/f%d.go package gen", i))
+	}
+	r.fastImport(
+		add,
+		[]string{"M a/x.go package a\n\nfunc X() {}"},
+		move,
+		[]string{"D a/x.go", "M a/y.go package a\n\nfunc X() {}"},
+		[]string{"M a/y.go package a\n\nfunc X() { return }"},
+	)
+	stormHash := r.git("rev-parse", "--short=7", "HEAD~2")
+
+	ws, err := workspace.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: r.dir, CacheDir: t.TempDir(), Declared: func() (*workspace.Workspace, error) { return ws, nil }, CommitBound: time.Nanosecond})
+	rep, err := e.Report(context.Background(), Params{Window: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("every commit is counted", func(t *testing.T) {
+		if rep.Commits != 6 {
+			t.Errorf("commits %d, want 6", rep.Commits)
+		}
+	})
+	t.Run("every commit is kept as read without rename detection", func(t *testing.T) {
+		if len(e.hist.Unfollowed) != 6 {
+			t.Errorf("unfollowed %+v, want all 6 commits", e.hist.Unfollowed)
+		}
+	})
+	t.Run("the answer names the storm and the bound", func(t *testing.T) {
+		var note string
+		for _, n := range rep.Notes {
+			if strings.Contains(n, "renames are not followed in 6 commits") {
+				note = n
+			}
+		}
+		if !strings.Contains(note, stormHash) || !strings.Contains(note, "1ns bound") {
+			t.Errorf("notes %q: want one naming %s and the bound", rep.Notes, stormHash)
+		}
+	})
+	t.Run("a file renamed in a commit read without renames starts over", func(t *testing.T) {
+		i := slices.IndexFunc(rep.Hotspots.Files, func(f FileHotspot) bool { return f.Path == "a/y.go" })
+		if i < 0 || rep.Hotspots.Files[i].Changes != 2 {
+			t.Errorf("hotspots %+v: want a/y.go with 2 changes (its past as a/x.go not followed)", rep.Hotspots.Files)
+		}
+	})
+	t.Run("a later question reads nothing again and says the same", func(t *testing.T) {
+		again, err := e.Report(context.Background(), Params{Window: "all", Lenses: []string{"trend"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Commits != 6 || !slices.ContainsFunc(again.Notes, func(n string) bool { return strings.Contains(n, stormHash) }) {
+			t.Errorf("commits %d, notes %q", again.Commits, again.Notes)
+		}
+	})
+}
+
+// TestRenamesPastGitsLimitAreSaidNotFollowed: a commit that renames (and
+// edits) more files than RenameLimit gets no rename detection by content
+// from git, and the answer says so. The bound is an hour: git's time does
+// not matter here.
+func TestRenamesPastGitsLimitAreSaidNotFollowed(t *testing.T) {
+	r := newRepo(t)
+	r.commit("Ada", "targets")
+	var add, move []string
+	for i := 0; i <= RenameLimit; i++ {
+		body := fmt.Sprintf("package gen\n\n// file %d\nconst A = %d\nconst B = %d\nconst C = %d", i, i, i, i)
+		add = append(add, fmt.Sprintf("M a/f%d.go %s", i, body))
+		move = append(move, fmt.Sprintf("D a/f%d.go", i), fmt.Sprintf("M b/f%d.go %s\nconst D = 0", i, body))
+	}
+	r.fastImport(add, move)
+	ws, err := workspace.Load(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Root: r.dir, CacheDir: t.TempDir(), Declared: func() (*workspace.Workspace, error) { return ws, nil }, CommitBound: time.Hour})
+	rep, err := e.Report(context.Background(), Params{Window: "all", Lenses: []string{"trend"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "rename limit (1000)") }) {
+		t.Errorf("notes %q: want one about git's rename limit", rep.Notes)
 	}
 }

@@ -2,8 +2,10 @@ package insight
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/corehq/core/internal/graph"
@@ -172,6 +174,7 @@ func (e *Engine) compute(ctx context.Context, ws *workspace.Workspace, p Params,
 	if r.Window.Commits == 0 && len(h.Commits) > 0 {
 		r.Notes = append(r.Notes, "no commit falls in the window "+p.Window+": try window=all")
 	}
+	r.Notes = append(r.Notes, e.renameNotes(since)...)
 	counted := func(c Commit) bool { return len(c.Files) <= e.bulk && touches(c, in) }
 
 	for _, l := range p.Lenses {
@@ -571,3 +574,33 @@ func trend(h *History, ws *workspace.Workspace, project []string, only string, n
 }
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// renameNotes say where the history read did not follow renames: the
+// commits of the window read without rename detection (the time bound),
+// and git's rename limit. e.mu is held.
+func (e *Engine) renameNotes(since time.Time) []string {
+	h := e.hist
+	var notes []string
+	var named []string
+	n := 0
+	for _, u := range h.Unfollowed {
+		if u.Time < since.Unix() {
+			continue
+		}
+		n++
+		if len(named) < 5 {
+			named = append(named, fmt.Sprintf("%.7s of %s", u.Hash, time.Unix(u.Time, 0).UTC().Format("2006-01-02")))
+		}
+	}
+	if n > 0 {
+		if n > len(named) {
+			named = append(named, "...")
+		}
+		notes = append(notes, fmt.Sprintf("renames are not followed in %d commits of the window (%s): git's rename detection passed insight's %v bound on them (or on %d commits before them in the same read), so they were read without it, and the files they renamed start over at their new paths",
+			n, strings.Join(named, ", "), e.bound, maxSlow))
+	}
+	if h.RenameLimited {
+		notes = append(notes, fmt.Sprintf("some commit renamed more files than git's rename limit (%d) lets it compare by content: of those, only identical copies are followed as renames", RenameLimit))
+	}
+	return notes
+}
