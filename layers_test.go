@@ -13,17 +13,20 @@ import (
 
 const module = "github.com/corehq/core"
 
-// TestLayers holds the dependency rule: cmd -> server -> handlers ->
-// gateway -> internal/*. It reads the imports of every non-generated Go
-// file (tests included) and fails on one that points up or sideways.
+// TestLayers holds the dependency rule: cmd -> server -> front doors
+// (handlers: HTTP, Connect, MCP; the CLI's commands) -> backend ->
+// internal/* (domain, then plumbing). The gateway sits beside the backend,
+// below the handlers. It reads the imports of every non-generated Go file
+// (tests included) and fails on one that points up or sideways.
 func TestLayers(t *testing.T) {
 	forbidden := []struct {
 		dir, why string
 		imports  []string
 	}{
 		{"cmd/", "the CLI builds servers through package server, never from handlers", []string{"/handlers"}},
-		{"internal/", "domain packages sit below the gateway and know nothing of routes", []string{"/gateway", "/handlers", "/server", "/cmd/"}},
-		{"gateway/", "the gateway serves whatever handlers are registered", []string{"/handlers", "/server", "/cmd/"}},
+		{"internal/", "domain packages sit below the gateway and the backend and know nothing of routes", []string{"/gateway", "/handlers", "/server", "/cmd/", "/backend"}},
+		{"backend/", "the backend is what the front doors call: it knows no door, no route and no server", []string{"/gateway", "/handlers", "/server", "/cmd/"}},
+		{"gateway/", "the gateway serves whatever handlers are registered", []string{"/handlers", "/server", "/cmd/", "/backend"}},
 		{"handlers/", "handlers are registered by the server, never the reverse", []string{"/server", "/cmd/"}},
 		{"server/", "the server is the composition root below the CLI", []string{"/cmd/"}},
 	}

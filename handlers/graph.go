@@ -6,13 +6,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/live"
-	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/workspace"
 )
 
 const graphParams = "flavor=targets, level=projects or select=<terms>"
@@ -21,10 +19,14 @@ const graphParams = "flavor=targets, level=projects or select=<terms>"
 // live snapshot's pre-encoded bytes (with an ETag and gzip); the
 // flavor=targets and level=projects variants reparse targets.yaml on every
 // request, as rule G2 requires.
-func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
+func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if r.URL.RawQuery == "" {
-			return serveCurrent(w, r, ws)
+			snap, err := b.Graph.Current()
+			if err != nil {
+				return err
+			}
+			return serveCurrent(w, r, snap)
 		}
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
@@ -43,6 +45,7 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 		_, hasFlavor := q["flavor"]
 		_, hasLevel := q["level"]
 		_, hasSelect := q["select"]
+		var g interface{ Encode() []byte }
 		switch {
 		case hasFlavor && hasLevel, hasSelect && (hasFlavor || hasLevel):
 			return apierr.BadRequest("flavor, level and select are alternatives; give one of them")
@@ -50,34 +53,28 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 			if f := q.Get("flavor"); f != "targets" {
 				return apierr.BadRequest("flavor %s is not allowed; allowed: targets", quote.Short(f))
 			}
-			return serveReparsed(w, ws.Root(), graph.Targets)
+			g, err = b.Graph.Targets()
 		case hasLevel:
 			if l := q.Get("level"); l != "projects" {
 				return apierr.BadRequest("level %s is not allowed; allowed: projects", quote.Short(l))
 			}
-			inferred := ws.InferredDeps()
-			return serveReparsed(w, ws.Root(), func(wsp *workspace.Workspace) *graph.Graph {
-				return graph.Projects(wsp, inferred...)
-			})
+			g, err = b.Graph.Projects()
 		default:
-			q, err := query.Parse(q.Get("select"))
+			g, err = b.Graph.Query(q.Get("select"))
 			if err != nil {
-				return apierr.BadRequest("select: %v", err)
+				if e := apierr.As(err); e.Code == apierr.CodeInvalidArgument {
+					return apierr.BadRequest("select: %s", e.Message)
+				}
 			}
-			g, err := ws.Query(q)
-			if err != nil {
-				return apierr.Unavailable("%v", err)
-			}
-			return writeJSONBody(w, g.Encode())
 		}
+		if err != nil {
+			return err
+		}
+		return writeJSONBody(w, g.Encode())
 	}
 }
 
-func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) error {
-	snap, err := ws.Current()
-	if err != nil {
-		return apierr.Unavailable("%v", err)
-	}
+func serveCurrent(w http.ResponseWriter, r *http.Request, snap *live.Snapshot) error {
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache")
 	h.Add("Vary", "Accept-Encoding") // beside the Vary: Origin of CORS
@@ -112,14 +109,6 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) er
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body)
 	return nil
-}
-
-func serveReparsed(w http.ResponseWriter, root string, variant func(*workspace.Workspace) *graph.Graph) error {
-	wsp, err := workspace.Load(root)
-	if err != nil {
-		return apierr.Unavailable("%v", err)
-	}
-	return writeJSONBody(w, variant(wsp).Encode())
 }
 
 // etagMatches implements If-None-Match's weak comparison for one ETag.

@@ -3,17 +3,15 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/insight"
 
 	insightv1alpha1 "github.com/corehq/core/proto/gen/core/insight/v1alpha1"
@@ -22,7 +20,7 @@ import (
 
 // insightHandler serves GET /api/v1/insight: every lens, or those named by
 // lens=, over window= (90d, 1y, all, Nd), for project=, limit= rows each.
-func insightHandler(e *insight.Engine) gateway.HandlerFunc {
+func insightHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := diffParams(r, "lens", "window", "project", "limit")
 		if err != nil {
@@ -39,9 +37,9 @@ func insightHandler(e *insight.Engine) gateway.HandlerFunc {
 			}
 			p.Limit = n
 		}
-		rep, err := e.Report(r.Context(), p)
+		rep, err := b.Insight.Report(r.Context(), p)
 		if err != nil {
-			return insightError(err)
+			return err
 		}
 		body, err := json.Marshal(rep)
 		if err != nil {
@@ -51,41 +49,14 @@ func insightHandler(e *insight.Engine) gateway.HandlerFunc {
 	}
 }
 
-// insightError maps the engine's errors to answers.
-func insightError(err error) error {
-	var pe *insight.ParamError
-	switch {
-	case errors.As(err, &pe):
-		return apierr.BadRequest("%v", err)
-	case errors.Is(err, insight.ErrNotRepository):
-		return apierr.FailedPrecondition("%v", err)
-	case errors.Is(err, gitx.ErrNotInstalled):
-		return apierr.Unavailable("%v", err)
-	}
-	return err
-}
-
 // insightService implements core.insight.v1alpha1.InsightService over the
 // same engine and answers as GET /api/v1/insight, one lens per RPC.
 var _ insightv1alpha1connect.InsightServiceHandler = (*insightService)(nil)
 
-type insightService struct{ engine *insight.Engine }
+type insightService struct{ b *backend.Backend }
 
 func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*insight.Report, error) {
-	rep, err := s.engine.Report(ctx, insight.Params{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit())})
-	if err == nil {
-		return rep, nil
-	}
-	var pe *insight.ParamError
-	switch err = insightError(err); {
-	case errors.As(err, &pe), apierr.As(err) != nil && apierr.As(err).Status == http.StatusBadRequest:
-		return nil, connect.NewError(connect.CodeInvalidArgument, err)
-	case apierr.As(err) != nil && apierr.As(err).Status == http.StatusConflict:
-		return nil, connect.NewError(connect.CodeFailedPrecondition, err)
-	case apierr.As(err) != nil && apierr.As(err).Status == http.StatusServiceUnavailable:
-		return nil, connect.NewError(connect.CodeUnavailable, err)
-	}
-	return nil, connect.NewError(connect.CodeInternal, err)
+	return s.b.Insight.Report(ctx, insight.Params{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit())})
 }
 
 func summary(r *insight.Report) *insightv1alpha1.Summary {

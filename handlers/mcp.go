@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
@@ -32,13 +33,13 @@ request_attention asks the person and waits for their answer; use it before anyt
 // in the context the tools read, and bounded the body; so the SDK's own
 // localhost protection is off (the spec: /mcp has no Host guard) and its
 // body limit is the row's.
-func mcpHandler(d mcpDeps) gateway.HandlerFunc {
-	if d.ws == nil { // `core routes`: names only
+func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
+	if !b.Serves() { // `core routes`: names only
 		return func(http.ResponseWriter, *http.Request) error { return apierr.NotFound("no workspace") }
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: d.version},
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: b.Status.Version()},
 		&mcp.ServerOptions{Instructions: mcpInstructions})
-	addTools(s, d)
+	addTools(s, b)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		DisableLocalhostProtection:   true,

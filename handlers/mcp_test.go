@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/corehq/core/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/mcp.md from the tools the server registers")
@@ -22,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite docs/mcp.md from the tools the 
 // does, and renders each name, description and input schema.
 func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "core", Version: "test"}, &mcp.ServerOptions{Instructions: mcpInstructions})
-	addTools(s, mcpDeps{})
+	addTools(s, &backend.Backend{})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := s.Connect(ctx, st, nil); err != nil {
@@ -100,7 +102,7 @@ func TestAToolThatPanicsIsAToolErrorNotACrash(t *testing.T) {
 // agent's attention tools ask and wait, and nothing else.
 func TestNoToolLetsAnAgentCloseAnAttentionRequest(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "core", Version: "test"}, nil)
-	addTools(s, mcpDeps{})
+	addTools(s, &backend.Backend{})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := s.Connect(ctx, st, nil); err != nil {

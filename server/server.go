@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	core "github.com/corehq/core"
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/attention"
@@ -99,7 +100,7 @@ func RemoteCache(cfg *config.Config, getenv func(string) string) (*remotecache.C
 // the handlers exactly as the server checks it: `core routes` prints it.
 func RouteTable() (*gateway.Table, error) {
 	reg := gateway.NewRegistry()
-	handlers.Register(reg, handlers.Deps{})
+	handlers.Register(reg, nil, nil)
 	return gateway.Load(core.RoutesFile, core.Routes, reg)
 }
 
@@ -188,13 +189,14 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sharing.Stop()
 	reg := gateway.NewRegistry()
-	handlers.Register(reg, handlers.Deps{
+	b := backend.New(backend.Options{
 		Attention: queue, Handoff: handed, Insight: lenses, Share: sharing,
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
-		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
-		Facts: handlers.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
+		CacheDir: cacheDir, RunContext: runCtx, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
+		Facts: backend.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
 	})
+	handlers.Register(reg, b, consoleFS)
 	table, err := gateway.Load(core.RoutesFile, core.Routes, reg)
 	if err != nil {
 		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
