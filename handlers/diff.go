@@ -15,7 +15,6 @@ import (
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/reviewstate"
 )
 
 // diffParams reads a diff route's query parameters, refusing any but
@@ -144,12 +143,12 @@ func diffSessionHandler(b *backend.Backend) gateway.HandlerFunc {
 		if !ok {
 			return apierr.New(http.StatusUnauthorized, apierr.CodeUnauthenticated, "no authenticated caller: send a bearer token")
 		}
-		op, err := decodeStrict[reviewstate.Op](r.Body)
+		op, err := decodeStrict[backend.Op](r.Body)
 		if err != nil {
 			return err
 		}
 		op.IfMatch = r.Header.Get("If-Match")
-		s, err := b.Review.Write(r.Context(), reviewstate.Author{Kind: string(p.Kind), ID: p.ID}, op)
+		s, err := b.Review.Write(r.Context(), backend.Author{Kind: string(p.Kind), ID: p.ID}, op)
 		var stale *backend.StaleSession
 		if errors.As(err, &stale) {
 			w.Header().Set("ETag", backend.SessionETag(stale.Current))

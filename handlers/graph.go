@@ -9,7 +9,6 @@ import (
 	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/quote"
 )
 
@@ -26,7 +25,7 @@ func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 			if err != nil {
 				return err
 			}
-			return serveCurrent(w, r, snap)
+			return serveCurrent(w, r, snap, snap.ETag)
 		}
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
@@ -74,7 +73,13 @@ func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 	}
 }
 
-func serveCurrent(w http.ResponseWriter, r *http.Request, snap *live.Snapshot) error {
+// encoded is a snapshot's bytes, made once per version.
+type encoded interface {
+	JSON() []byte
+	Gzip() []byte
+}
+
+func serveCurrent(w http.ResponseWriter, r *http.Request, snap encoded, etag string) error {
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache")
 	h.Add("Vary", "Accept-Encoding") // beside the Vary: Origin of CORS
@@ -83,15 +88,15 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, snap *live.Snapshot) e
 	// can take that representation: a 304 naming the gzip ETag tells a
 	// cache to serve its gzip copy. When both match ("*", or a cache
 	// listing all it holds), the 304 names the one a 200 would carry.
-	gzipETag := snap.ETag[:len(snap.ETag)-1] + `-gzip"`
+	gzipETag := etag[:len(etag)-1] + `-gzip"`
 	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
 		match := ""
 		switch {
 		case gz && etagMatches(inm, gzipETag):
 			match = gzipETag
-		case etagMatches(inm, snap.ETag):
-			match = snap.ETag
+		case etagMatches(inm, etag):
+			match = etag
 		}
 		if match != "" {
 			h.Set("ETag", match)
@@ -100,7 +105,7 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, snap *live.Snapshot) e
 		}
 	}
 	h.Set("Content-Type", "application/json")
-	body, etag := snap.JSON(), snap.ETag
+	body := snap.JSON()
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 		body, etag = snap.Gzip(), gzipETag

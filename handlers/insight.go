@@ -12,7 +12,6 @@ import (
 	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/insight"
 
 	insightv1alpha1 "github.com/corehq/core/proto/gen/core/insight/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/insight/v1alpha1/insightv1alpha1connect"
@@ -26,14 +25,14 @@ func insightHandler(b *backend.Backend) gateway.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		p := insight.Params{Window: q.Get("window"), Project: q.Get("project")}
+		p := backend.InsightParams{Window: q.Get("window"), Project: q.Get("project")}
 		if l := q.Get("lens"); l != "" {
 			p.Lenses = strings.Split(l, ",")
 		}
 		if s := q.Get("limit"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return apierr.BadRequest("limit must be a whole number from 1 to %d", insight.MaxLimit)
+				return apierr.BadRequest("limit must be a whole number from 1 to %d", backend.MaxInsightRows)
 			}
 			p.Limit = n
 		}
@@ -55,11 +54,11 @@ var _ insightv1alpha1connect.InsightServiceHandler = (*insightService)(nil)
 
 type insightService struct{ b *backend.Backend }
 
-func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*insight.Report, error) {
-	return s.b.Insight.Report(ctx, insight.Params{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit())})
+func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*backend.InsightReport, error) {
+	return s.b.Insight.Report(ctx, backend.InsightParams{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit())})
 }
 
-func summary(r *insight.Report) *insightv1alpha1.Summary {
+func summary(r *backend.InsightReport) *insightv1alpha1.Summary {
 	s := &insightv1alpha1.Summary{
 		Head: r.Head, Commits: int32(r.Commits), Shallow: r.Shallow, Window: r.Window.Name,
 		WindowCommits: int32(r.Window.Commits), BulkThreshold: int32(r.Bulk.Threshold), BulkCommits: int32(r.Bulk.Commits), Notes: r.Notes,
@@ -85,7 +84,7 @@ func (s *insightService) GetHotspots(ctx context.Context, req *insightv1alpha1.G
 	return out, nil
 }
 
-func pairs(ps []insight.Pair) []*insightv1alpha1.Pair {
+func pairs(ps []backend.InsightPair) []*insightv1alpha1.Pair {
 	out := make([]*insightv1alpha1.Pair, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, &insightv1alpha1.Pair{A: p.A, B: p.B, Together: int32(p.Together), Support: p.Support, Confidence: p.Confidence, Hidden: p.Hidden})
@@ -101,7 +100,7 @@ func (s *insightService) GetAffinity(ctx context.Context, req *insightv1alpha1.G
 	return &insightv1alpha1.GetAffinityResponse{Summary: summary(r), Files: pairs(r.Affinity.Files), Projects: pairs(r.Affinity.Projects)}, nil
 }
 
-func owners(os []insight.Owner) []*insightv1alpha1.Owner {
+func owners(os []backend.InsightOwner) []*insightv1alpha1.Owner {
 	out := make([]*insightv1alpha1.Owner, 0, len(os))
 	for _, o := range os {
 		out = append(out, &insightv1alpha1.Owner{Author: o.Author, Changes: int32(o.Changes), Share: o.Share})

@@ -7,8 +7,6 @@ import (
 
 	"github.com/corehq/core/backend"
 	"github.com/corehq/core/internal/caller"
-	"github.com/corehq/core/internal/handoff"
-	"github.com/corehq/core/internal/jobs"
 
 	jobv1alpha1 "github.com/corehq/core/proto/gen/core/job/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
@@ -55,8 +53,8 @@ func (s *jobService) HandJob(ctx context.Context, req *jobv1alpha1.HandJobReques
 	return &jobv1alpha1.HandJobResponse{Job: sessionJobMessage(j)}, nil
 }
 
-func sessionJobMessage(j handoff.Job) *jobv1alpha1.Job {
-	m := &jobv1alpha1.Job{Name: j.Name, Holder: jobs.HolderSession, State: j.State, Description: j.Text, Node: j.Node, ClaimedBy: j.ClaimedBy}
+func sessionJobMessage(j backend.SessionJob) *jobv1alpha1.Job {
+	m := &jobv1alpha1.Job{Name: j.Name, Holder: backend.HolderSession, State: j.State, Description: j.Text, Node: j.Node, ClaimedBy: j.ClaimedBy}
 	if j.Ended != nil && j.Started != nil {
 		m.LastRun = &jobv1alpha1.JobRun{
 			StartTime: timestamppb.New(*j.Started), EndTime: timestamppb.New(*j.Ended),
@@ -66,7 +64,7 @@ func sessionJobMessage(j handoff.Job) *jobv1alpha1.Job {
 	return m
 }
 
-func jobMessage(s jobs.Snapshot) *jobv1alpha1.Job {
+func jobMessage(s backend.Job) *jobv1alpha1.Job {
 	j := &jobv1alpha1.Job{
 		Name: s.Name, Holder: s.Holder, State: s.State,
 		TargetSize: s.Size, TargetUnit: s.Unit, Description: s.Description,

@@ -14,7 +14,6 @@ import (
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
-	"github.com/corehq/core/internal/reviewstate"
 )
 
 // WithMCP says whether this build serves /mcp (built without -tags nomcp).
@@ -54,12 +53,12 @@ func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
 
 // agent is the caller of a tool: the mcp token the gateway authenticated.
 // Authorship of every write comes from here, never from a tool's input.
-func agent(ctx context.Context) (reviewstate.Author, error) {
+func agent(ctx context.Context) (backend.Author, error) {
 	p, ok := caller.Principal(ctx)
 	if !ok {
-		return reviewstate.Author{}, errors.New("no authenticated caller")
+		return backend.Author{}, errors.New("no authenticated caller")
 	}
-	return reviewstate.Author{Kind: string(p.Kind), ID: p.ID}, nil
+	return backend.Author{Kind: string(p.Kind), ID: p.ID}, nil
 }
 
 // textResult is a tool's answer as one JSON text block, which every MCP

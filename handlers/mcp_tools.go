@@ -12,12 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/corehq/core/backend"
-	"github.com/corehq/core/internal/attention"
-	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/reviewstate"
 )
 
 // Bounds of what a tool answers or waits: an agent's context is small, and
@@ -192,19 +189,19 @@ func addTools(s *mcp.Server, b *backend.Backend) {
 			if err != nil {
 				return nil, nil, err
 			}
-			op := reviewstate.Op{Op: in.Op, Path: in.Path, Line: in.Line, Body: in.Body, ID: in.ID}
+			op := backend.Op{Op: in.Op, Path: in.Path, Line: in.Line, Body: in.Body, ID: in.ID}
 			switch in.Op {
-			case reviewstate.OpComment:
+			case backend.OpComment:
 			case "suggest":
 				if in.Suggestion == "" {
 					return nil, nil, errors.New("suggestion is required for op suggest: the replacement text for the line")
 				}
-				op.Op, op.Body = reviewstate.OpComment, backend.Suggestion(in.Body, in.Suggestion)
-			case reviewstate.OpResolve, reviewstate.OpReopen:
+				op.Op, op.Body = backend.OpComment, backend.Suggestion(in.Body, in.Suggestion)
+			case backend.OpResolve, backend.OpReopen:
 			default:
 				return nil, nil, fmt.Errorf("op %s is not one the review tool takes: comment, suggest, resolve or reopen", quote.Short(in.Op))
 			}
-			if op.Op == reviewstate.OpComment && (in.Path == "" || in.Line < 1) {
+			if op.Op == backend.OpComment && (in.Path == "" || in.Line < 1) {
 				return nil, nil, errors.New("path and line (from 1) are required for a comment")
 			}
 			sess, err := b.Review.Write(ctx, a, op)
@@ -226,7 +223,7 @@ func addTools(s *mcp.Server, b *backend.Backend) {
 			if err != nil {
 				return nil, nil, err
 			}
-			r, err := b.Attention.Ask(ctx, a.ID, attention.Ask{Need: in.Need, Node: in.Node, File: in.File}, wait)
+			r, err := b.Attention.Ask(ctx, a.ID, backend.Ask{Need: in.Need, Node: in.Node, File: in.File}, wait)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -298,7 +295,7 @@ func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) 
 			}
 		}()
 		res, out, err = h(ctx, req, in)
-		if cause := context.Cause(ctx); errors.Is(cause, auth.ErrRevoked) || errors.Is(cause, auth.ErrExpired) {
+		if cause := context.Cause(ctx); errors.Is(cause, backend.ErrTokenRevoked) || errors.Is(cause, backend.ErrTokenExpired) {
 			return nil, nil, cause
 		}
 		return res, out, err

@@ -6,7 +6,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/corehq/core/backend"
-	"github.com/corehq/core/internal/notes"
 
 	notesv1alpha1 "github.com/corehq/core/proto/gen/core/notes/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/notes/v1alpha1/notesv1alpha1connect"
@@ -48,6 +47,6 @@ func (s *notesService) DeleteNote(_ context.Context, req *notesv1alpha1.DeleteNo
 	return &notesv1alpha1.DeleteNoteResponse{}, nil
 }
 
-func noteMessage(n notes.Note) *notesv1alpha1.Note {
+func noteMessage(n backend.Note) *notesv1alpha1.Note {
 	return &notesv1alpha1.Note{Id: n.ID, NodeId: n.NodeID, Text: n.Text, CreateTime: timestamppb.New(n.Created), UpdateTime: timestamppb.New(n.Updated)}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/runner"
 )
 
 // planHandler serves GET /api/v1/plan: the target DAG, reparsed from
@@ -58,7 +57,7 @@ func diffRunHandler(b *backend.Backend) gateway.HandlerFunc {
 			return err
 		}
 		caller.Log(r.Context()).Info().Str(logx.Run, id).Msg("run started")
-		body, _ := json.Marshal(map[string]any{"run": map[string]string{"id": id, "target": req.Target, "status": runner.StateQueued}})
+		body, _ := json.Marshal(map[string]any{"run": map[string]string{"id": id, "target": req.Target, "status": backend.StateQueued}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write(append(body, '\n'))

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/corehq/core/backend"
-	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/caller"
 	"github.com/corehq/core/internal/logx"
 
@@ -42,7 +41,7 @@ func (s *tokenService) CreateToken(ctx context.Context, req *tokenv1alpha1.Creat
 		d := req.GetTtl().AsDuration()
 		ttl = &d
 	}
-	secret, rec, err := s.b.Tokens.Create(auth.Kind(req.GetKind()), req.GetGrants(), ttl)
+	secret, rec, err := s.b.Tokens.Create(backend.TokenKind(req.GetKind()), req.GetGrants(), ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +76,7 @@ func (s *tokenService) ExchangePairingCode(ctx context.Context, _ *tokenv1alpha1
 	return &tokenv1alpha1.ExchangePairingCodeResponse{Token: secret, ExpireTime: timestamppb.New(rec.ExpiresAt)}, nil
 }
 
-func tokenMessage(r auth.Record, now time.Time) *tokenv1alpha1.Token {
+func tokenMessage(r backend.TokenRecord, now time.Time) *tokenv1alpha1.Token {
 	return &tokenv1alpha1.Token{
 		Id:         r.ID,
 		Kind:       string(r.Kind),

@@ -6,7 +6,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/corehq/core/backend"
-	"github.com/corehq/core/internal/runner"
 
 	viewerv1alpha1 "github.com/corehq/core/proto/gen/core/viewer/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/viewer/v1alpha1/viewerv1alpha1connect"
@@ -40,7 +39,7 @@ func (s *viewerService) GetRun(_ context.Context, req *viewerv1alpha1.GetRunRequ
 	return &viewerv1alpha1.GetRunResponse{Run: runMessage(j), Argv: j.Argv, Output: j.Output, OutputTruncated: j.Truncated, Dir: j.Dir}, nil
 }
 
-func runMessage(j runner.Journal) *viewerv1alpha1.Run {
+func runMessage(j backend.Journal) *viewerv1alpha1.Run {
 	r := &viewerv1alpha1.Run{
 		Id: j.ID, Target: j.Target, Status: j.Status, ExitCode: int32(j.ExitCode),
 		StartTime: timestamppb.New(j.Start), CacheHit: j.CacheHit, CacheKey: j.CacheKey, Trigger: j.Trigger, From: j.From,
