@@ -129,7 +129,7 @@ func New(o Options) *Backend {
 		Share:     &Share{s: o.Share},
 		Status:    &Status{ws: o.Workspace, runner: o.Runner, affected: published, facts: o.Facts, metrics: o.Metrics},
 		Tools:     &Tools{ws: o.Workspace, metrics: o.Metrics},
-		Tokens:    &Tokens{store: o.Tokens, now: time.Now},
+		Tokens:    newTokens(o.Tokens),
 		Notes:     &Notes{store: o.Notes},
 		Activity:  &Activity{store: o.Activity},
 		Metrics:   o.Metrics,

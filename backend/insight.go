@@ -17,16 +17,21 @@ type Insight struct {
 // Report answers the lenses p asks for.
 func (i *Insight) Report(ctx context.Context, p insight.Params) (*insight.Report, error) {
 	rep, err := i.engine.Report(ctx, p)
+	return rep, insightError(err)
+}
+
+// insightError maps the engine's typed errors to answers.
+func insightError(err error) error {
 	var pe *insight.ParamError
 	switch {
 	case err == nil:
-		return rep, nil
+		return nil
 	case errors.As(err, &pe):
-		return nil, apierr.BadRequest("%v", err)
+		return apierr.BadRequest("%v", err)
 	case errors.Is(err, insight.ErrNotRepository):
-		return nil, apierr.FailedPrecondition("%v", err)
+		return apierr.FailedPrecondition("%v", err)
 	case errors.Is(err, gitx.ErrNotInstalled):
-		return nil, apierr.Unavailable("%v", err)
+		return apierr.Unavailable("%v", err)
 	}
-	return nil, err
+	return err
 }

@@ -16,6 +16,8 @@ type Tokens struct {
 	now   func() time.Time
 }
 
+func newTokens(st *auth.Store) *Tokens { return &Tokens{store: st, now: time.Now} }
+
 // Now is the time the area judges expiry by.
 func (t *Tokens) Now() time.Time { return t.now() }
 

@@ -46,10 +46,19 @@ func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
 		PropagateRequestCancellation: true,
 	})
 	return func(w http.ResponseWriter, r *http.Request) error {
-		h.ServeHTTP(w, r)
+		// The request's context ends with its token (revoked, expired) and
+		// with the client. The SDK stops delivering when its request's
+		// context ends, so the tools get that end as their lifeline instead
+		// (addTool): a call whose token died answers so, rather than
+		// vanish without a response.
+		life := r.Context()
+		h.ServeHTTP(w, r.WithContext(context.WithValue(context.WithoutCancel(life), lifelineKey{}, life)))
 		return nil
 	}
 }
+
+// lifelineKey holds the context a tool call lives by: its request's.
+type lifelineKey struct{}
 
 // agent is the caller of a tool: the mcp token the gateway authenticated.
 // Authorship of every write comes from here, never from a tool's input.

@@ -288,6 +288,13 @@ func ptr[T any](v T) *T { return &v }
 // it: a wait in request_attention returns) answers that, not what it had.
 func addTool[In any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) {
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
+		if life, ok := ctx.Value(lifelineKey{}).(context.Context); ok {
+			var cancel context.CancelCauseFunc
+			ctx, cancel = context.WithCancelCause(ctx)
+			defer cancel(nil)
+			stop := context.AfterFunc(life, func() { cancel(context.Cause(life)) })
+			defer stop()
+		}
 		defer func() {
 			if v := recover(); v != nil {
 				caller.Log(ctx).Error().Str(logx.Tool, t.Name).Str(logx.Panic, fmt.Sprint(v)).Str(logx.Stack, string(debug.Stack())).Msg("mcp tool panicked")

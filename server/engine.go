@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/corehq/core/backend"
+
 	"context"
 	"fmt"
 	"os"
@@ -51,7 +53,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 
 	capacity, reason := runner.Capacity(cfg.Concurrency, os.Getenv)
 	log.Info().Int("capacity", capacity).Str(logx.Reason, reason).Msg("run pool")
-	remote, err := RemoteCache(cfg, os.Getenv)
+	remote, err := backend.RemoteCache(cfg, os.Getenv)
 	switch {
 	case err != nil:
 		// Runs build locally; the server still starts (core doctor says why).

@@ -35,7 +35,6 @@ import (
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
-	"github.com/corehq/core/internal/remotecache"
 	"github.com/corehq/core/internal/reviewstate"
 	"github.com/corehq/core/internal/state"
 )
@@ -62,6 +61,10 @@ type Ready struct {
 	Workspace    *live.Workspace
 }
 
+// PairingCode mints a one-time code that the console trades for a token
+// (the pairing link's fragment carries it).
+func (r Ready) PairingCode() string { return r.Tokens.Mint(auth.KindPair, auth.Pair, auth.PairTTL) }
+
 // CacheDir is the cache directory of a workspace under cfg.
 func CacheDir(root string, cfg *config.Config) string {
 	if cfg.CacheDir != "" {
@@ -71,29 +74,6 @@ func CacheDir(root string, cfg *config.Config) string {
 		return filepath.Join(root, cfg.CacheDir)
 	}
 	return filepath.Join(root, ignore.DefaultCacheDir)
-}
-
-// RemoteCache is the remote build cache cfg names, or nil when none is
-// configured. getenv reads the credential's variable.
-func RemoteCache(cfg *config.Config, getenv func(string) string) (*remotecache.Client, error) {
-	rc := cfg.Cache.Remote
-	if rc.URL == "" {
-		return nil, nil
-	}
-	value := ""
-	switch {
-	case rc.Header == "" && rc.HeaderEnv == "":
-	case rc.Header == "" || rc.HeaderEnv == "":
-		return nil, errors.New("cache.remote.header and cache.remote.header_env go together: the header's name, and the environment variable holding its value (e.g. Authorization and CORE_CACHE_TOKEN)")
-	default:
-		if value = getenv(rc.HeaderEnv); value == "" {
-			return nil, fmt.Errorf("the remote cache's credential is missing: cache.remote.header_env names %s, which is not set; export it (e.g. %s='Bearer …'), or unset cache.remote.header", rc.HeaderEnv, rc.HeaderEnv)
-		}
-	}
-	return remotecache.New(remotecache.Config{
-		URL: rc.URL, Mode: rc.Mode, Header: rc.Header, HeaderValue: value,
-		Timeout: rc.Timeout, Parallelism: rc.Parallelism,
-	})
 }
 
 // RouteTable is the routes.yaml compiled into this binary, checked against

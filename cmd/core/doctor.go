@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +18,6 @@ import (
 
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/state"
-	"github.com/corehq/core/internal/workspace"
 	"github.com/corehq/core/server"
 )
 
@@ -49,9 +50,9 @@ running)" or "console: disabled".`,
 				line(false, "workspace: %v", err)
 				return &exitError{code: 1}
 			}
-			ws, err := workspace.Load(root)
+			ws, err := backend.Open(root, "", nil).Workspace()
 			if err != nil {
-				line(false, "workspace: %s does not load:\n%v", filepath.Join(root, workspace.FileName), err)
+				line(false, "workspace: %s does not load:\n%v", filepath.Join(root, backend.TargetsFile), err)
 			} else {
 				line(true, "workspace: ok (%s, %d projects, %d spells)", root, len(ws.Projects), len(ws.Spells))
 				for _, tc := range toolchains(cmd.Context(), ws) {
@@ -78,7 +79,7 @@ running)" or "console: disabled".`,
 				line(true, "cache: ok (%s)", cacheDir)
 			}
 
-			remote, err := server.RemoteCache(cfg, os.Getenv)
+			remote, err := backend.RemoteCache(cfg, os.Getenv)
 			switch {
 			case err != nil:
 				line(false, "remote cache: %v", err)
@@ -142,7 +143,7 @@ var versionArgs = map[string][]string{
 
 // toolchains checks the programs the declared targets and spells call (and
 // git, which diff and insight need): found on PATH, and their version.
-func toolchains(ctx context.Context, ws *workspace.Workspace) []toolLine {
+func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 	users := map[string][]string{"git": {"core diff, insight"}}
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"encoding/json"
 	"fmt"
 	"path"
@@ -9,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newHashCmd(g *globals) *cobra.Command {
@@ -47,7 +47,7 @@ its key's parts (core runs lists the ids).`,
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string { return ws.TargetIDs() })
+			return completeWorkspace(g, func(ws *backend.Workspace) []string { return ws.TargetIDs() })
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := g.load(nil)
@@ -55,7 +55,7 @@ its key's parts (core runs lists the ids).`,
 				return err
 			}
 			if diffRuns {
-				return diffKeys(cmd, e.cacheDir, args[0], args[1])
+				return diffKeys(cmd, e.local(), args[0], args[1])
 			}
 			ws, err := e.resolved(cmd.ErrOrStderr())
 			if err != nil {
@@ -64,7 +64,7 @@ its key's parts (core runs lists the ids).`,
 			if ws.Target(args[0]) == nil {
 				return fmt.Errorf("%s is not a target targets.yaml declares%s; write PROJECT:TARGET", args[0], suggest.DidYouMean(args[0], ws.TargetIDs()))
 			}
-			r := runner.New(runner.Options{Root: e.root, CacheDir: e.cacheDir})
+			r := e.local().Runner(backend.RunOptions{})
 			k, err := r.Explain(cmd.Context(), ws, args[0])
 			if err != nil {
 				return err
@@ -100,7 +100,7 @@ its key's parts (core runs lists the ids).`,
 			if k.Toolchain != nil {
 				fmt.Fprintf(out, "toolchain %s: %s (sha256 %s…)\n", strings.Join(k.Toolchain.Argv, " "), k.Toolchain.Version, k.Toolchain.Hash[:12])
 			}
-			files := func(title string, fs []runner.FileHash) {
+			files := func(title string, fs []backend.FileHash) {
 				fmt.Fprintf(out, "%s (%d)\n", title, len(fs))
 				for _, f := range fs {
 					note := ""
@@ -135,25 +135,12 @@ its key's parts (core runs lists the ids).`,
 }
 
 // diffKeys prints what differs between the keys of two runs.
-func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
-	parts := make([]runner.KeyParts, 2)
-	for i, id := range []string{a, b} {
-		if !runner.ValidID(id) {
-			return fmt.Errorf("%q is not a run id: `core runs` lists them", id)
-		}
-		j, err := runner.ReadJournal(cacheDir, id)
-		if err != nil {
-			return fmt.Errorf("run %s: %w (core runs lists what is kept)", id, err)
-		}
-		if j.CacheKey == "" {
-			return fmt.Errorf("run %s has no cache key (it did not get as far as hashing its inputs)", id)
-		}
-		if parts[i], err = runner.RecordedParts(cacheDir, j.CacheKey); err != nil {
-			return fmt.Errorf("the parts of run %s's key (%s) were not recorded: a run records them when it executes, not when the cache serves it; run core hash --diff with two runs that executed", id, shortKey(j.CacheKey))
-		}
+func diffKeys(cmd *cobra.Command, l *backend.Local, a, b string) error {
+	x, y, err := l.KeyParts(a, b)
+	if err != nil {
+		return err
 	}
 	out := cmd.OutOrStdout()
-	x, y := parts[0], parts[1]
 	if x.Key == y.Key {
 		fmt.Fprintf(out, "the two runs have the same key %s: nothing differs\n", shortKey(x.Key))
 		return nil
@@ -198,8 +185,8 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	case tx != nil && tx.Hash != ty.Hash:
 		say("toolchain %s: %q, then %q", strings.Join(ty.Argv, " "), tx.Version, ty.Version)
 	}
-	envOf := func(k runner.KeyParts) map[string]runner.EnvPart {
-		m := map[string]runner.EnvPart{}
+	envOf := func(k backend.KeyParts) map[string]backend.EnvPart {
+		m := map[string]backend.EnvPart{}
 		for _, v := range k.Env {
 			m[v.Name] = v
 		}
@@ -220,7 +207,7 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 			say("env %s: its value changed", name)
 		}
 	}
-	files := func(what string, fx, fy []runner.FileHash) {
+	files := func(what string, fx, fy []backend.FileHash) {
 		mx, my := map[string]string{}, map[string]string{}
 		for _, f := range fx {
 			mx[f.Path] = f.Kind + f.Hash
@@ -244,7 +231,7 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	files("input", x.Inputs, y.Inputs)
 	files("// input", x.Root, y.Root)
 	files("global input", x.Global, y.Global)
-	px, py := map[string]runner.ProjectPart{}, map[string]runner.ProjectPart{}
+	px, py := map[string]backend.ProjectPart{}, map[string]backend.ProjectPart{}
 	for _, p := range x.Dependencies {
 		px[p.Project] = p
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"bytes"
 	"compress/flate"
 	"context"
@@ -19,11 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/console"
-	"github.com/corehq/core/internal/fsx"
-	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
-	"github.com/corehq/core/internal/workspace"
 	"github.com/corehq/core/server"
 
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
@@ -116,13 +114,13 @@ func PairingURL(baseURL, code string, targets bool) string {
 
 func snapshotGraph(e *env, targets bool) ([]byte, error) {
 	if targets {
-		ws, err := workspace.Load(e.root)
+		g, err := e.local().TargetGraph()
 		if err != nil {
 			return nil, err
 		}
-		return graph.Targets(ws).Encode(), nil
+		return g.Encode(), nil
 	}
-	g, _, err := live.Build(e.root, e.cacheDir)
+	g, err := e.local().Graph()
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +176,7 @@ func copyConsole(files fs.FS, dir string) error {
 				return err
 			}
 		}
-		return fsx.WriteFileAtomic(dst, b, 0o644)
+		return backend.WriteFile(dst, b, 0o644)
 	})
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,13 +21,6 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/affected"
-	"github.com/corehq/core/internal/remotecache"
-	"github.com/corehq/core/internal/runner"
-	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
-	"github.com/corehq/core/server"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
@@ -87,7 +80,7 @@ SIGKILL) and records them as interrupted.`,
   core run test --projects 'svc-*'
   core run --affected test --base origin/main`,
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+			return completeWorkspace(g, func(ws *backend.Workspace) []string {
 				ids := ws.TargetIDs()
 				seen := map[string]bool{}
 				for _, id := range ws.TargetIDs() {
@@ -134,14 +127,14 @@ SIGKILL) and records them as interrupted.`,
 			trigger := "cli"
 			targets := args
 			if len(args) > 0 {
-				if targets, err = selectTargets(ws, args, projects); err != nil {
+				if targets, err = backend.Select(ws, args, projects); err != nil {
 					return err
 				}
 			}
 			if affectedTarget != "" {
 				trigger = "affected"
-				var set affected.Set
-				targets, set, err = affectedTargets(ctx, ws, e.root, base, affectedTarget, stderr)
+				var set backend.AffectedSet
+				targets, set, err = affectedTargets(ctx, e.local(), ws, base, affectedTarget, stderr)
 				if err != nil {
 					return err
 				}
@@ -152,7 +145,7 @@ SIGKILL) and records them as interrupted.`,
 			}
 
 			if dryRun {
-				r := runner.New(runner.Options{Root: e.root, CacheDir: e.cacheDir, Cache: cacheMode(force, noCache)})
+				r := e.local().Runner(backend.RunOptions{Cache: backend.CacheModeOf(force, noCache)})
 				planned, err := r.Plan(ctx, ws, targets)
 				if err != nil {
 					return err
@@ -162,7 +155,7 @@ SIGKILL) and records them as interrupted.`,
 			if asJSON {
 				return errors.New("--json goes with --dry-run: a run streams its output")
 			}
-			capacity, reason := runner.Capacity(e.cfg.Concurrency, os.Getenv)
+			capacity, reason := backend.Capacity(e.cfg.Concurrency, os.Getenv)
 			colour, err := useColour(colorFlag, stderr)
 			if err != nil {
 				return err
@@ -171,16 +164,15 @@ SIGKILL) and records them as interrupted.`,
 			stopBeat := make(chan struct{})
 			defer close(stopBeat)
 			go p.heartbeat(stopBeat)
-			var remote *remotecache.Client
+			var remote *backend.RemoteClient
 			if remoteFlag == "on" && !noCache {
-				if remote, err = server.RemoteCache(e.cfg, os.Getenv); err != nil {
+				if remote, err = e.local().RemoteCache(os.Getenv); err != nil {
 					p.warn(err.Error() + "; building without the remote cache (core doctor checks it)")
 				}
 			}
-			r := runner.New(runner.Options{
-				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
-				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(), Cache: cacheMode(force, noCache),
-				Remote: remote, Warn: p.warn,
+			r := e.local().Runner(backend.RunOptions{
+				Capacity: capacity, Trigger: trigger, Events: p.event, Output: cmd.OutOrStdout(),
+				Cache: backend.CacheModeOf(force, noCache), Remote: remote, Warn: p.warn,
 			})
 			if len(targets) > 1 || affectedTarget != "" {
 				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
@@ -191,9 +183,9 @@ SIGKILL) and records them as interrupted.`,
 				return runErr
 			}
 			// Keep the run log bounded when no server rotates it.
-			_, _ = runner.TrimJournals(e.cacheDir, runner.DefaultJournalCap)
+			e.local().TrimJournals()
 			summarize(stderr, res, time.Since(began), remote)
-			githubGroups(stderr, e.cacheDir, res)
+			githubGroups(stderr, e.local(), res)
 			if open {
 				if err := openRun(cmd, e.cfg.LogViewerURL, res); err != nil {
 					fmt.Fprintln(stderr, "core: "+err.Error())
@@ -227,7 +219,7 @@ SIGKILL) and records them as interrupted.`,
 }
 
 // printPlan prints a dry run.
-func printPlan(w io.Writer, planned []runner.Planned, asJSON bool) error {
+func printPlan(w io.Writer, planned []backend.Planned, asJSON bool) error {
 	if asJSON {
 		data, err := json.Marshal(map[string]any{"targets": planned})
 		if err != nil {
@@ -249,123 +241,20 @@ func printPlan(w io.Writer, planned []runner.Planned, asJSON bool) error {
 	return nil
 }
 
-func cacheMode(force, noCache bool) runner.CacheMode {
-	switch {
-	case force:
-		return runner.CacheRefresh
-	case noCache:
-		return runner.CacheOff
-	}
-	return runner.CacheUse
-}
-
-// selectTargets turns run's arguments into target ids: PROJECT:TARGET as
-// it is, a bare TARGET in every project that declares it, and globs
-// (path.Match syntax) on either side; --projects filters the projects.
-func selectTargets(ws *workspace.Workspace, args []string, projectGlob string) ([]string, error) {
-	if projectGlob != "" {
-		if _, err := path.Match(projectGlob, ""); err != nil {
-			return nil, fmt.Errorf("--projects %q is not a glob: %v", projectGlob, err)
-		}
-	}
-	keep := func(p string) bool {
-		ok, _ := path.Match(projectGlob, p)
-		return projectGlob == "" || ok
-	}
-	var out []string
-	seen := map[string]bool{}
-	add := func(id string) {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	for _, a := range args {
-		proj, target, qualified := strings.Cut(a, ":")
-		if !qualified {
-			proj, target = "*", a
-		}
-		if !qualified || strings.ContainsAny(a, "*?[") {
-			if _, err := path.Match(proj, ""); err != nil {
-				return nil, fmt.Errorf("%q is not a glob: %v", a, err)
-			}
-			if _, err := path.Match(target, ""); err != nil {
-				return nil, fmt.Errorf("%q is not a glob: %v", a, err)
-			}
-			n := 0
-			for _, p := range ws.Projects {
-				if ok, _ := path.Match(proj, p.Name); !ok || !keep(p.Name) {
-					continue
-				}
-				for _, t := range p.Targets {
-					if ok, _ := path.Match(target, t.Name); ok {
-						add(t.ID())
-						n++
-					}
-				}
-			}
-			if n == 0 {
-				candidates := ws.TargetIDs()
-				if !qualified {
-					candidates = nil
-					for _, id := range ws.TargetIDs() {
-						if _, name, _ := strings.Cut(id, ":"); !slices.Contains(candidates, name) {
-							candidates = append(candidates, name)
-						}
-					}
-				}
-				return nil, fmt.Errorf("%s matches no declared target%s%s; core describe graph lists them", a, projectsNote(projectGlob), suggest.DidYouMean(a, candidates))
-			}
-			continue
-		}
-		if !keep(proj) {
-			return nil, fmt.Errorf("%s is outside --projects %q", a, projectGlob)
-		}
-		add(a)
-	}
-	return out, nil
-}
-
-func projectsNote(glob string) string {
-	if glob == "" {
-		return ""
-	}
-	return " in projects matching " + strconv.Quote(glob)
-}
-
-// affectedTargets resolves --affected TARGET to PROJECT:TARGET ids.
-func affectedTargets(ctx context.Context, ws *workspace.Workspace, root, base, target string, w io.Writer) ([]string, affected.Set, error) {
-	if strings.Contains(target, ":") {
-		return nil, affected.Set{}, fmt.Errorf("--affected takes a target name such as build, not %q: it runs that target in every affected project", target)
-	}
-	declared := false
-	for _, p := range ws.Projects {
-		if p.Target(target) != nil {
-			declared = true
-			break
-		}
-	}
-	if !declared {
-		return nil, affected.Set{}, fmt.Errorf("--affected %s: no project declares a target called %q (core describe graph lists the targets)", target, target)
-	}
-	changed, err := affected.Changed(ctx, root, base)
+// affectedTargets resolves --affected TARGET to PROJECT:TARGET ids, and
+// says so when nothing is affected.
+func affectedTargets(ctx context.Context, l *backend.Local, ws *backend.Workspace, base, target string, w io.Writer) ([]string, backend.AffectedSet, error) {
+	ids, ch, err := l.AffectedTargets(ctx, ws, base, target)
 	if err != nil {
-		return nil, affected.Set{}, err
-	}
-	set := affected.Compute(ws, changed)
-	var ids []string
-	for _, id := range set.Targets {
-		if _, name, _ := strings.Cut(id, ":"); name == target {
-			ids = append(ids, id)
-		}
+		return nil, backend.AffectedSet{}, err
 	}
 	switch {
-	case len(changed) == 0:
+	case len(ch.Set.Files) == 0:
 		fmt.Fprintln(w, "nothing affected: no files changed")
 	case len(ids) == 0:
-		fmt.Fprintf(w, "nothing affected: %s changed, in no project that declares %q\n", plural(len(changed), "file"), target)
+		fmt.Fprintf(w, "nothing affected: %s changed, in no project that declares %q\n", plural(len(ch.Set.Files), "file"), target)
 	}
-	return ids, set, nil
+	return ids, ch.Set, nil
 }
 
 // progress prints one line per target state change, each with a
@@ -447,7 +336,7 @@ func (p *progress) counter() string {
 	return p.dim.Sprintf("[%d/%d]", p.done, p.total)
 }
 
-func (p *progress) event(e runner.Event) {
+func (p *progress) event(e backend.RunEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := func(format string, args ...any) {
@@ -455,10 +344,10 @@ func (p *progress) event(e runner.Event) {
 		p.last = time.Now()
 	}
 	switch e.State {
-	case runner.StateQueued:
+	case backend.StateQueued:
 		p.total++
 		return
-	case runner.StateRunning:
+	case backend.StateRunning:
 		p.start[e.Target] = e.Time
 		line("%s %s", p.running.Sprint("▶"), e.Target)
 		return
@@ -466,23 +355,23 @@ func (p *progress) event(e runner.Event) {
 	p.done++
 	defer delete(p.start, e.Target)
 	switch e.State {
-	case runner.StateSucceeded:
+	case backend.StateSucceeded:
 		line("%s %s (%s)", p.ok.Sprint("✔"), e.Target, p.elapsed(e))
-	case runner.StateCached:
+	case backend.StateCached:
 		how := "(cached)"
-		if e.From == runner.FromRemote {
+		if e.From == backend.FromRemote {
 			how = "(remote cache)"
 		}
 		line("%s %s %s", p.ok.Sprint("⚡"), e.Target, p.dim.Sprint(how))
-	case runner.StateFailed:
+	case backend.StateFailed:
 		why := e.Err
 		if e.RunID != "" && e.ExitCode > 0 {
 			why = fmt.Sprintf("exit %d", e.ExitCode)
 		}
 		line("%s %s (%s)", p.bad.Sprint("✘"), p.bad.Sprint(e.Target), why)
-	case runner.StateInterrupted:
+	case backend.StateInterrupted:
 		line("■ %s (interrupted after %s)", e.Target, p.elapsed(e))
-	case runner.StateSkipped:
+	case backend.StateSkipped:
 		line("%s", p.dim.Sprintf("· %s (skipped: %s)", e.Target, e.Err))
 	default:
 		p.done--
@@ -511,7 +400,7 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMG"[exp])
 }
 
-func (p *progress) elapsed(e runner.Event) string {
+func (p *progress) elapsed(e backend.RunEvent) string {
 	if s, ok := p.start[e.Target]; ok {
 		return formatDuration(e.Time.Sub(s))
 	}
@@ -529,9 +418,9 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remotecache.Client) {
+func summarize(w io.Writer, res *backend.RunResult, took time.Duration, remote *backend.RemoteClient) {
 	var parts []string
-	for _, s := range []string{runner.StateSucceeded, runner.StateCached, runner.StateFailed, runner.StateInterrupted, runner.StateSkipped} {
+	for _, s := range []string{backend.StateSucceeded, backend.StateCached, backend.StateFailed, backend.StateInterrupted, backend.StateSkipped} {
 		if n := res.Count(s); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
@@ -543,7 +432,7 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 			from[t.From]++
 		}
 		fmt.Fprintf(w, "cache: %d local hits, %d remote hits, %d built; remote %s (%s): %s down, %s up",
-			from[runner.FromLocal], from[runner.FromRemote], from[runner.FromBuilt], remote, remote.Mode(),
+			from[backend.FromLocal], from[backend.FromRemote], from[backend.FromBuilt], remote, remote.Mode(),
 			humanBytes(res.Remote.BytesDown), humanBytes(res.Remote.BytesUp))
 		if res.Remote.Uploaded > 0 {
 			fmt.Fprintf(w, ", %s uploaded", plural(res.Remote.Uploaded, "result"))
@@ -551,7 +440,7 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 		fmt.Fprintln(w)
 	}
 	for _, t := range res.Targets {
-		if t.Status != runner.StateFailed {
+		if t.Status != backend.StateFailed {
 			continue
 		}
 		if t.RunID != "" {
@@ -566,15 +455,15 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 // when the run is a GitHub Actions step: there the interleaved output of a
 // parallel run is hard to read, and a failure's own output is what one
 // opens first.
-func githubGroups(w io.Writer, cacheDir string, res *runner.Result) {
+func githubGroups(w io.Writer, l *backend.Local, res *backend.RunResult) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
 	for _, t := range res.Targets {
-		if t.Status != runner.StateFailed || t.RunID == "" {
+		if t.Status != backend.StateFailed || t.RunID == "" {
 			continue
 		}
-		j, err := runner.ReadJournal(cacheDir, t.RunID)
+		j, err := l.Journal(t.RunID)
 		if err != nil {
 			continue
 		}
@@ -587,15 +476,15 @@ func githubGroups(w io.Writer, cacheDir string, res *runner.Result) {
 }
 
 // openRun opens the hosted log viewer on a run: log_viewer_url?run=ID.
-func openRun(cmd *cobra.Command, viewer string, res *runner.Result) error {
+func openRun(cmd *cobra.Command, viewer string, res *backend.RunResult) error {
 	if viewer == "" {
 		return errors.New("--open needs the hosted log viewer's address: set log_viewer_url (CORE_LOG_VIEWER_URL); core runs show ID prints a run here")
 	}
 	id := ""
 	for _, t := range res.Targets {
-		if t.RunID != "" && (id == "" || t.Status == runner.StateFailed) {
+		if t.RunID != "" && (id == "" || t.Status == backend.StateFailed) {
 			id = t.RunID
-			if t.Status == runner.StateFailed {
+			if t.Status == backend.StateFailed {
 				break
 			}
 		}
@@ -613,7 +502,7 @@ func openRun(cmd *cobra.Command, viewer string, res *runner.Result) error {
 	return nil
 }
 
-func describeFailure(t runner.TargetResult) string {
+func describeFailure(t backend.TargetResult) string {
 	if t.ExitCode > 0 {
 		return fmt.Sprintf("exit %d", t.ExitCode)
 	}

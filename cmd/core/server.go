@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/state"
 	"github.com/corehq/core/server"
@@ -77,7 +76,7 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 					case !r.ConsoleMount:
 						b.WriteString("console: not mounted (disabled, or the address is not loopback)\n")
 					case open:
-						code := r.Tokens.Mint(auth.KindPair, auth.Pair, auth.PairTTL)
+						code := r.PairingCode()
 						link = PairingURL(r.BaseURL, code, false)
 						fmt.Fprintf(&b, "console: %s\n", link)
 					}

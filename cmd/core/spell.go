@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newSpellCmd(g *globals) *cobra.Command {
@@ -30,7 +31,7 @@ targets: they are not cached and have no dependencies.`,
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveDefault
 			}
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+			return completeWorkspace(g, func(ws *backend.Workspace) []string {
 				var out []string
 				for _, s := range ws.Spells {
 					out = append(out, s.Name+"\t"+s.Description)
@@ -43,7 +44,7 @@ targets: they are not cached and have no dependencies.`,
 			if err != nil {
 				return err
 			}
-			ws, err := workspace.Load(root)
+			ws, err := backend.Open(root, "", nil).Workspace()
 			if err != nil {
 				return err
 			}
@@ -60,7 +61,7 @@ targets: they are not cached and have no dependencies.`,
 				}
 				return tw.Flush()
 			}
-			var spell *workspace.Spell
+			var spell *backend.Spell
 			var names []string
 			for _, s := range ws.Spells {
 				names = append(names, s.Name)
@@ -90,12 +91,12 @@ targets: they are not cached and have no dependencies.`,
 
 // completeWorkspace completes from the workspace the current directory (or
 // --workspace) names; nothing when there is none.
-func completeWorkspace(g *globals, list func(*workspace.Workspace) []string) ([]string, cobra.ShellCompDirective) {
+func completeWorkspace(g *globals, list func(*backend.Workspace) []string) ([]string, cobra.ShellCompDirective) {
 	root, err := g.resolveRoot()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ws, err := workspace.Load(root)
+	ws, err := backend.Open(root, "", nil).Workspace()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -1,14 +1,14 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/auth"
 )
 
 func newConfigCmd(g *globals) *cobra.Command {
@@ -21,7 +21,7 @@ func newConfigCmd(g *globals) *cobra.Command {
 They are stored only as SHA-256 hashes in <cache>/tokens.json (mode 0600) and
 work at once, whether the server started before or after they were made.`,
 	}
-	token.AddCommand(newTokenCreateCmd(g, auth.KindConsole), newTokenListCmd(g, auth.KindConsole), newTokenRevokeCmd(g, auth.KindConsole))
+	token.AddCommand(newTokenCreateCmd(g, backend.TokenConsole), newTokenListCmd(g, backend.TokenConsole), newTokenRevokeCmd(g, backend.TokenConsole))
 	console.AddCommand(token)
 	mcp := &cobra.Command{Use: "mcp", Short: "Configure access for coding agents (MCP)"}
 	mcpToken := &cobra.Command{
@@ -32,13 +32,13 @@ work at once, whether the server started before or after they were made.`,
 refused there. Like console tokens they are stored only as SHA-256 hashes in
 <cache>/tokens.json and work at once.`,
 	}
-	mcpToken.AddCommand(newTokenCreateCmd(g, auth.KindMCP), newTokenListCmd(g, auth.KindMCP), newTokenRevokeCmd(g, auth.KindMCP))
+	mcpToken.AddCommand(newTokenCreateCmd(g, backend.TokenMCP), newTokenListCmd(g, backend.TokenMCP), newTokenRevokeCmd(g, backend.TokenMCP))
 	mcp.AddCommand(mcpToken)
 	cmd.AddCommand(console, mcp, newConfigTrustCmd(g))
 	return cmd
 }
 
-func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
+func newTokenCreateCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	var expires time.Duration
 	var grants []string
 	cmd := &cobra.Command{
@@ -49,20 +49,16 @@ func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
   TOKEN=$(core config console token create | tail -n1)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if expires <= 0 || expires > auth.MaxTokenTTL {
-				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, auth.MaxTokenTTL)
+			if expires <= 0 || expires > backend.MaxTokenTTL {
+				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, backend.MaxTokenTTL)
 			}
-			gr, err := auth.ParseGrants(grants)
+			tokens, err := g.tokens()
+			if err != nil {
+				return err
+			}
+			secret, rec, err := tokens.Create(kind, grants, &expires)
 			if err != nil {
 				return fmt.Errorf("--grant: %w", err)
-			}
-			store, err := g.tokenStore()
-			if err != nil {
-				return err
-			}
-			secret, rec, err := store.Create(kind, gr, expires)
-			if err != nil {
-				return err
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "created %s token %s (%s), expires %s\n", kind, rec.ID, strings.Join(rec.Grants, ", "), rec.ExpiresAt.Local().Format(time.DateTime))
@@ -70,33 +66,33 @@ func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
 			return nil
 		},
 	}
-	if kind == auth.KindMCP {
+	if kind == backend.TokenMCP {
 		cmd.Example = `  core config mcp token create
   TOKEN=$(core config mcp token create | tail -n1)   # then give the agent http://127.0.0.1:7391/mcp and this token`
-		cmd.Flags().DurationVar(&expires, "expires", auth.MCPTokenTTL, "lifetime of the token")
+		cmd.Flags().DurationVar(&expires, "expires", backend.MCPTokenTTL, "lifetime of the token")
 		grants = []string{"mcp"} // an mcp token carries the mcp grant alone
 		return cmd
 	}
-	cmd.Flags().DurationVar(&expires, "expires", auth.ConsoleTokenTTL, "lifetime of the token")
+	cmd.Flags().DurationVar(&expires, "expires", backend.ConsoleTokenTTL, "lifetime of the token")
 	cmd.Flags().StringSliceVar(&grants, "grant", []string{"console=read", "console=write"}, "grant to give (repeatable): console=read, console=write")
 	return cmd
 }
 
-func newTokenListCmd(g *globals, kind auth.Kind) *cobra.Command {
+func newTokenListCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List " + string(kind) + " tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := g.tokenStore()
+			tokens, err := g.tokens()
 			if err != nil {
 				return err
 			}
-			all, err := store.List()
+			all, err := tokens.List()
 			if err != nil {
 				return err
 			}
-			var recs []auth.Record
+			var recs []backend.TokenRecord
 			for _, r := range all {
 				if r.Kind == kind {
 					recs = append(recs, r)
@@ -122,17 +118,17 @@ func newTokenListCmd(g *globals, kind auth.Kind) *cobra.Command {
 	}
 }
 
-func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
+func newTokenRevokeCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a token by its id (see list); it stops working at once, and its open event streams and MCP calls end",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := g.tokenStore()
+			tokens, err := g.tokens()
 			if err != nil {
 				return err
 			}
-			recs, err := store.List()
+			recs, err := tokens.List()
 			if err != nil {
 				return err
 			}
@@ -141,7 +137,7 @@ func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
 					return fmt.Errorf("%s is a %s token, not a %s token: revoke it with `core config %s token revoke %s`", r.ID, r.Kind, kind, r.Kind, r.ID)
 				}
 			}
-			if err := store.Revoke(args[0]); err != nil {
+			if err := tokens.Revoke(args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[0])
@@ -150,11 +146,11 @@ func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
 	}
 }
 
-// tokenStore opens the workspace's token store, the one the server reads.
-func (g *globals) tokenStore() (*auth.Store, error) {
+// tokens opens the workspace's token store, the one the server reads.
+func (g *globals) tokens() (*backend.Tokens, error) {
 	e, err := g.load(nil)
 	if err != nil {
 		return nil, err
 	}
-	return auth.OpenStore(e.cacheDir)
+	return backend.OpenTokens(e.cacheDir)
 }
