@@ -100,17 +100,6 @@ import (
 	"github.com/corehq/core/internal/workspace"
 )
 
-// Target states, as events, results and journals report them.
-const (
-	StateQueued      = "queued"
-	StateRunning     = "running"
-	StateSucceeded   = "succeeded"
-	StateFailed      = "failed"
-	StateCached      = "cached"
-	StateInterrupted = "interrupted"
-	StateSkipped     = "skipped"
-)
-
 // Options configure a Runner.
 type Options struct {
 	Root, CacheDir string
