@@ -400,3 +400,8 @@ var Scaffold = workspace.Scaffold
 func WriteFile(path string, data []byte, perm fs.FileMode) error {
 	return fsx.WriteFileAtomic(path, data, perm)
 }
+
+// TuneGC lets the indexers of this process set the garbage collector's
+// target while they index (setGC is debug.SetGCPercent): the process's
+// owner, main, says so, since it changes the whole process.
+func TuneGC(setGC func(percent int) int) { live.SetGC = setGC }

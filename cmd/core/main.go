@@ -4,6 +4,10 @@
 package main
 
 import (
+	"runtime/debug"
+
+	"github.com/corehq/core/backend"
+
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +21,9 @@ import (
 var version = "dev"
 
 func main() {
+	// An index pass collects less often while it runs (its heap is
+	// mostly what it keeps); this process is the CLI's to tune.
+	backend.TuneGC(debug.SetGCPercent)
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		var ex *exitError
