@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"archive/tar"
 	"bufio"
 	"crypto/sha256"
@@ -11,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -560,13 +561,7 @@ func extractFile(abs string, r io.Reader, mode fs.FileMode, digest string) error
 }
 
 // safeRel reports whether rel stays inside the directory it is joined to.
-func safeRel(rel string) bool {
-	if rel == "" || path.IsAbs(rel) || strings.Contains(rel, "\\") {
-		return false
-	}
-	c := path.Clean(rel)
-	return c == rel && c != ".." && !strings.HasPrefix(c, "../")
-}
+func safeRel(rel string) bool { return fsx.CleanLocal(rel) }
 
 // ClearCache removes every build cache entry (runs in flight finish their
 // own writes) and returns how many it removed.

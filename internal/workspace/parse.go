@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"fmt"
 	"path"
 	"regexp"
@@ -226,10 +228,7 @@ func (p *parser) projectPath(pr *Project, n *yaml.Node, field string) {
 }
 
 // escapes reports whether a relative slash path climbs above its base.
-func escapes(s string) bool {
-	c := path.Clean(s)
-	return c == ".." || strings.HasPrefix(c, "../")
-}
+func escapes(s string) bool { return !fsx.Local(s) }
 
 // stringList reads a list of strings. ok is false when the key holds null (or
 // an expansion was refused), which callers treat like an absent key.
