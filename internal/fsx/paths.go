@@ -29,5 +29,8 @@ func Under(dir, f string) (string, bool) {
 		return f, f != ""
 	}
 	rel, ok := strings.CutPrefix(f, dir+"/")
-	return rel, ok && rel != ""
+	if !ok || rel == "" {
+		return "", false
+	}
+	return rel, true
 }
