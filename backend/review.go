@@ -157,8 +157,8 @@ func (r *Review) Branches(ctx context.Context) (diff.Branches, error) {
 // PullRequest is what the forge says of the branch's pull request: its
 // reviews, comments and checks. It never fails: every problem (no remote,
 // no token, no network, no pull request) is a state with a message.
-func (r *Review) PullRequest(ctx context.Context) forge.Review {
-	return r.forge.Review(ctx)
+func (r *Review) PullRequest(ctx context.Context) forge.Report {
+	return r.forge.Report(ctx)
 }
 
 // Write is one write to the person's review session on the current

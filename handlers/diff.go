@@ -192,7 +192,7 @@ func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 // diffReviewHandler serves GET /api/v1/diff/review: the branch's pull
 // request on the forge, its reviews, comments and checks. Every failure
 // (no remote, no token, no network, no pull request) is a 200 whose state
-// and message say which (forge.Review never fails).
+// and message say which (forge.Report never fails).
 func diffReviewHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if _, err := diffParams(r); err != nil {

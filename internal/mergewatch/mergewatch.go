@@ -1,4 +1,4 @@
-// Package review is the check-review job: "note when a review this tree took
+// Package mergewatch is the check-review job: "note when a review this tree took
 // part in has merged". It remembers the branches the working tree has been
 // on (Observe) and later reports, once each, those whose work has landed on
 // the default branch (Check).
@@ -33,7 +33,7 @@
 //     MaxTracked branches are kept (the least recently seen go first).
 //   - The state file is JSON, mode 0600, written atomically under an
 //     advisory lock (<state>.lock).
-package review
+package mergewatch
 
 import (
 	"context"
