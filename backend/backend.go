@@ -31,7 +31,6 @@ import (
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
-	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/forge"
 	"github.com/corehq/core/internal/handoff"
@@ -121,7 +120,7 @@ func New(o Options) *Backend {
 	published := &affected.Published{}
 	b := &Backend{
 		Graph:     &Graph{ws: o.Workspace},
-		Review:    &Review{ws: o.Workspace, sessions: o.Sessions, cache: &diff.Cache{}, forge: o.Forge},
+		Review:    liveReview(o.Workspace, o.Sessions, o.Forge),
 		Runs:      &Runs{ws: o.Workspace, runner: o.Runner, runCtx: o.RunContext, cacheDir: o.CacheDir},
 		Insight:   &Insight{engine: o.Insight},
 		Attention: &Attention{queue: o.Attention, handoff: o.Handoff},

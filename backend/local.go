@@ -314,29 +314,40 @@ func RemoteCache(cfg *config.Config, getenv func(string) string) (*remotecache.C
 	})
 }
 
+// Review is the review area in-process: the page over a one-shot index,
+// and the session's writes through the same store a server uses. warn
+// hears a warning the workspace's imports gave.
+func (l *Local) Review(warn func(string)) *Review {
+	sessions := reviewstate.NewStore(l.cacheDir)
+	return &Review{root: l.root, sessions: sessions, src: func() diff.Source {
+		_, ix, err := live.Build(l.root, l.cacheDir)
+		if err != nil {
+			ix = nil // the page then has no symbols; Declared says why
+		}
+		return diff.Source{
+			Root: l.root,
+			Declared: func() (*workspace.Workspace, error) {
+				ws, err := l.Resolved()
+				if ws != nil && err != nil {
+					if warn != nil {
+						warn(err.Error())
+					}
+					err = nil
+				}
+				return ws, err
+			},
+			Index:    ix,
+			Sessions: sessions,
+		}
+	}}
+}
+
 // ReviewPage is the annotated change against base, with the review
 // session, read in-process (the server's GET /api/v1/diff answers the
-// same page). warn hears a warning the workspace's imports gave.
+// same page).
 func (l *Local) ReviewPage(ctx context.Context, base string, warn func(string)) (diff.Page, error) {
-	_, ix, err := live.Build(l.root, l.cacheDir)
-	if err != nil {
-		return diff.Page{}, err
-	}
-	src := diff.Source{
-		Root: l.root,
-		Declared: func() (*workspace.Workspace, error) {
-			ws, err := l.Resolved()
-			if ws != nil && err != nil && warn != nil {
-				warn(err.Error())
-				err = nil
-			}
-			return ws, err
-		},
-		Index:    ix,
-		Sessions: reviewstate.NewStore(l.cacheDir),
-	}
-	p, err := src.Page(ctx, base)
-	return p, reviewError(err)
+	p, _, err := l.Review(warn).Page(ctx, base)
+	return p, err
 }
 
 // WritePatch writes the change against base as one unified patch.

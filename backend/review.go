@@ -9,10 +9,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/forge"
 	"github.com/corehq/core/internal/gitx"
@@ -26,16 +28,24 @@ import (
 // symbol's context, the other branches that change the same files, the
 // branch's pull request on the forge, and the writes to the session.
 type Review struct {
-	ws       *live.Workspace
+	root     string
+	src      func() diff.Source // the page's source: the live view's, or a one-shot one (the CLI)
 	sessions *reviewstate.Store
-	cache    *diff.Cache // shared by the page and the context
 	forge    *forge.Client
 }
 
-// source is the page's source over the live view.
-func (r *Review) source() diff.Source {
-	return diff.Source{Root: r.ws.Root(), Declared: r.ws.Resolved, Index: r.ws.Indexer(), Sessions: r.sessions, Cache: r.cache}
+// liveReview is the review area over a server's live view.
+func liveReview(ws *live.Workspace, sessions *reviewstate.Store, fc *forge.Client) *Review {
+	if ws == nil {
+		return &Review{}
+	}
+	cache := &diff.Cache{} // shared by the page and the context
+	return &Review{root: ws.Root(), sessions: sessions, forge: fc, src: func() diff.Source {
+		return diff.Source{Root: ws.Root(), Declared: ws.Resolved, Index: ws.Indexer(), Sessions: sessions, Cache: cache}
+	}}
 }
+
+func (r *Review) source() diff.Source { return r.src() }
 
 // reviewError maps the diff package's typed errors to answers: a workspace
 // outside git is a failed precondition, an unknown base an invalid
@@ -71,7 +81,7 @@ func (r *Review) Page(ctx context.Context, base string) (diff.Page, string, erro
 
 // PatchETag is the ETag of the patch against base as of now.
 func (r *Review) PatchETag(ctx context.Context, base string) (string, error) {
-	stamp, err := diff.Stamp(ctx, r.ws.Root(), base)
+	stamp, err := diff.Stamp(ctx, r.root, base)
 	if err != nil {
 		return "", reviewError(err)
 	}
@@ -84,7 +94,7 @@ func patchETag(stamp string) string { return `"patch-` + stamp + `"` }
 // prints it; etag hears the patch's ETag before the first byte (never
 // when a file changed while it was read).
 func (r *Review) WritePatch(ctx context.Context, w io.Writer, base string, etag func(string)) error {
-	return reviewError(diff.WritePatchStamped(ctx, w, r.ws.Root(), base, func(stamp string) {
+	return reviewError(diff.WritePatchStamped(ctx, w, r.root, base, func(stamp string) {
 		if stamp != "" {
 			etag(patchETag(stamp))
 		}
@@ -95,7 +105,7 @@ func (r *Review) WritePatch(ctx context.Context, w io.Writer, base string, etag 
 // whether it was cut there (git stops at the cut).
 func (r *Review) Patch(ctx context.Context, base string, max int) (string, bool, error) {
 	b := &capBuffer{max: max}
-	err := diff.WritePatch(ctx, b, r.ws.Root(), base)
+	err := diff.WritePatch(ctx, b, r.root, base)
 	if err != nil && !errors.Is(err, errCapped) {
 		return "", false, reviewError(err)
 	}
@@ -142,7 +152,7 @@ func (r *Review) Context(ctx context.Context, id string) (diff.Context, error) {
 // Branches are the other branches that change files this change changes,
 // and whether merging them would conflict.
 func (r *Review) Branches(ctx context.Context) (diff.Branches, error) {
-	ch, err := diff.Read(ctx, r.ws.Root(), "")
+	ch, err := diff.Read(ctx, r.root, "")
 	if err != nil {
 		return diff.Branches{}, reviewError(err)
 	}
@@ -150,7 +160,7 @@ func (r *Review) Branches(ctx context.Context) (diff.Branches, error) {
 	for _, f := range ch.Files {
 		paths = append(paths, f.Path)
 	}
-	b, err := diff.OtherBranches(ctx, r.ws.Root(), paths)
+	b, err := diff.OtherBranches(ctx, r.root, paths)
 	return b, reviewError(err)
 }
 
@@ -173,12 +183,12 @@ func (r *Review) PullRequest(ctx context.Context) forge.Report {
 // names none (an agent, the CLI) writes on the latest version, retried
 // when a concurrent write wins the race.
 func (r *Review) Write(ctx context.Context, author reviewstate.Author, op reviewstate.Op) (reviewstate.Session, error) {
-	branch, err := diff.SessionKey(ctx, r.ws.Root())
+	branch, err := diff.SessionKey(ctx, r.root)
 	if err != nil {
 		return reviewstate.Session{}, reviewError(err)
 	}
 	if op.Op == reviewstate.OpComment && op.Text == nil && op.Path != "" && op.Line > 0 && op.Author == nil && op.By == nil && op.ResolvedBy == nil {
-		text, err := lineText(r.ws.Root(), op.Path, op.Line)
+		text, err := lineText(r.root, op.Path, op.Line)
 		if err != nil {
 			return reviewstate.Session{}, apierr.BadRequest("%v", err)
 		}
@@ -209,6 +219,28 @@ func (r *Review) Write(ctx context.Context, author reviewstate.Author, op review
 		}
 		return s, err
 	}
+}
+
+// AuthorOf is who a review write is stamped with, from the principal the
+// route authenticated (its token's kind and id): a console token is the
+// person at the console, an mcp token an agent, and the admin token, which
+// only the CLI holds (the server's state file, mode 0600), the CLI as the
+// machine's user. Never from the payload.
+func AuthorOf(kind, id string) Author {
+	if auth.Kind(kind) == auth.KindAdmin {
+		return CLIAuthor()
+	}
+	return Author{Kind: kind, ID: id}
+}
+
+// CLIAuthor is the author of the CLI's review writes: `core review`, with
+// the server up (through the route) or down (through the same store).
+func CLIAuthor() Author {
+	name := "local"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	return Author{Kind: "cli", ID: name}
 }
 
 // writeAttempts bounds the retries of a write on the latest version.

@@ -30,9 +30,11 @@ type (
 	TokenRecord = auth.Record
 	// Ask is an agent's request for the person.
 	Ask = attention.Ask
-	// Author stamps a review write; Op is one.
-	Author = reviewstate.Author
-	Op     = reviewstate.Op
+	// Author stamps a review write; Op is one; Session is the review
+	// session it writes.
+	Author  = reviewstate.Author
+	Op      = reviewstate.Op
+	Session = reviewstate.Session
 	// InsightParams ask for lenses; InsightReport answers them.
 	InsightParams = insight.Params
 	InsightReport = insight.Report
@@ -45,6 +47,7 @@ const (
 	StateQueued    = runner.StateQueued
 	HolderSession  = jobs.HolderSession
 	OpComment      = reviewstate.OpComment
+	OpView         = reviewstate.OpView
 	OpResolve      = reviewstate.OpResolve
 	OpReopen       = reviewstate.OpReopen
 	MaxInsightRows = insight.MaxLimit

@@ -148,7 +148,7 @@ func diffSessionHandler(b *backend.Backend) gateway.HandlerFunc {
 			return err
 		}
 		op.IfMatch = r.Header.Get("If-Match")
-		s, err := b.Review.Write(r.Context(), backend.Author{Kind: string(p.Kind), ID: p.ID}, op)
+		s, err := b.Review.Write(r.Context(), backend.AuthorOf(string(p.Kind), p.ID), op)
 		var stale *backend.StaleSession
 		if errors.As(err, &stale) {
 			w.Header().Set("ETag", backend.SessionETag(stale.Current))
