@@ -62,7 +62,10 @@ func (s *toolService) RunTool(ctx context.Context, req *toolv1alpha1.RunToolRequ
 		defer cancel()
 		out := &execx.Capture{Max: ToolOutputCap}
 		start := time.Now()
-		res := execx.Exec(ctx, sp.Run, ws.Root, out)
+		// A spell gets the server's whole environment, as `core spell`
+		// does: it is not cached, so strict mode's reason does not apply
+		// (README, Decisions, "A target's environment").
+		res := execx.Exec(ctx, sp.Run, ws.Root, nil, out)
 		if res.ExitCode == -1 && res.Err != "" && !res.Interrupted {
 			return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("spell %s: %s", sp.Name, res.Err))
 		}

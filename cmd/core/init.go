@@ -16,6 +16,7 @@ import (
 
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -29,7 +30,14 @@ func newInitCmd(g *globals) *cobra.Command {
   - a package.json workspace package (or a lone package.json): a target for
     each of its build, test and lint scripts (npm run ...);
   - a directory with pyproject.toml: test (python3 -m pytest).
-It skips what is not source (.git, node_modules, the cache, .gitignore'd
+At the top it writes what those tools usually need of the environment, since
+a target gets only the base variables and those targets.yaml lists: env: the
+variables that change what they make (GOFLAGS, GOOS, NODE_ENV: in every key),
+pass_env: those they need to reach their registries (proxies, GOPROXY,
+GOPRIVATE, NPM_TOKEN, PIP_INDEX_URL: passed, not keyed), and, commented out,
+their certificate variables (NODE_EXTRA_CA_CERTS costs every Node start
+~50 ms; uncomment it for a target that downloads through a TLS-intercepting
+proxy). It skips what is not source (.git, node_modules, the cache, .gitignore'd
 paths) and writes no deps: core infers them from imports. Read the result,
 then see docs/targets.md for every field. DIR is the repository (default: the
 current directory). --print writes to stdout instead; an existing
@@ -231,6 +239,7 @@ func renderTargets(projects []initProject) (string, error) {
 	var b strings.Builder
 	b.WriteString("# yaml-language-server: $schema=https://raw.githubusercontent.com/corehq/core/main/docs/targets.schema.json\n")
 	b.WriteString("# Written by `core init`; docs/targets.md in core's repository describes every field.\n")
+	writeEnvironment(&b, projects)
 	b.WriteString("projects:\n")
 	for _, p := range projects {
 		fmt.Fprintf(&b, "  %s:\n    path: %s\n", p.Name, yamlScalar(p.Path))
@@ -248,6 +257,45 @@ func renderTargets(projects []initProject) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// initTools maps the manifest a project was found by to its tool.
+var initTools = map[string]string{"go.mod": targetenv.ToolGo, "package.json": targetenv.ToolNode, "pyproject.toml": targetenv.ToolPython}
+
+// writeEnvironment writes the top-level env: and pass_env: the projects'
+// tools usually need (targetenv.UsualFor), the certificate variables
+// commented out.
+func writeEnvironment(b *strings.Builder, projects []initProject) {
+	var tools []string
+	for _, p := range projects {
+		if t := initTools[p.from]; t != "" && !slices.Contains(tools, t) {
+			tools = append(tools, t)
+		}
+	}
+	slices.Sort(tools)
+	u := targetenv.UsualFor(tools...)
+	if len(u.Pass) == 0 {
+		return
+	}
+	b.WriteString("# A target's process gets the base variables (PATH, HOME, the locale, where the\n")
+	b.WriteString("# toolchains keep their caches) and those listed here or on it: env: are in\n")
+	b.WriteString("# every target's key, pass_env: are passed without being in one.\n")
+	if len(u.Env) > 0 {
+		fmt.Fprintf(b, "env: [%s]\n", strings.Join(u.Env, ", "))
+	}
+	b.WriteString("pass_env:\n")
+	for _, n := range u.Pass {
+		fmt.Fprintf(b, "  - %s\n", n)
+	}
+	if len(u.Certificates) > 0 {
+		b.WriteString("  # A TLS-intercepting proxy's certificates: uncomment what a target that\n")
+		b.WriteString("  # downloads through one needs. Not passed by default: a tool may read\n")
+		b.WriteString("  # one whether it downloads or not (NODE_EXTRA_CA_CERTS costs every Node\n")
+		b.WriteString("  # start ~50 ms).\n")
+		for _, n := range u.Certificates {
+			fmt.Fprintf(b, "  # - %s\n", n)
+		}
+	}
 }
 
 // yamlScalar quotes s when YAML would read it as something else.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/targetenv"
 )
 
 func newRunsCmd(g *globals) *cobra.Command {
@@ -107,6 +108,12 @@ No server is needed.`,
 			fmt.Fprintf(out, "result   %s (key %s)\n", from, shortKey(j.CacheKey))
 			if j.Err != "" {
 				fmt.Fprintf(out, "error    %s\n", j.Err)
+			}
+			if j.EnvMode != "" {
+				fmt.Fprintf(out, "env      %s\n", j.EnvMode)
+			}
+			if advice := targetenv.Advice(j.Target, j.Withheld, "         "); advice != "" {
+				fmt.Fprintf(out, "withheld %s\n", advice)
 			}
 			fmt.Fprintln(out, "\n--- output")
 			fmt.Fprint(out, j.Output)
