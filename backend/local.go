@@ -25,6 +25,7 @@ import (
 	"github.com/corehq/core/internal/reviewstate"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -227,6 +228,9 @@ func (l *Local) Runner(o RunOptions) *runner.Runner {
 	if o.Events != nil {
 		ro.Observer = runner.Events(o.Events)
 	}
+	if l.cfg != nil {
+		ro.EnvMode = l.cfg.EnvMode
+	}
 	return runner.New(ro)
 }
 
@@ -402,9 +406,11 @@ func InsightOf(ctx context.Context, root, cacheDir string, p insight.Params) (*i
 }
 
 // Scaffold finds the projects of the repository at root and writes a
-// targets.yaml for them (its text; nothing is written to disk): `core
-// init`.
-var Scaffold = workspace.Scaffold
+// targets.yaml for them, with what their tools usually need of the
+// environment at the top: what core init offers.
+func Scaffold(root string) ([]workspace.Scaffolded, string, error) {
+	return workspace.Scaffold(root, targetenv.Section)
+}
 
 // WriteFile writes a file whole or not at all: a temporary file beside it,
 // synced, renamed over it.

@@ -9,6 +9,7 @@ import (
 	"github.com/corehq/core/internal/remotecache"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/share"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -69,6 +70,12 @@ const (
 var InsightLenses = insight.Lenses
 
 const InsightDefaultRows = insight.DefaultLimit
+
+// The environment's loose mode, and the advice a failed target's summary
+// gives on the variables it was not given.
+const EnvLoose = targetenv.Loose
+
+var EnvAdvice = targetenv.Advice
 
 // TargetsFile is the name of the workspace's target file.
 const TargetsFile = workspace.FileName

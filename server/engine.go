@@ -52,7 +52,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 	}
 
 	capacity, reason := runner.Capacity(cfg.Concurrency, os.Getenv)
-	log.Info().Int("capacity", capacity).Str(logx.Reason, reason).Msg("run pool")
+	log.Info().Int("capacity", capacity).Str(logx.Reason, reason).Str("env_mode", cfg.EnvMode).Msg("run pool")
 	remote, err := backend.RemoteCache(cfg, os.Getenv)
 	switch {
 	case err != nil:
@@ -66,6 +66,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 		Observer: &runBooks{counters: counters, activity: e.activity},
 		Remote:   remote,
 		Warn:     func(msg string) { log.Warn().Str(logx.Reason, msg).Msg("remote cache") },
+		EnvMode:  cfg.EnvMode,
 	})
 
 	e.jobs = jobs.NewManager(func(s jobs.Snapshot, r *jobs.Run) {

@@ -16,12 +16,15 @@ import (
 
 func newHashCmd(g *globals) *cobra.Command {
 	var asJSON, diffRuns bool
+	var envMode string
 	cmd := &cobra.Command{
 		Use:   "hash PROJECT:TARGET [--json] | hash --diff RUN_A RUN_B",
 		Short: "Explain a target's cache key: every part that goes into it",
 		Long: `Prints what a target's cache key is made of, as it is now: the argv and the
-rest of its declaration, the environment variables it declares (set or not,
-and a hash of the value, never the value), its project, every input file with
+rest of its declaration, the environment's mode (strict or loose: --env-mode,
+env_mode), the environment variables it and the top level declare in env:
+(set or not, and a hash of the value, never the value), the names pass_env:
+passes without keying on them, its project, every input file with
 its hash (the project's manifests included), its // inputs, the global inputs
 (the lockfiles and global_inputs), the inputs of every project its project
 depends on (declared, named by a manifest, or imported by its code; none with
@@ -31,7 +34,7 @@ that key. Nothing runs. A file's kind is f (file), x (executable), l (symlink)
 or s: the part of an npm lockfile the target's project resolves.
 
 --diff RUN_A RUN_B says why two runs had different keys (why one rebuilt):
-which variables, declared fields, input files, global inputs, dependency
+which variables, declared fields, the mode, input files, global inputs, dependency
 projects' files or dependencies' keys differ. Each run that executed recorded
 its key's parts (core runs lists the ids).`,
 		Example: `  core hash api:build
@@ -50,7 +53,7 @@ its key's parts (core runs lists the ids).`,
 			return completeWorkspace(g, func(ws *backend.Workspace) []string { return ws.TargetIDs() })
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := g.load(nil)
+			e, err := g.load(envModeFlags(cmd, envMode))
 			if err != nil {
 				return err
 			}
@@ -90,11 +93,16 @@ its key's parts (core runs lists the ids).`,
 				inputs = "(none declared: every file git does not ignore)"
 			}
 			fmt.Fprintf(out, "declared  inputs %s; outputs %s; dependency_inputs %s\n", inputs, joinOrNone(d.Outputs), d.DependencyInputs)
+			fmt.Fprintf(out, "env mode  %s\n", describeEnvMode(k))
 			for _, v := range k.Env {
+				from := ""
+				if v.Workspace {
+					from = " (top-level env:)"
+				}
 				if v.Set {
-					fmt.Fprintf(out, "env       %s set (sha256 %s…)\n", v.Name, v.Hash)
+					fmt.Fprintf(out, "env       %s set (sha256 %s…)%s\n", v.Name, v.Hash, from)
 				} else {
-					fmt.Fprintf(out, "env       %s unset\n", v.Name)
+					fmt.Fprintf(out, "env       %s unset%s\n", v.Name, from)
 				}
 			}
 			if k.Toolchain != nil {
@@ -131,7 +139,20 @@ its key's parts (core runs lists the ids).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the parts as JSON")
 	cmd.Flags().BoolVar(&diffRuns, "diff", false, "compare the keys of two runs: RUN_A RUN_B")
+	addEnvModeFlag(cmd, &envMode)
 	return cmd
+}
+
+// describeEnvMode says what of core's environment reaches the target, for
+// core hash: the mode, and in strict mode the names targets.yaml passes
+// without keying on them.
+func describeEnvMode(k backend.KeyParts) string {
+	if k.EnvMode == backend.EnvLoose {
+		return "loose: every variable of core's environment reaches it; only env: is in its key"
+	}
+	pass := append(append([]string(nil), k.Declaration.PassEnv...), k.WorkspacePassEnv...)
+	slices.Sort(pass)
+	return fmt.Sprintf("strict: it gets the base, env: and pass_env: (passed, not in its key: %s)", joinOrNone(slices.Compact(pass)))
 }
 
 // diffKeys prints what differs between the keys of two runs.
@@ -172,10 +193,15 @@ func diffKeys(cmd *cobra.Command, l *backend.Local, a, b string) error {
 		{"coverage", dx.Coverage, dy.Coverage},
 		{"dependency_inputs", dx.DependencyInputs, dy.DependencyInputs},
 		{"drift", fmt.Sprint(dx.Drift), fmt.Sprint(dy.Drift)},
+		{"pass_env", strings.Join(dx.PassEnv, " "), strings.Join(dy.PassEnv, " ")},
+		{"top-level pass_env", strings.Join(x.WorkspacePassEnv, " "), strings.Join(y.WorkspacePassEnv, " ")},
 	} {
 		if f.a != f.b {
 			say("declared %s: [%s], then [%s]", f.name, f.a, f.b)
 		}
+	}
+	if x.EnvMode != y.EnvMode {
+		say("env mode: %s, then %s", orUnknown(x.EnvMode), orUnknown(y.EnvMode))
 	}
 	switch tx, ty := x.Toolchain, y.Toolchain; {
 	case tx == nil && ty != nil:
@@ -291,6 +317,14 @@ func diffKeys(cmd *cobra.Command, l *backend.Local, a, b string) error {
 		say("the recorded parts are equal: the key's version or encoding changed between the runs")
 	}
 	return nil
+}
+
+// orUnknown is s, or "unknown" for what a key recorded before it was kept.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // sortedKeys is the union of two maps' keys, sorted.

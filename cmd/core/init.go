@@ -21,7 +21,14 @@ func newInitCmd(g *globals) *cobra.Command {
   - a package.json workspace package (or a lone package.json): a target for
     each of its build, test and lint scripts (npm run ...);
   - a directory with pyproject.toml: test (python3 -m pytest).
-It skips what is not source (.git, node_modules, the cache, .gitignore'd
+At the top it writes what those tools usually need of the environment, since
+a target gets only the base variables and those targets.yaml lists: env: the
+variables that change what they make (GOFLAGS, GOOS, NODE_ENV: in every key),
+pass_env: those they need to reach their registries (proxies, GOPROXY,
+GOPRIVATE, NPM_TOKEN, PIP_INDEX_URL: passed, not keyed), and, commented out,
+their certificate variables (NODE_EXTRA_CA_CERTS costs every Node start
+~50 ms; uncomment it for a target that downloads through a TLS-intercepting
+proxy). It skips what is not source (.git, node_modules, the cache, .gitignore'd
 paths) and writes no deps: core infers them from imports. Read the result,
 then see docs/targets.md for every field. DIR is the repository (default: the
 current directory). --print writes to stdout instead; an existing

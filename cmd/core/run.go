@@ -26,7 +26,7 @@ import (
 func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects string
 	var force, noCache, dryRun, asJSON bool
-	var colorFlag, remoteFlag string
+	var colorFlag, remoteFlag, envMode string
 	var open bool
 	cmd := &cobra.Command{
 		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
@@ -41,8 +41,20 @@ project its project depends on (declared, named by a manifest, or imported
 by its code), its dependencies' keys and the environment variables it lists
 in env: (others are not part of it). core hash PROJECT:TARGET shows them.
 Only successful runs are stored. --force runs anyway and its result replaces
-the stored one; --no-cache neither reads nor writes the cache. A target that names a toolchain (toolchain: [go, version]) has
-that command's output in its key too.
+the stored one; --no-cache neither reads nor writes the cache. A target that
+names a toolchain (toolchain: [go, version]) has that command's output in its
+key too.
+
+A target's process gets only part of core's environment (--env-mode=strict,
+the default): the base (PATH, HOME, the locale, the temporary directory, the
+CI system's name, where the toolchains and their caches are; docs/targets.md
+lists it) and the variables targets.yaml lists in env: (in its key) and
+pass_env: (passed, not in its key), its own and the top level's. When a
+target fails and a variable it did not get is named in its command, its
+package.json script, a file they run or its output, the summary names it and
+the line to add. --env-mode=loose (env_mode, CORE_ENV_MODE) passes every
+variable, as tools without a strict mode do, and the summary says so; the
+mode is in every key, so neither mode replays the other's results.
 
 With a remote cache configured (cache.remote.url, CORE_CACHE_REMOTE_URL), a
 local miss asks it, and in read-write mode (cache.remote.mode) what ran is
@@ -108,7 +120,7 @@ SIGKILL) and records them as interrupted.`,
 			if force && noCache {
 				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
 			}
-			e, err := g.load(nil)
+			e, err := g.load(envModeFlags(cmd, envMode))
 			if err != nil {
 				return err
 			}
@@ -184,7 +196,7 @@ SIGKILL) and records them as interrupted.`,
 			}
 			// Keep the run log bounded when no server rotates it.
 			e.local().TrimJournals()
-			summarize(stderr, res, time.Since(began), remote)
+			summarize(stderr, res, time.Since(began), remote, e.cfg.EnvMode)
 			githubGroups(stderr, e.local(), res)
 			if open {
 				if err := openRun(cmd, e.cfg.LogViewerURL, res); err != nil {
@@ -215,7 +227,21 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().BoolVar(&open, "open", false, "open the hosted log viewer (log_viewer_url) on the run: the failed target's, else the last")
 	cmd.Flags().StringVar(&colorFlag, "color", "auto", "colour the progress: auto (a terminal without NO_COLOR), always or never")
 	cmd.Flags().StringVar(&remoteFlag, "remote", "on", "off: leave the remote cache (cache.remote.url) alone for this run")
+	addEnvModeFlag(cmd, &envMode)
 	return cmd
+}
+
+// addEnvModeFlag adds --env-mode, which sets env_mode for one command.
+func addEnvModeFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "env-mode", "", "what of core's environment reaches a target: strict (the base and what targets.yaml lists; the default) or loose (everything); sets env_mode")
+}
+
+// envModeFlags is the configuration's flag layer for --env-mode, when set.
+func envModeFlags(cmd *cobra.Command, v string) map[string]any {
+	if !cmd.Flags().Changed("env-mode") {
+		return nil
+	}
+	return map[string]any{"env_mode": v}
 }
 
 // printPlan prints a dry run.
@@ -418,7 +444,7 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-func summarize(w io.Writer, res *backend.RunResult, took time.Duration, remote *backend.RemoteClient) {
+func summarize(w io.Writer, res *backend.RunResult, took time.Duration, remote *backend.RemoteClient, envMode string) {
 	var parts []string
 	for _, s := range []string{backend.StateSucceeded, backend.StateCached, backend.StateFailed, backend.StateInterrupted, backend.StateSkipped} {
 		if n := res.Count(s); n > 0 {
@@ -448,6 +474,12 @@ func summarize(w io.Writer, res *backend.RunResult, took time.Duration, remote *
 		} else {
 			fmt.Fprintf(w, "  ✘ %s: %s\n", t.Target, describeFailure(t))
 		}
+		if advice := backend.EnvAdvice(t.Target, t.Withheld, "    "); advice != "" {
+			fmt.Fprintf(w, "    %s\n", advice)
+		}
+	}
+	if envMode == backend.EnvLoose {
+		fmt.Fprintln(w, "environment: loose: every variable of core's environment reached the targets, and only those in env: are in their keys (env_mode, --env-mode; strict is the default)")
 	}
 }
 

@@ -104,6 +104,12 @@ No server is needed.`,
 			if j.Err != "" {
 				fmt.Fprintf(out, "error    %s\n", j.Err)
 			}
+			if j.EnvMode != "" {
+				fmt.Fprintf(out, "env      %s\n", j.EnvMode)
+			}
+			if advice := backend.EnvAdvice(j.Target, j.Withheld, "         "); advice != "" {
+				fmt.Fprintf(out, "withheld %s\n", advice)
+			}
 			fmt.Fprintln(out, "\n--- output")
 			fmt.Fprint(out, j.Output)
 			if j.Output != "" && !strings.HasSuffix(j.Output, "\n") {

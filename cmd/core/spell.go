@@ -22,7 +22,10 @@ func newSpellCmd(g *globals) *cobra.Command {
 		Long: `Without NAME, lists the spells of targets.yaml. With NAME, runs its argv from
 the workspace root, with ARGS appended, attached to this terminal, and exits
 with its status. Spells are tools (formatters, generators, checks), not
-targets: they are not cached and have no dependencies.`,
+targets: they are not cached, have no dependencies, and get core's whole
+environment (the strict environment of targets is for what the cache
+replays; a spell is what you would type, and may need your editor, agent
+or token).`,
 		Example: `  core spell
   core spell fmt
   core spell todo-list -- --count`,
@@ -74,7 +77,7 @@ targets: they are not cached and have no dependencies.`,
 			}
 			argv := append(append([]string(nil), spell.Run...), args[1:]...)
 			c := exec.CommandContext(cmd.Context(), argv[0], argv[1:]...)
-			c.Dir = root
+			c.Dir = root // and the whole environment: see the help above
 			c.Stdin, c.Stdout, c.Stderr = os.Stdin, out, cmd.ErrOrStderr()
 			err = c.Run()
 			var exit *exec.ExitError

@@ -34,6 +34,11 @@ type Config struct {
 	// Pool capacity for runs; 0 picks it from the machine (see the runner).
 	Concurrency int `koanf:"concurrency" validate:"min=0,max=1024" help:"parallel targets; 0 = 4 on hosted CI runners, else min(CPUs, 8)"`
 
+	// What of core's environment reaches a target (package targetenv).
+	// Loose passes every variable, credentials included, to the
+	// repository's commands: from the workspace's file it waits for trust.
+	EnvMode string `koanf:"env_mode" validate:"oneof=strict loose" trust:"when-loose" help:"strict: a target gets the base variables and those targets.yaml lists (env:, pass_env:); loose: every variable of core's environment (only env: is in its key)"`
+
 	CacheDir string `koanf:"cache_dir" trust:"always" help:"cache directory (default <workspace>/.core)"`
 
 	// The remote tier of the build cache (internal/remotecache): Bazel's
@@ -93,6 +98,7 @@ func Defaults() Config {
 	var c Config
 	c.MCP.Address = "127.0.0.1:7391"
 	c.Console.Enabled = true
+	c.EnvMode = "strict"
 	c.Log.Level = "info"
 	c.Log.Format = "auto"
 	c.Server.ReadHeaderTimeout = 10 * time.Second

@@ -24,9 +24,10 @@ import (
 // or routes a credential (the forge's token and address, the remote cache's
 // address and credential header, the log viewer that is handed a share
 // link, the console page that is handed a pairing code, the directory that
-// holds the token store) or widens who can reach this machine (the share's
-// and the server's address, the hosted console's origin) is honoured from
-// the workspace file only after the user trusts that file's content with
+// holds the token store, the loose environment mode that hands every
+// variable to the repository's commands) or widens who can reach this
+// machine (the share's and the server's address, the hosted console's
+// origin) is honoured from the workspace file only after the user trusts that file's content with
 // `core config trust`, as direnv (`direnv allow`), mise (`mise trust`), git
 // (safe.directory) and VS Code (Workspace Trust) draw the same line. The
 // record lives outside the workspace (DefaultTrustFile) and names the
@@ -41,6 +42,8 @@ const (
 	trustOffLoopback = "off-loopback"
 	// trustWhenTrue: true (false only narrows what is exposed).
 	trustWhenTrue = "when-true"
+	// trustWhenLoose: loose (strict only narrows what reaches targets).
+	trustWhenLoose = "when-loose"
 )
 
 // TrustCommand is what a user runs to trust the workspace file; every
@@ -66,6 +69,8 @@ func NeedsTrust(key string, value any) bool {
 	case trustWhenTrue:
 		b, err := strconv.ParseBool(fmt.Sprint(value))
 		return err == nil && b
+	case trustWhenLoose:
+		return fmt.Sprint(value) != "strict"
 	}
 	return true // trustAlways, and any tag this switch does not know
 }
@@ -81,6 +86,8 @@ func trustRule(tag string) string {
 		return "once trusted, unless its host is loopback"
 	case trustWhenTrue:
 		return "once trusted, when true"
+	case trustWhenLoose:
+		return "once trusted, when loose"
 	}
 	return "once trusted"
 }

@@ -131,7 +131,11 @@ func Jobs(d Deps) []jobs.Job {
 				if err != nil {
 					return "", err
 				}
-				msg, notices, err := drift.Report(ctx, d.Root, ws)
+				mode := ""
+				if d.Runner != nil {
+					mode = d.Runner.EnvMode() // drift targets get what their runs would
+				}
+				msg, notices, err := drift.Report(ctx, d.Root, ws, mode)
 				// One activity per stale target, beside the job's own line.
 				for _, n := range notices {
 					d.Activity.Add(activity.KindJob, "drift: "+n.String(), n.Target)

@@ -24,6 +24,7 @@ import (
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/quote"
+	"github.com/corehq/core/internal/targetenv"
 )
 
 // DefaultCap is how many journals rotate-logs (and the end of a core run)
@@ -73,9 +74,16 @@ type Journal struct {
 	ChildStart uint64 `json:"child_start,omitempty"`
 	// From is where the result came from: built, local (this machine's
 	// cache) or remote (the shared cache). Empty while it runs.
-	From      string `json:"from,omitempty"`
-	Truncated bool   `json:"truncated"`
-	Output    string `json:"output"` // last: listing skips over it
+	From string `json:"from,omitempty"`
+	// EnvMode is what of core's environment reached the target: strict
+	// or loose (targetenv).
+	EnvMode string `json:"env_mode,omitempty"`
+	// Withheld names, for a target that failed in strict mode, the
+	// variables it did not get and may have needed, with where each was
+	// named.
+	Withheld  []targetenv.Hint `json:"withheld,omitempty"`
+	Truncated bool             `json:"truncated"`
+	Output    string           `json:"output"` // last: listing skips over it
 }
 
 func Dir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }

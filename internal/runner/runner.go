@@ -90,6 +90,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,6 +98,7 @@ import (
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/remotecache"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -119,6 +121,13 @@ type Options struct {
 	// Warn hears what a run carries on despite (the remote cache is down,
 	// an entry was corrupt). Optional; called from the runner's goroutines.
 	Warn func(string)
+	// EnvMode is what reaches a target's process of core's environment:
+	// targetenv.Strict (also when empty) or targetenv.Loose. It is in
+	// every key.
+	EnvMode string
+	// Environ is core's environment, which a run reads once when it
+	// starts (nil: os.Environ()).
+	Environ []string
 }
 
 // Where a target's result came from, as journals, events and results say.
@@ -202,6 +211,10 @@ type TargetResult struct {
 	ExitCode                        int
 	Duration                        time.Duration
 	Err                             string
+	// Withheld names, for a target that failed in strict mode, the
+	// variables of core's environment it did not get and may have needed
+	// (targetenv.Hints).
+	Withheld []targetenv.Hint
 }
 
 // Failed reports whether any target did not succeed (failed, interrupted
@@ -269,6 +282,7 @@ func New(o Options) *Runner {
 	if o.Trigger == "" {
 		o.Trigger = "cli"
 	}
+	o.EnvMode = targetenv.Normalize(o.EnvMode)
 	if o.Observer == nil {
 		o.Observer = noObserver{}
 	}
@@ -296,6 +310,10 @@ func (r *Runner) States() map[string]string {
 	}
 	return out
 }
+
+// EnvMode is what of core's environment reaches the targets it runs:
+// targetenv.Strict or targetenv.Loose.
+func (r *Runner) EnvMode() string { return r.opts.EnvMode }
 
 // Stats returns the pool's capacity and load.
 func (r *Runner) Stats() PoolStats {
@@ -440,7 +458,7 @@ func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order 
 	if root == "" {
 		root = ws.Root
 	}
-	keys := newKeyer(ctx, ws, root, r.opts.CacheDir)
+	keys := newKeyer(ctx, ws, root, r.opts.CacheDir, targetenv.New(r.opts.EnvMode, r.opts.Environ))
 
 	now := time.Now()
 	hits := &hitBatch{cacheDir: r.opts.CacheDir}
@@ -559,7 +577,7 @@ func (r *Runner) emit(e Event) {
 func (r *Runner) journal(n *node, id string, start time.Time, status string) *Journal {
 	return &Journal{
 		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
-		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(),
+		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
 	}
 }
 
@@ -767,7 +785,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		c.Live = &prefixWriter{out: r.live, prefix: []byte("[" + id + "] ")}
 	}
 	marked := false
-	er := execx.ExecStarted(ctx, n.t.Run, dir, c, func(pid int) {
+	er := execx.ExecStarted(ctx, n.t.Run, dir, n.keys.processEnv(n.t, dir), c, func(pid int) {
 		// Recorded at once, for the next run to find if core dies now:
 		// the mark (see endOrphan), then the journal. Neither is synced.
 		j.ChildPID, j.ChildStart = pid, execx.StartTime(pid)
@@ -790,6 +808,11 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		status = StateFailed
 	}
 	j.Status, j.ExitCode, j.End, j.Output, j.Truncated, j.Err = status, er.ExitCode, end.UTC(), out, truncated, er.Err
+	if status == StateFailed && er.ExitCode > 0 {
+		// What it may have needed and not had: only a failure pays for
+		// the look.
+		j.Withheld = n.keys.hints(n.t, dir, out)
+	}
 	errMsg := er.Err
 	if status == StateSucceeded && r.opts.Cache != CacheOff {
 		m := cacheMeta{Key: n.key, Target: id, Argv: n.t.Run, DurationNS: end.Sub(start), Created: end.UTC(), Output: out, Truncated: truncated}
@@ -805,6 +828,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		errMsg = "journal: " + err.Error()
 	}
 	r.finishFrom(n, status, FromBuilt, j.ID, er.ExitCode, errMsg, end.Sub(start))
+	n.res.Withheld = j.Withheld // read once the run's targets have all ended
 }
 
 // lockTarget waits (or gives up with ctx) for the target's execution lock:
@@ -890,7 +914,7 @@ func (r *Runner) plan(ctx context.Context, ws *workspace.Workspace, targets []st
 	if err != nil {
 		return nil, err
 	}
-	keys := newKeyer(ctx, ws, root, r.opts.CacheDir)
+	keys := newKeyer(ctx, ws, root, r.opts.CacheDir, targetenv.New(r.opts.EnvMode, r.opts.Environ))
 	if keys.globalErr != nil {
 		return nil, fmt.Errorf("global inputs: %w", keys.globalErr)
 	}
@@ -909,7 +933,9 @@ func (r *Runner) plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
 			_, hit = lookup(r.opts.CacheDir, n.key)
 		}
-		env := n.t.Env
+		env := append(slices.Clone(n.t.Env), ws.Env...) // the target's and the top level's
+		slices.Sort(env)
+		env = slices.Compact(env)
 		if env == nil {
 			env = []string{}
 		}

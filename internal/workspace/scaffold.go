@@ -17,14 +17,28 @@ import (
 )
 
 // Scaffold finds the projects of the repository at root and writes a
-// targets.yaml for them: what `core init` offers. It checks that the file
-// loads, and answers the projects and the file's text.
-func Scaffold(root string) ([]Scaffolded, string, error) {
+// targets.yaml for them: what `core init` offers. environment writes the
+// top-level section of what the tools of the manifests found need of the
+// environment (the target environment's home knows that); nil writes
+// none. It checks that the file loads, and answers the projects and the
+// file's text.
+func Scaffold(root string, environment func(manifests []string) string) ([]Scaffolded, string, error) {
 	projects, err := discover(root)
 	if err != nil || len(projects) == 0 {
 		return projects, "", err
 	}
-	text, err := renderTargets(projects)
+	preamble := ""
+	if environment != nil {
+		var manifests []string
+		for _, p := range projects {
+			if !slices.Contains(manifests, p.From) {
+				manifests = append(manifests, p.From)
+			}
+		}
+		slices.Sort(manifests)
+		preamble = environment(manifests)
+	}
+	text, err := renderTargets(preamble, projects)
 	if err != nil {
 		return nil, "", err
 	}
@@ -175,10 +189,11 @@ func scaffoldScripts(path string) [][2]any {
 }
 
 // renderTargets writes the projects as targets.yaml.
-func renderTargets(projects []Scaffolded) (string, error) {
+func renderTargets(preamble string, projects []Scaffolded) (string, error) {
 	var b strings.Builder
 	b.WriteString("# yaml-language-server: $schema=https://raw.githubusercontent.com/corehq/core/main/docs/targets.schema.json\n")
 	b.WriteString("# Written by `core init`; docs/targets.md in core's repository describes every field.\n")
+	b.WriteString(preamble)
 	b.WriteString("projects:\n")
 	for _, p := range projects {
 		fmt.Fprintf(&b, "  %s:\n    path: %s\n", p.Name, yamlScalar(p.Path))
