@@ -542,9 +542,6 @@ func RemoveStaleTemps(dir string, age time.Duration) {
 	}
 }
 
-// selfStart returns this process's start time, recorded in its journals.
-var selfStart = execx.SelfStart
-
 // processAlive reports whether the process pid, started at start (0:
 // unknown), still runs.
 func processAlive(pid int, start uint64) bool { return execx.ProcessAlive(pid, start) }
