@@ -183,7 +183,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	sharing.table, sharing.reg = table, reg
 
-	ln, err := listen(cfg.MCP.Address)
+	ln, err := listen(cfg.Server.Address)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func Run(ctx context.Context, o Options) error {
 	consoleMount := cfg.Console.Enabled
 	if !addr.IP.IsLoopback() {
 		consoleMount = false
-		log.Warn().Str(logx.Address, cfg.MCP.Address).Msg("mcp.address is not a loopback address: the console refuses to mount there, so no console route is registered; bind 127.0.0.1 to use the console")
+		log.Warn().Str(logx.Address, cfg.Server.Address).Msg("server.address is not a loopback address: the console refuses to mount there, so no console route is registered; bind 127.0.0.1 to use the console")
 	}
 	if !cfg.Console.Enabled {
 		log.Info().Msg("console.enabled is false: no console route is registered")
@@ -347,7 +347,7 @@ func listen(address string) (net.Listener, error) {
 		return ln, nil
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another core server? try `core server status`); pick another with --address or CORE_MCP_ADDRESS", address)
+		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another core server? try `core server status`); pick another with --address or CORE_SERVER_ADDRESS", address)
 	}
 	return nil, fmt.Errorf("cannot listen on %s: %w", address, err)
 }

@@ -35,7 +35,7 @@ func newServerStartCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Run the server in the foreground until interrupted",
-		Long: `Runs the server for the workspace in the foreground, on mcp.address
+		Long: `Runs the server for the workspace in the foreground, on server.address
 (default 127.0.0.1:7391), until SIGINT or SIGTERM. It watches the workspace and
 rebuilds the graph when files change. Its state (address, pid, the CLI's admin
 credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
@@ -43,7 +43,7 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags := map[string]any{}
 			if cmd.Flags().Changed("address") {
-				flags["mcp.address"] = address
+				flags["server.address"] = address
 			}
 			e, err := g.load(flags)
 			if err != nil {
@@ -89,7 +89,7 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 		},
 	}
 	cmd.Flags().BoolVar(&open, "open", false, "print and open the console's pairing link")
-	cmd.Flags().StringVar(&address, "address", "", "listen address host:port (sets mcp.address; port 0 picks a free one)")
+	cmd.Flags().StringVar(&address, "address", "", "listen address host:port (sets server.address; port 0 picks a free one)")
 	return cmd
 }
 

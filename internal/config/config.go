@@ -20,11 +20,6 @@ import (
 // repository, its value counts only once the user trusts the file (see
 // trust.go for the tag's values).
 type Config struct {
-	MCP struct {
-		// The one loopback port of the server: console, Connect services, /mcp.
-		Address string `koanf:"address" validate:"required,hostport" trust:"off-loopback" help:"address the server listens on (host:port); the console mounts only on a loopback address"`
-	} `koanf:"mcp"`
-
 	Console struct {
 		Enabled      bool   `koanf:"enabled" trust:"when-true" help:"false removes every console route (/api/v1/ and /console/)"`
 		HostedOrigin string `koanf:"hosted_origin" validate:"omitempty,origin" trust:"always" help:"origin of the hosted console web app, e.g. https://console.example.com (empty: none)"`
@@ -65,6 +60,9 @@ type Config struct {
 	} `koanf:"log"`
 
 	Server struct {
+		// The one loopback port of the server: console, Connect services,
+		// /mcp. Its old name, mcp.address, still counts (renamed).
+		Address           string        `koanf:"address" validate:"required,hostport" trust:"off-loopback" help:"address the server listens on (host:port); the console mounts only on a loopback address (formerly mcp.address, still read)"`
 		ReadHeaderTimeout time.Duration `koanf:"read_header_timeout" validate:"min=100ms,max=10m" help:"time allowed to read request headers"`
 		IdleTimeout       time.Duration `koanf:"idle_timeout" validate:"min=1s,max=24h" help:"keep-alive idle timeout"`
 		ShutdownTimeout   time.Duration `koanf:"shutdown_timeout" validate:"min=100ms,max=10m" help:"grace period for in-flight requests on shutdown"`
@@ -96,7 +94,7 @@ type Config struct {
 // Defaults is the bottom layer.
 func Defaults() Config {
 	var c Config
-	c.MCP.Address = "127.0.0.1:7391"
+	c.Server.Address = "127.0.0.1:7391"
 	c.Console.Enabled = true
 	c.EnvMode = "strict"
 	c.Log.Level = "info"
