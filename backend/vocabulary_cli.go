@@ -3,6 +3,7 @@ package backend
 import (
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/insight"
@@ -76,6 +77,10 @@ const InsightDefaultRows = insight.DefaultLimit
 const EnvLoose = targetenv.Loose
 
 var EnvAdvice = targetenv.Advice
+
+// ConsoleCopy is where core open writes the console for a file://
+// snapshot, in the cache directory.
+var ConsoleCopy = cachedir.Console
 
 // TargetsFile is the name of the workspace's target file.
 const TargetsFile = workspace.FileName

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	core "github.com/corehq/core"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
@@ -93,7 +94,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// One server per workspace: the lock is held for the server's life and
 	// dies with its process, so a crash never leaves it behind.
-	lock, err := fsx.TryLockFile(filepath.Join(cacheDir, state.LockName))
+	lock, err := fsx.TryLockFile(cachedir.ServerLock(cacheDir))
 	if errors.Is(err, fsx.ErrLocked) {
 		if st, err := state.Read(cacheDir); err == nil {
 			return fmt.Errorf("a core server already runs for this workspace at %s (pid %d); stop it with `core server stop`", st.BaseURL, st.PID)
@@ -311,11 +312,11 @@ func openAgentStores(cacheDir string, hub *events.Hub) (*attention.Queue, *hando
 		data, _ := json.Marshal(events.Attention{Open: q.List().Open})
 		hub.Publish(events.KindAttention, data)
 	}
-	q, err := attention.Open(filepath.Join(cacheDir, "attention.json"), announce)
+	q, err := attention.Open(cachedir.Attention(cacheDir), announce)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := handoff.Open(filepath.Join(cacheDir, "session-jobs.json"), nil)
+	h, err := handoff.Open(cachedir.SessionJobs(cacheDir), nil)
 	if err != nil {
 		return nil, nil, err
 	}

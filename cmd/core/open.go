@@ -139,7 +139,7 @@ func dataLink(cacheDir string, data []byte, targets bool) (string, error) {
 	if len(payload) > maxDataLink {
 		return "", fmt.Errorf("the graph is too big for a link (%d bytes compressed); use `core open --serve`, or start a server for live mode", buf.Len())
 	}
-	dir := filepath.Join(cacheDir, "console")
+	dir := backend.ConsoleCopy(cacheDir)
 	if err := copyConsole(console.Built(), dir); err != nil {
 		return "", err
 	}

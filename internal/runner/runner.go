@@ -95,6 +95,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/remotecache"
@@ -872,7 +873,7 @@ func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 // again.
 const targetLockPoll = 50 * time.Millisecond
 
-func locksDir(cacheDir string) string { return filepath.Join(cacheDir, "locks") }
+func locksDir(cacheDir string) string { return cachedir.Locks(cacheDir) }
 
 // Planned is one target of a dry run: what would run, under which key,
 // and whether the cache already holds its result.
