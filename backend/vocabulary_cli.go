@@ -3,8 +3,8 @@ package backend
 import (
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
-	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/remotecache"

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/backend"
+	"github.com/corehq/core/internal/cachedir"
 
 	"context"
 	"fmt"

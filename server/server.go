@@ -20,12 +20,12 @@ import (
 	"github.com/rs/zerolog"
 
 	core "github.com/corehq/core"
-	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/fsx"

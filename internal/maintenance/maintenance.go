@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/activity"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/drift"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"

@@ -97,7 +97,6 @@ func (s State) ProcessAlive() bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-
 // Running reports whether a server holds the workspace's server lock: the
 // one test that a reused pid cannot fool. It takes the lock for an instant
 // when no server holds it.
