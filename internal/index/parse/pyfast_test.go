@@ -56,9 +56,7 @@ func pyCorpus(t testing.TB) []string {
 
 func TestPythonFastAgreesWithTreeSitter(t *testing.T) {
 	files := pyCorpus(t)
-	if testing.Short() && len(files) > 300 {
-		files = files[:300] // the race step's sample (see TestGoFastAgreesWithGoParser)
-	}
+	files = raceSample(files, 300)
 	fast, bytesIn, bytesFast := 0, 0, 0
 	why := map[pyDecline]int{}
 	for i, f := range files {
