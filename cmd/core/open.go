@@ -65,8 +65,8 @@ for browsers that refuse the other two. --targets shows the target graph.`,
 				return serveSnapshot(cmd, e, targets, show)
 			}
 			if c, err := e.server(); err == nil {
-				if mounted, err := probeConsole(cmd.Context(), c.st.BaseURL); err == nil && !mounted {
-					return fmt.Errorf("the server at %s has no console (console.enabled is false, or it listens on a non-loopback address); `core open --serve` opens a snapshot instead", c.st.BaseURL)
+				if off, err := probeConsole(cmd.Context(), c.st.BaseURL); err == nil && off != "" {
+					return fmt.Errorf("the server at %s has no console (%s); `core open --serve` opens a snapshot instead", c.st.BaseURL, off)
 				}
 				link, err := pairingLink(cmd.Context(), c.client, c.st.BaseURL, targets)
 				if err != nil {
