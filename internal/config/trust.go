@@ -22,8 +22,8 @@ import (
 // repository, so whoever wrote the repository wrote it; the user's own
 // config file, the environment and flags are the user's. A key that carries
 // or routes a credential (the forge's token and address, the remote cache's
-// address and credential header, the log viewer that is handed a share
-// link, the console page that is handed a pairing code, the directory that
+// address and credential header, the log viewer a browser is sent to with
+// a run's id, the console page that is handed a pairing code, the directory that
 // holds the token store, the loose environment mode that hands every
 // variable to the repository's commands) or widens who can reach this
 // machine (the share's and the server's address, the hosted console's
