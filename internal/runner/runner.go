@@ -35,7 +35,10 @@
 // depends on), each file with its content hash and an executable bit, and
 // the keys of its dependencies in order (key.go). Symlinks to files count
 // by their content, other symlinks by their target. Of the environment
-// only the variables it declares are in the key. Inputs are hashed after
+// only the variables it declares (env:, its own and the top level's) are
+// in the key, with the mode; in strict mode (package targetenv, env.go)
+// they, the pass_env: variables and the base are all its process gets.
+// Inputs are hashed after
 // the target's dependencies finish, so files a dependency generates count.
 // Only successful runs are cached, under <cache>/build/<key>/ (meta.json,
 // outputs.tar); see cache.go. A hit replays the captured output, restores
