@@ -56,8 +56,12 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 				return apierr.BadRequest("level %s is not allowed; allowed: projects", quote.Short(l))
 			}
 			inferred := ws.InferredDeps()
+			var holds map[string]map[string]int
+			if snap, err := ws.Current(); err == nil {
+				holds = snap.Holds()
+			}
 			return serveReparsed(w, ws.Root(), func(wsp *workspace.Workspace) *graph.Graph {
-				return graph.Projects(wsp, inferred...)
+				return graph.Projects(wsp, inferred...).WithHolds(holds)
 			})
 		default:
 			q, err := query.Parse(q.Get("select"))
