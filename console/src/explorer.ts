@@ -41,8 +41,8 @@ export interface ExplorerElements {
   legend: HTMLElement;
   details: HTMLElement;
   results: HTMLElement;
-  /** The explorer's text in the status line (counts, layout, targets.yaml's problem). */
-  statusLine: HTMLElement;
+  /** status takes the explorer's line for the status bar (counts, layout, targets.yaml's problem). */
+  status: (text: string) => void;
 }
 
 export interface ApplyOptions {
@@ -637,7 +637,7 @@ export class Explorer {
     if (this.painting && this.affected) parts.push(`diff touches ${this.affected.size} nodes`);
     const line = [parts.join(' · ')];
     if (this.diagnostic) line.push(`workspace problem: ${this.diagnostic}`);
-    this.els.statusLine.textContent = line.join('  —  ');
+    this.els.status(line.join('  —  '));
   }
 
   private renderDetails(): void {

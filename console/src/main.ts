@@ -56,12 +56,24 @@ const els = {
   stage: byId('stage'),
 };
 
+// ---- the status bar: it speaks of the view shown ------------------------
+
+type Panel = 'graph' | 'review' | 'insight' | 'attention';
+let panel: Panel = 'graph';
+const panelStatus: Record<Panel, string> = { graph: '', review: 'review: reading the change…', insight: 'insight: reading the history…', attention: '' };
+
+/** setStatus keeps a view's status line and shows it when that view is the one shown. */
+function setStatus(of: Panel, text: string): void {
+  panelStatus[of] = text;
+  if (panel === of) els.statusText.textContent = text;
+}
+
 const explorer = new Explorer({
   graph: els.graph,
   legend: els.legend,
   details: els.details,
   results: els.results,
-  statusLine: els.statusText,
+  status: (text) => setStatus('graph', text),
 });
 
 // ---- page state ---------------------------------------------------------
@@ -179,53 +191,20 @@ els.searchForm.addEventListener('submit', (ev) => {
 els.diff.addEventListener('click', () => explorer.togglePaint());
 els.relayout.addEventListener('click', () => explorer.relayout());
 els.viewKnowledge.addEventListener('click', () => {
-  showReview(false);
-  showAttention(false);
-  showInsight(false);
+  showPanel('graph');
   switchView('knowledge');
 });
 els.viewTargets.addEventListener('click', () => {
-  showReview(false);
-  showAttention(false);
-  showInsight(false);
+  showPanel('graph');
   switchView('targets');
 });
-els.viewReview.addEventListener('click', () => {
-  showAttention(false);
-  showInsight(false);
-  showReview(true);
-});
-els.viewAttention.addEventListener('click', () => {
-  showReview(false);
-  showInsight(false);
-  showAttention(true);
-});
-els.viewInsight.addEventListener('click', () => {
-  showReview(false);
-  showAttention(false);
-  showInsight(true);
-});
+els.viewReview.addEventListener('click', () => showPanel('review'));
+els.viewAttention.addEventListener('click', () => showPanel('attention'));
+els.viewInsight.addEventListener('click', () => showPanel('insight'));
 
 // ---- the Insight view (live mode) -------------------------------------------
 
-const insight = new InsightView(els.insight, () => session?.api ?? null);
-
-/** showInsight puts the insight lenses in the graph's place, or takes them away. */
-function showInsight(on: boolean): void {
-  const was = !els.insight.hidden;
-  show(els.insight, on);
-  show(els.stage, !on);
-  show(els.sidebar, !on);
-  if (on) show(els.details, false);
-  els.viewInsight.setAttribute('aria-pressed', String(on));
-  if (on) {
-    els.viewKnowledge.setAttribute('aria-pressed', 'false');
-    els.viewTargets.setAttribute('aria-pressed', 'false');
-    void insight.load();
-  } else if (was && session && els.review.hidden && els.attention.hidden) {
-    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
-  }
-}
+const insight = new InsightView(els.insight, () => session?.api ?? null, (text) => setStatus('insight', text));
 
 // ---- sharing (live mode: the Share button; a share link: the shared view) --
 
@@ -270,30 +249,14 @@ function startShare(token: string): void {
 
 // ---- the Attention view (live mode) ----------------------------------------
 
-const attention = new AttentionView(els.attention, els.attentionCount, () => session?.api ?? null);
-
-/** showAttention puts the attention queue in the graph's place, or takes it away. */
-function showAttention(on: boolean): void {
-  const was = !els.attention.hidden;
-  show(els.attention, on);
-  show(els.stage, !on);
-  show(els.sidebar, !on);
-  if (on) show(els.details, false);
-  els.viewAttention.setAttribute('aria-pressed', String(on));
-  if (on) {
-    els.viewKnowledge.setAttribute('aria-pressed', 'false');
-    els.viewTargets.setAttribute('aria-pressed', 'false');
-    void attention.load();
-  } else if (was && session && els.review.hidden && els.insight.hidden) {
-    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
-  }
-}
+const attention = new AttentionView(els.attention, els.attentionCount, () => session?.api ?? null, (text) => setStatus('attention', text));
 
 // ---- the Review view (live mode) -------------------------------------------
 
 const review = new ReviewView(els.review, () => session?.api ?? null, {
+  status: (text) => setStatus('review', text),
   openSymbol: (id, name) => {
-    showReview(false);
+    showPanel('graph');
     if (session && session.flavor !== 'knowledge') switchView('knowledge');
     els.search.value = `symbol:${name}`;
     activeQuery = els.search.value;
@@ -301,21 +264,34 @@ const review = new ReviewView(els.review, () => session?.api ?? null, {
   },
 });
 
-/** showReview puts the Review view in the graph's place, or takes it away. */
-function showReview(on: boolean): void {
-  const was = !els.review.hidden;
-  show(els.review, on);
-  show(els.stage, !on);
-  show(els.sidebar, !on);
-  if (on) show(els.details, false);
-  els.viewReview.setAttribute('aria-pressed', String(on));
-  if (on) {
+/**
+ * showPanel puts one view in the page: the graph (its stage, sidebar and
+ * details) or the Review, Insight or Attention view in its place. The
+ * view buttons and the status bar follow.
+ */
+function showPanel(next: Panel): void {
+  const was = panel;
+  panel = next;
+  show(els.review, next === 'review');
+  show(els.insight, next === 'insight');
+  show(els.attention, next === 'attention');
+  show(els.stage, next === 'graph');
+  show(els.sidebar, next === 'graph');
+  if (next !== 'graph') show(els.details, false);
+  els.indexProblems.classList.toggle('elsewhere', next !== 'graph');
+  els.viewReview.setAttribute('aria-pressed', String(next === 'review'));
+  els.viewInsight.setAttribute('aria-pressed', String(next === 'insight'));
+  els.viewAttention.setAttribute('aria-pressed', String(next === 'attention'));
+  els.statusText.textContent = panelStatus[next];
+  if (next !== 'graph') {
     els.viewKnowledge.setAttribute('aria-pressed', 'false');
     els.viewTargets.setAttribute('aria-pressed', 'false');
-    void review.load();
-  } else if (was && session) {
+  } else if (was !== 'graph' && session) {
     setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
   }
+  if (next === 'review') void review.load();
+  if (next === 'insight') void insight.load();
+  if (next === 'attention') void attention.load();
 }
 document.addEventListener('keydown', (ev) => {
   if (ev.key !== 'Escape') return;
