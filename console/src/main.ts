@@ -3,11 +3,12 @@
 
 import { core, exposeCore, type CoreStateName } from './core';
 import { byId, show } from './dom';
-import { Explorer, type View } from './explorer';
+import { Explorer, type Level, type LevelSource, type View } from './explorer';
+import { projectContents, projectLevel, selectTerm, within } from './levels';
 import { parseFragment, srcProvenance, type Flavor } from './fragment';
 import { MSG_NO_SESSION, planBoot, type Credential } from './boot';
 import { decodeDataPayload } from './payload';
-import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GraphData } from './model';
+import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GNode, type GraphData } from './model';
 import { Api, ApiError, exchangePairingCode, type StatusSnapshot } from './api';
 import { EventStream } from './events';
 import { disconnectedBanner } from './backoff';
@@ -20,6 +21,12 @@ import { InsightView } from './insight';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
+
+/**
+ * Above this many nodes the knowledge view opens on projects: a few
+ * hundred nodes still read as a picture, a thousand are a hairball.
+ */
+export const PROJECT_LEVEL_ABOVE = 400;
 
 const els = {
   badge: byId('badge'),
@@ -42,6 +49,7 @@ const els = {
   indexProblems: byId<HTMLDetailsElement>('index-problems'),
   viewKnowledge: byId<HTMLButtonElement>('view-knowledge'),
   viewTargets: byId<HTMLButtonElement>('view-targets'),
+  level: byId<HTMLButtonElement>('level'),
   viewReview: byId<HTMLButtonElement>('view-review'),
   review: byId('review'),
   viewAttention: byId<HTMLButtonElement>('view-attention'),
@@ -144,6 +152,48 @@ function showGraph(data: GraphData, view: View, keep: boolean, okState: 'snapsho
   core.ready = true;
 }
 
+/** showProjectLevel puts the project level on screen and sets the state it implies. */
+function showProjectLevel(data: GraphData, source: LevelSource, total: number, keep: boolean, okState: 'snapshot' | 'live'): void {
+  explorer.showProjects(data, source, total, keep);
+  setCounts();
+  core.lastError = '';
+  setState(okState);
+  setMessage(null);
+  core.ready = true;
+  setLevelButton();
+}
+
+/** setLevelButton offers the other level of the knowledge view (none in the target view). */
+function setLevelButton(): void {
+  const knowledge = explorer.view === 'knowledge' && panel === 'graph';
+  show(els.level, knowledge && levelChoice !== null);
+  const projects = explorer.level === 'projects';
+  els.level.textContent = projects ? 'Every node' : 'Projects';
+  els.level.title = projects ? 'Show every node of the graph, laid out by force' : 'Show the projects, grouped by folder; a click opens one';
+}
+
+/** levelChoice switches the knowledge view between its levels (null: only one level makes sense). */
+let levelChoice: ((level: Level) => void) | null = null;
+
+/** snapshotSource is what the project level of a snapshot asks: the whole graph is at hand. */
+function snapshotSource(data: GraphData): LevelSource {
+  return {
+    expand: (project) => Promise.resolve(projectContents(data, project)),
+    around: (n, hops) => Promise.resolve(within(data, n.id, hops)),
+  };
+}
+
+/** liveSource asks the server: a project's contents, a node's neighbourhood. */
+function liveSource(api: Api): LevelSource {
+  return {
+    expand: (project) => api.select(`project:${project}`),
+    around: (n, hops) => {
+      const term = selectTerm(n);
+      return term ? api.select(`${term} depth:${hops}`) : Promise.resolve(null);
+    },
+  };
+}
+
 // ---- search -------------------------------------------------------------
 
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -171,8 +221,12 @@ function runSearch(q: string, quiet = false): void {
   void searcher(activeQuery, quiet);
 }
 
+/** snapshotNodes is the whole graph of a snapshot, by id (the project level shows only part of it). */
+let snapshotNodes = new Map<string, GNode>();
+
 function snapshotSearch(q: string): Promise<void> {
-  explorer.setMatches(substringMatches(explorer.searchNodes(), q));
+  if (explorer.level === 'projects') explorer.setSnapshotMatches(substringMatches(snapshotNodes.values(), q), (id) => snapshotNodes.get(id));
+  else explorer.setMatches(substringMatches(explorer.searchNodes(), q));
   return Promise.resolve();
 }
 
@@ -190,6 +244,7 @@ els.searchForm.addEventListener('submit', (ev) => {
 
 els.diff.addEventListener('click', () => explorer.togglePaint());
 els.relayout.addEventListener('click', () => explorer.relayout());
+els.level.addEventListener('click', () => levelChoice?.(explorer.level === 'projects' ? 'all' : 'projects'));
 els.viewKnowledge.addEventListener('click', () => {
   showPanel('graph');
   switchView('knowledge');
@@ -289,6 +344,7 @@ function showPanel(next: Panel): void {
   } else if (was !== 'graph' && session) {
     setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
   }
+  setLevelButton();
   if (next === 'review') void review.load();
   if (next === 'insight') void insight.load();
   if (next === 'attention') void attention.load();
@@ -310,16 +366,30 @@ function startSnapshot(data: GraphData, provenance: string, flavor: Flavor): voi
   const targetsOnly = isTargetGraph(data);
   const viewOf = (view: View): GraphData => (view === 'targets' && !targetsOnly ? targetSubgraph(data) : data);
   let view: View = flavor === 'targets' || targetsOnly ? 'targets' : 'knowledge';
+  snapshotNodes = new Map(data.nodes.map((n) => [n.id, n]));
+  const projects = targetsOnly ? null : projectLevel(data);
+  let level: Level = projects && projects.nodes.length > 0 && data.nodes.length > PROJECT_LEVEL_ABOVE ? 'projects' : 'all';
+  const draw = (keep: boolean) => {
+    if (view === 'knowledge' && level === 'projects' && projects) showProjectLevel(projects, snapshotSource(data), data.nodes.length, keep, 'snapshot');
+    else showGraph(viewOf(view), view, keep, 'snapshot');
+    setLevelButton();
+  };
+  levelChoice = projects && projects.nodes.length > 0 ? (l) => {
+    if (l === level) return;
+    level = l;
+    draw(false);
+    if (activeQuery) runSearch(activeQuery, true);
+  } : null;
   setViewButtons(view, targetsOnly);
   searcher = snapshotSearch;
   switchView = (v) => {
     if (v === view || (targetsOnly && v === 'knowledge')) return;
     view = v;
     setViewButtons(view, targetsOnly);
-    showGraph(viewOf(view), view, false, 'snapshot');
+    draw(false);
     if (activeQuery) runSearch(activeQuery, true);
   };
-  showGraph(viewOf(view), view, false, 'snapshot');
+  draw(false);
 }
 
 async function loadData(payload: string, flavor: Flavor): Promise<void> {
@@ -380,6 +450,8 @@ interface LiveSession {
   api: Api;
   events: EventStream;
   flavor: Flavor;
+  /** The knowledge view's level; null until the graph's size decides it. */
+  level: Level | null;
   lastLoad: Date | null;
   disconnected: boolean;
   expired: boolean;
@@ -436,6 +508,25 @@ function applyStatus(st: StatusSnapshot): void {
 async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
   const flavor = s.flavor;
   try {
+    if (flavor === 'knowledge') {
+      // The status says how big the graph is; the project level is cheap
+      // to have at hand either way.
+      const [status, projects] = await Promise.all([s.api.status(), s.api.projects()]);
+      if (s.expired || flavor !== s.flavor) return false;
+      if (s.level === null) s.level = status.nodes > PROJECT_LEVEL_ABOVE && projects.nodes.length > 0 ? 'projects' : 'all';
+      applyStatus(status);
+      if (s.level === 'projects' && projects.nodes.length > 0) {
+        showProjectLevel(projects, liveSource(s.api), status.nodes, keep, 'live');
+      } else {
+        const graph = await s.api.graph(flavor);
+        if (s.expired || flavor !== s.flavor) return false;
+        showGraph(graph, 'knowledge', keep, 'live');
+      }
+      setLevelButton();
+      s.lastLoad = new Date();
+      if (activeQuery) runSearch(activeQuery, true);
+      return true;
+    }
     const [graph, status, plan] = await Promise.all([
       s.api.graph(flavor),
       s.api.status(),
@@ -448,6 +539,7 @@ async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
     }
     applyStatus(status);
     showGraph(graph, flavor === 'targets' ? 'targets' : 'knowledge', keep, 'live');
+    setLevelButton();
     s.lastLoad = new Date();
     if (activeQuery) runSearch(activeQuery, true);
     return true;
@@ -554,6 +646,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   const s: LiveSession = {
     api,
     flavor,
+    level: null,
     lastLoad: null,
     disconnected: false,
     expired: false,
@@ -586,6 +679,14 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   show(els.shareButton, true);
   void sharePanel.refresh();
   setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
+  levelChoice = (l) => {
+    if (s.expired || l === s.level) return;
+    s.level = l;
+    core.ready = false;
+    void liveLoad(s, false).then(() => {
+      core.ready = true;
+    });
+  };
   switchView = (v) => {
     const f: Flavor = v === 'targets' ? 'targets' : 'knowledge';
     if (f === s.flavor || s.expired) return;

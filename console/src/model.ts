@@ -19,6 +19,8 @@ export interface GNode {
   external?: boolean;
   diagnostic?: string;
   state?: string;
+  /** A project of level=projects: how many nodes of each kind it owns. */
+  holds?: Record<string, number>;
 }
 
 export interface GEdge {
