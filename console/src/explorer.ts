@@ -14,6 +14,7 @@ import {
   kindColor,
   nodeLabel,
   nodeSize,
+  querySeeds,
   type GEdge,
   type GNode,
   type GraphData,
@@ -872,7 +873,7 @@ export class Explorer {
    */
   setMatches(ids: Set<string> | null, fit = true, listed?: string[]): void {
     this.matches = ids;
-    this.listed = listed ?? (ids ? [...ids] : null);
+    this.listed = listed ?? (ids ? [...ids].sort() : null);
     this.renderer?.setForcedLabels(this.forcedLabels());
     this.renderResults();
     this.renderStatus();
@@ -887,9 +888,13 @@ export class Explorer {
    * the project level nothing joins: the projects holding what was found
    * are highlighted, and the list of results opens each in its project.
    */
-  setSearchResult(result: GraphData): void {
+  setSearchResult(result: GraphData, query = ''): void {
     this.dropExtras();
     this.found.clear();
+    // What the query's terms select is listed before the neighbours the
+    // answer adds around it.
+    const seeds = query ? querySeeds(query, result.nodes) : new Set<string>();
+    const byRank = (ids: string[]) => [...ids].sort((a, b) => Number(seeds.has(b)) - Number(seeds.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
     if (this.level === 'projects' && !this.focusView) {
       const ids = new Set<string>();
       for (const n of result.nodes) {
@@ -897,7 +902,7 @@ export class Explorer {
         if (this.graph.hasNode(n.id)) ids.add(n.id);
         if (n.project && this.graph.hasNode(`project:${n.project}`)) ids.add(`project:${n.project}`);
       }
-      this.setMatches(ids, false, result.nodes.map((n) => n.id));
+      this.setMatches(ids, false, byRank(result.nodes.map((n) => n.id)));
       return;
     }
     const added: string[] = [];
@@ -917,7 +922,7 @@ export class Explorer {
     if (added.length > 0) this.placeAmongPlaced(added);
     const ids = new Set(result.nodes.map((n) => n.id).filter((id) => this.graph.hasNode(id)));
     this.renderLegend();
-    this.setMatches(ids);
+    this.setMatches(ids, true, byRank([...ids]));
   }
 
   /**
@@ -937,7 +942,7 @@ export class Explorer {
       if (this.graph.hasNode(id)) shown.add(id);
       if (n?.project && this.graph.hasNode(`project:${n.project}`)) shown.add(`project:${n.project}`);
     }
-    this.setMatches(shown, false, [...ids]);
+    this.setMatches(shown, false, [...ids].sort());
   }
 
   private dropExtras(): void {
@@ -1051,7 +1056,7 @@ export class Explorer {
       show(el, false);
       return;
     }
-    const ids = [...new Set(this.listed)].sort();
+    const ids = [...new Set(this.listed)];
     const shown = ids.slice(0, RESULT_CAP);
     // Each result says where it is: a file's path, so that four index.ts
     // read as four places.
@@ -1090,7 +1095,12 @@ export class Explorer {
       h('span', { className: `swatch kind-${n?.kind ?? 'unknown'}` }),
       h('span', { className: 'node-name', text: label ?? (n ? nodeLabel(n) : id) }),
     );
-    const where = n?.path && n.path !== label && (n.kind === 'file' || n.kind === 'doc' || n.kind === 'symbol') ? n.path : n?.kind === 'target' || n?.kind === 'symbol' ? (n.project ?? '') : '';
+    // Where it is: a file's, doc's or symbol's path, a package's import
+    // path, a target's project.
+    let where = '';
+    if (n?.path && (n.kind === 'file' || n.kind === 'doc' || n.kind === 'symbol')) where = n.path;
+    else if (n?.kind === 'package' && n.id.startsWith('package:') && n.id.slice(8) !== n.name) where = n.id.slice(8);
+    else if (n?.kind === 'target') where = n.project ?? '';
     if (where) b.append(h('span', { className: 'node-path', text: where }));
     b.addEventListener('click', () => this.selectAndShow(id));
     return b;

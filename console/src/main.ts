@@ -578,7 +578,7 @@ async function liveSearch(q: string, quiet: boolean): Promise<void> {
   try {
     const result = await s.api.select(q, ctrl.signal);
     if (ctrl.signal.aborted || q !== activeQuery) return;
-    explorer.setSearchResult(result);
+    explorer.setSearchResult(result, q);
   } catch (e) {
     if (ctrl.signal.aborted || (e as Error)?.name === 'AbortError') return;
     if (e instanceof ApiError && e.kind === 'unauthorized') {
@@ -704,8 +704,19 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
 
 // ---- boot ---------------------------------------------------------------
 
+/**
+ * CSP_NOTE answers the one error Chromium logs on this page. The page
+ * policy is the spec's string; its connect-src names http://[::1]:*, and
+ * Chromium has no syntax for an IPv6 host in a source (no form of it
+ * parses), so it says it ignores that source. Nothing is lost: the page
+ * calls only its own origin, which 'self' covers, on [::1] as on 127.0.0.1.
+ */
+export const CSP_NOTE =
+  "core: the error above about 'http://[::1]:*' in the Content Security Policy is harmless. The page policy is the specification's; Chromium cannot parse an IPv6 host in a source and ignores it, and this page calls only its own origin, which 'self' covers whether it is 127.0.0.1 or [::1].";
+
 function boot(): void {
   exposeCore();
+  if (document.querySelector('meta[http-equiv="Content-Security-Policy"]') || location.protocol.startsWith('http')) console.info(CSP_NOTE);
   const { scrub, plan } = planBoot(parseFragment(location.hash), location);
   // A credential leaves the address bar (and history) before anything else.
   if (scrub) history.replaceState(null, '', location.pathname + location.search);
