@@ -40,13 +40,19 @@ func (g *Graph) Targets() (*graph.Graph, error) {
 }
 
 // Projects is the project skeleton (level=projects), reparsed from
-// targets.yaml, with the dependencies the current graph infers.
+// targets.yaml, with the dependencies the current graph infers and what
+// each project holds in it (nodes by kind), so the explorer can open on
+// projects without the whole graph.
 func (g *Graph) Projects() (*graph.Graph, error) {
 	ws, err := workspace.Load(g.ws.Root())
 	if err != nil {
 		return nil, apierr.Unavailable("%v", err)
 	}
-	return graph.Projects(ws, g.ws.InferredDeps()...), nil
+	var holds map[string]map[string]int
+	if snap, err := g.ws.Current(); err == nil {
+		holds = snap.Holds()
+	}
+	return graph.Projects(ws, g.ws.InferredDeps()...).WithHolds(holds), nil
 }
 
 // Query is the neighbourhood query terms select (select=), the same engine

@@ -67,8 +67,12 @@ const (
 	ShareMaxTTL     = share.MaxTTL
 )
 
-// Insight's lenses and row bounds.
-var InsightLenses = insight.Lenses
+// Insight's lenses, the kinds of file its hotspots leave out unless asked
+// (include=), and its row bounds.
+var (
+	InsightLenses       = insight.Lenses
+	InsightLeftOutKinds = insight.LeftOutKinds
+)
 
 const InsightDefaultRows = insight.DefaultLimit
 
