@@ -175,12 +175,3 @@ func bitOf(g Grant) int {
 	}
 	return -1
 }
-
-// CheckKind checks that g fits a token of kind: an mcp token's scopes go
-// on mcp tokens only, with the mcp grant.
-func (g Grant) CheckKind(k Kind) error {
-	if g&mcpScopes != None && (k != KindMCP || !g.Has(MCP)) {
-		return fmt.Errorf("the grants %s scope an mcp token: they go on an mcp token, with mcp", (g & mcpScopes).String())
-	}
-	return nil
-}

@@ -12,7 +12,9 @@ import (
 // means no match. Higher is better: the whole name, then its last part
 // (Start finds Runner.Start), then a prefix, a run of characters, a match
 // at the start of a word (after '.', '_', '/', or a lower-to-upper case
-// change), and case that matches; a gap costs. Names and patterns are
+// change), and case that matches; a gap costs. The first character must
+// start a word of the name, and at least half of them must be in a run or
+// start a word: letters scattered over a long name are no match. Names and patterns are
 // bounded (maxFuzzy bytes) so one score is cheap.
 func Fuzzy(pattern, name string) int {
 	if pattern == "" || len(pattern) > maxFuzzy || len(name) > 4*maxFuzzy || !utf8.ValidString(pattern) {
@@ -56,13 +58,15 @@ func hasPrefixFold(s, prefix string) bool {
 func subsequence(pattern, name string, words bool) int {
 	nr := []rune(name)
 	score, i, prev := 1, 0, -2
+	good, n := 0, 0 // pattern runes at a run or a word start, of all
 	for _, p := range pattern {
+		n++
 		lp := unicode.ToLower(p)
 		at := -1
 		// The first place it matches, or a word start a little further on.
 		for j := i; j < len(nr); j++ {
-			if unicode.ToLower(nr[j]) != lp {
-				continue
+			if unicode.ToLower(nr[j]) != lp || prev < 0 && !wordStart(nr, j) {
+				continue // the first rune starts a word
 			}
 			if at < 0 {
 				at = j
@@ -80,10 +84,14 @@ func subsequence(pattern, name string, words bool) int {
 			return 0
 		}
 		switch {
+		case prev < 0 && !wordStart(nr, at):
+			return 0 // a name is found by the start of one of its words
 		case at == prev+1:
 			score += 15 // a run
+			good++
 		case wordStart(nr, at):
 			score += 12
+			good++
 		default:
 			score += 2 - min(at-prev, 10)/2 // a gap
 		}
@@ -91,6 +99,9 @@ func subsequence(pattern, name string, words bool) int {
 			score++
 		}
 		prev, i = at, at+1
+	}
+	if good < (n+1)/2 {
+		return 0 // letters scattered over the name: no match
 	}
 	return max(score, 1) + max(0, 40-len(nr)) // shorter names first among equals
 }

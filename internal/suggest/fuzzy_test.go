@@ -51,3 +51,14 @@ func FuzzFuzzy(f *testing.F) {
 		}
 	})
 }
+
+func TestFuzzyDoesNotMatchLettersScatteredOverALongName(t *testing.T) {
+	for _, n := range []string{"RecommendTest.test_items_already_in_the_basket_are_not_suggested", "RecommendTest.test_features_add_up_quantities", "restart"} {
+		if s := Fuzzy("Start", n); s != 0 {
+			t.Errorf("Start matches %s (%d)", n, s)
+		}
+	}
+	if Fuzzy("basket", "RecommendTest.test_items_already_in_the_basket") == 0 {
+		t.Error("a word of the name does not match")
+	}
+}
