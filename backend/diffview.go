@@ -98,10 +98,17 @@ type DiffFile struct {
 // DiffAffected is what the whole change affects: ids, each with its
 // reason chain in full mode.
 type DiffAffected struct {
-	Projects      []diff.Reached `json:"projects"`
-	ProjectsTotal int            `json:"projects_total"`
-	Targets       []diff.Reached `json:"targets"`
-	TargetsTotal  int            `json:"targets_total"`
+	Projects      []Reached `json:"projects"`
+	ProjectsTotal int       `json:"projects_total"`
+	Targets       []Reached `json:"targets"`
+	TargetsTotal  int       `json:"targets_total"`
+}
+
+// Reached is an affected node, with the chain of reasons back to a
+// changed file in full mode.
+type Reached struct {
+	ID    string   `json:"id"`
+	Chain []string `json:"chain,omitempty" jsonschema:"mode full: why, from the node back to a changed file"`
 }
 
 // DiffComment is an unresolved comment of the review session.
@@ -231,13 +238,14 @@ func bounded(f diff.ReviewFile) DiffFile {
 
 // affectedOf is the blast radius, bounded; chains only when full.
 func affectedOf(a diff.Affected, chains bool) DiffAffected {
-	cut := func(rs []diff.Reached) []diff.Reached {
-		out := []diff.Reached{}
+	cut := func(rs []diff.Reached) []Reached {
+		out := []Reached{}
 		for _, r := range rs[:min(len(rs), maxAffectedShown)] {
-			if !chains {
-				r.Chain = nil
+			a := Reached{ID: r.ID}
+			if chains {
+				a.Chain = r.Chain
 			}
-			out = append(out, r)
+			out = append(out, a)
 		}
 		return out
 	}

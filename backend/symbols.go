@@ -34,9 +34,9 @@ type Symbol struct {
 	// Project owns the file.
 	Project string `json:"project,omitempty"`
 	Score   int    `json:"score" jsonschema:"how well the name matches: 1000 the whole name, 900 its last part (Start for Runner.Start), less for a subsequence"`
-	// References are the files that reference it (at most
-	// maxReferences), ReferencesTotal how many do.
-	References      []string `json:"references"`
+	// References are what references it (at most maxReferences),
+	// ReferencesTotal how many do.
+	References      []string `json:"references" jsonschema:"what references it (at most 20): the declarations (symbol ids) or files (paths) that use it; symbol_context shows the lines"`
 	ReferencesTotal int      `json:"references_total"`
 }
 
