@@ -15,8 +15,9 @@ const module = "github.com/corehq/core"
 
 // TestLayers holds the dependency rule: cmd -> server -> front doors
 // (handlers: HTTP, Connect, MCP; the CLI's commands) -> backend ->
-// internal/* (domain, then plumbing). The gateway sits beside the backend,
-// below the handlers. It reads the imports of every non-generated Go file
+// internal/* (domain, then plumbing: the packages named in plumbing, which
+// import no domain package). The gateway sits beside the backend, below
+// the handlers. It reads the imports of every non-generated Go file
 // (tests included) and fails on one that points up or sideways.
 func TestLayers(t *testing.T) {
 	forbidden := []struct {
@@ -28,11 +29,20 @@ func TestLayers(t *testing.T) {
 		{"internal/", "domain packages sit below the gateway and the backend and know nothing of routes", []string{"/gateway", "/handlers", "/server", "/cmd/", "/backend"}, false},
 		{"backend/", "the backend is what the front doors call: it knows no door, no route and no server", []string{"/gateway", "/handlers", "/server", "/cmd/"}, false},
 		{"gateway/", "the gateway serves whatever handlers are registered", []string{"/handlers", "/server", "/cmd/", "/backend"}, false},
-		{"internal/diff/", "the review reads git and the inputs rule, not the runner", []string{"/internal/runner"}, true},
+		{"internal/review/", "the review reads git and the inputs rule, not the runner", []string{"/internal/runner"}, true},
 		{"internal/affected/", "what a change affects is the inputs rule's, not the runner's", []string{"/internal/runner"}, true},
 		{"internal/insight/", "insight reads the run log (runlog), not the runner", []string{"/internal/runner"}, true},
 		{"handlers/", "handlers are registered by the server, never the reverse", []string{"/server", "/cmd/"}, false},
 		{"server/", "the server is the composition root below the CLI", []string{"/cmd/"}, false},
+	}
+	// The git reader and the plumbing import plumbing only: no domain
+	// package, so that what reads git or a file knows nothing of targets,
+	// runs or reviews.
+	onlyPlumbing := map[string]string{
+		"internal/diff/": "the git reader (read, patch, stamp) knows git and nothing of core's domain; the review page is package review's",
+	}
+	for _, p := range plumbing {
+		onlyPlumbing["internal/"+p+"/"] = "plumbing sits below the domain"
 	}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -56,6 +66,9 @@ func TestLayers(t *testing.T) {
 			if !ok {
 				continue
 			}
+			if dir := packageDir(slash); onlyPlumbing[dir] != "" && strings.HasPrefix(rest, "/internal/") && !isPlumbing(rest) && rest != "/"+strings.TrimSuffix(dir, "/") {
+				t.Errorf("%s imports %s: %s", slash, imp, onlyPlumbing[dir])
+			}
 			for _, rule := range forbidden {
 				if !strings.HasPrefix(slash, rule.dir) || rule.codeOnly && strings.HasSuffix(slash, "_test.go") {
 					continue
@@ -72,6 +85,26 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// plumbing are the packages under internal/ that know nothing of core's
+// domain (workspaces, targets, runs, reviews): files, processes, git,
+// quoting, caches' names, logs. Every other package under internal/ is the
+// domain's.
+var plumbing = []string{"apierr", "cachedir", "execx", "fsx", "gitx", "ignore", "jsonx", "logx", "metrics", "quote", "suggest", "testbed", "yamlx"}
+
+func isPlumbing(imp string) bool {
+	for _, p := range plumbing {
+		if imp == "/internal/"+p || strings.HasPrefix(imp, "/internal/"+p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// packageDir is the directory of a slash path, with a trailing slash.
+func packageDir(slash string) string {
+	return slash[:strings.LastIndex(slash, "/")+1]
 }
 
 // TestOnlyGitxRunsGit holds git's one home: outside internal/gitx, no

@@ -8,6 +8,7 @@ import (
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/quote"
+	"github.com/corehq/core/internal/review"
 	"github.com/corehq/core/internal/reviewstate"
 )
 
@@ -91,7 +92,7 @@ type CoverageCounts struct {
 // DiffFile is a file of the full view: what GET /api/v1/diff says of it,
 // its hunks and coverage lines bounded.
 type DiffFile struct {
-	diff.ReviewFile
+	review.ReviewFile
 	HunksTotal int `json:"hunks_total" jsonschema:"hunks of the file; at most 100 are listed"`
 }
 
@@ -164,7 +165,7 @@ func (r *Review) View(ctx context.Context, req DiffRequest) (DiffView, error) {
 		return DiffView{}, err
 	}
 	v := DiffView{Base: p.Base, Mode: req.Mode, Paths: only.Paths(), Totals: DiffTotals{ByRole: map[string]int{}}}
-	var files []diff.ReviewFile
+	var files []review.ReviewFile
 	for _, f := range p.Files {
 		if only.MatchFile(f.File) {
 			files = append(files, f)
@@ -215,7 +216,7 @@ func (r *Review) View(ctx context.Context, req DiffRequest) (DiffView, error) {
 	return v, nil
 }
 
-func fileSummary(f diff.ReviewFile) FileSummary {
+func fileSummary(f review.ReviewFile) FileSummary {
 	s := FileSummary{Path: f.Path, OldPath: f.OldPath, Kind: f.Kind, Role: f.Role, Project: f.Project, Added: f.Added, Deleted: f.Deleted,
 		Binary: f.Binary, Untracked: f.Untracked, Truncated: f.Truncated, Symbols: []SymbolSummary{}, SymbolsTotal: len(f.Symbols),
 		Coverage: CoverageCounts{len(f.Coverage.Covered), len(f.Coverage.Uncovered), len(f.Coverage.Unknown), f.Coverage.Problem}}
@@ -226,7 +227,7 @@ func fileSummary(f diff.ReviewFile) FileSummary {
 }
 
 // bounded is a file of the full view, its long lists cut.
-func bounded(f diff.ReviewFile) DiffFile {
+func bounded(f review.ReviewFile) DiffFile {
 	d := DiffFile{ReviewFile: f, HunksTotal: len(f.Hunks)}
 	d.Hunks = f.Hunks[:min(len(f.Hunks), maxHunks)]
 	c := &d.Coverage
@@ -237,8 +238,8 @@ func bounded(f diff.ReviewFile) DiffFile {
 }
 
 // affectedOf is the blast radius, bounded; chains only when full.
-func affectedOf(a diff.Affected, chains bool) DiffAffected {
-	cut := func(rs []diff.Reached) []Reached {
+func affectedOf(a review.Affected, chains bool) DiffAffected {
+	cut := func(rs []review.Reached) []Reached {
 		out := []Reached{}
 		for _, r := range rs[:min(len(rs), maxAffectedShown)] {
 			a := Reached{ID: r.ID}

@@ -22,6 +22,7 @@ import (
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/remotecache"
+	"github.com/corehq/core/internal/review"
 	"github.com/corehq/core/internal/reviewstate"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
@@ -314,12 +315,12 @@ func RemoteCache(cfg *config.Config, getenv func(string) string) (*remotecache.C
 // hears a warning the workspace's imports gave.
 func (l *Local) Review(warn func(string)) *Review {
 	sessions := reviewstate.NewStore(l.cacheDir)
-	return &Review{root: l.root, sessions: sessions, src: func() diff.Source {
+	return &Review{root: l.root, sessions: sessions, src: func() review.Source {
 		_, ix, err := live.Build(l.root, l.cacheDir)
 		if err != nil {
 			ix = nil // the page then has no symbols; Declared says why
 		}
-		return diff.Source{
+		return review.Source{
 			Root: l.root,
 			Declared: func() (*workspace.Workspace, error) {
 				ws, err := l.Resolved()
@@ -340,7 +341,7 @@ func (l *Local) Review(warn func(string)) *Review {
 // ReviewPage is the annotated change against base, with the review
 // session, read in-process (the server's GET /api/v1/diff answers the
 // same page).
-func (l *Local) ReviewPage(ctx context.Context, base string, warn func(string)) (diff.Page, error) {
+func (l *Local) ReviewPage(ctx context.Context, base string, warn func(string)) (review.Page, error) {
 	p, _, err := l.Review(warn).Page(ctx, base)
 	return p, err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/quote"
+	"github.com/corehq/core/internal/review"
 	"github.com/corehq/core/internal/reviewstate"
 )
 
@@ -31,7 +32,7 @@ import (
 // branch's pull request on the forge, and the writes to the session.
 type Review struct {
 	root     string
-	src      func() diff.Source // the page's source: the live view's, or a one-shot one (the CLI)
+	src      func() review.Source // the page's source: the live view's, or a one-shot one (the CLI)
 	sessions *reviewstate.Store
 	forge    *forge.Client
 }
@@ -41,13 +42,13 @@ func liveReview(ws *live.Workspace, sessions *reviewstate.Store, fc *forge.Clien
 	if ws == nil {
 		return &Review{}
 	}
-	cache := &diff.Cache{} // shared by the page and the context
-	return &Review{root: ws.Root(), sessions: sessions, forge: fc, src: func() diff.Source {
-		return diff.Source{Root: ws.Root(), Declared: ws.Resolved, Index: ws.Indexer(), Sessions: sessions, Cache: cache}
+	cache := &review.Cache{} // shared by the page and the context
+	return &Review{root: ws.Root(), sessions: sessions, forge: fc, src: func() review.Source {
+		return review.Source{Root: ws.Root(), Declared: ws.Resolved, Index: ws.Indexer(), Sessions: sessions, Cache: cache}
 	}}
 }
 
-func (r *Review) source() diff.Source { return r.src() }
+func (r *Review) source() review.Source { return r.src() }
 
 // reviewError maps the diff package's typed errors to answers: a workspace
 // outside git is a failed precondition, an unknown base an invalid
@@ -76,7 +77,7 @@ func (r *Review) ETag(ctx context.Context, base string) (string, error) {
 
 // Page is the annotated change against base ("" for HEAD) with the
 // review session, and its ETag ("" when a file changed while it was read).
-func (r *Review) Page(ctx context.Context, base string) (diff.Page, string, error) {
+func (r *Review) Page(ctx context.Context, base string) (review.Page, string, error) {
 	p, etag, err := r.source().TaggedPage(ctx, base)
 	return p, etag, reviewError(err)
 }
@@ -247,15 +248,15 @@ func (b *capBuffer) Write(p []byte) (int, error) {
 
 // Context is the supporting context of a changed symbol: its definition
 // and its callers.
-func (r *Review) Context(ctx context.Context, id string) (diff.Context, error) {
+func (r *Review) Context(ctx context.Context, id string) (review.Context, error) {
 	if id == "" {
-		return diff.Context{}, apierr.BadRequest("symbol is required: /api/v1/diff/context?symbol=symbol:<path>#<name>")
+		return review.Context{}, apierr.BadRequest("symbol is required: /api/v1/diff/context?symbol=symbol:<path>#<name>")
 	}
 	c, err := r.source().Context(ctx, id)
 	switch {
-	case errors.Is(err, diff.ErrNotSymbolID):
+	case errors.Is(err, review.ErrNotSymbolID):
 		return c, apierr.BadRequest("%v", err)
-	case errors.Is(err, diff.ErrUnknownSymbol):
+	case errors.Is(err, review.ErrUnknownSymbol):
 		return c, apierr.NotFound("%v", err)
 	}
 	return c, err
@@ -369,7 +370,7 @@ func (e *StaleSession) Error() string { return e.err.Error() }
 func (e *StaleSession) Unwrap() error { return e.err }
 
 // SessionETag is the ETag of a session version.
-func SessionETag(version int) string { return diff.SessionETag(version) }
+func SessionETag(version int) string { return review.SessionETag(version) }
 
 // Suggestion is a comment's body with a suggested replacement of its line,
 // as GitHub writes one: what an agent's suggest op writes.

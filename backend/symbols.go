@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/quote"
+	"github.com/corehq/core/internal/review"
 	"github.com/corehq/core/internal/suggest"
 )
 
@@ -132,7 +132,7 @@ func (g *Graph) references(syms []Symbol) error {
 // with the lines that name it, for an agent: what GET
 // /api/v1/diff/context answers (the same code), fitted to the budget.
 type SymbolContext struct {
-	diff.Context
+	review.Context
 	Note string `json:"note,omitempty" jsonschema:"what was left out, and why"`
 }
 

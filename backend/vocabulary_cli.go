@@ -5,9 +5,9 @@ import (
 	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/cachedir"
-	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/remotecache"
+	"github.com/corehq/core/internal/review"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/share"
 	"github.com/corehq/core/internal/targetenv"
@@ -33,7 +33,7 @@ type (
 	Queue        = attention.List
 	ShareInfo    = share.Info
 	Lenses       = insight.Params
-	ReviewPage   = diff.Page
+	ReviewPage   = review.Page
 	// BearerTransport sends a bearer token with every request.
 	BearerTransport = auth.Transport
 )

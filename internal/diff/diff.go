@@ -1,13 +1,13 @@
 // Package diff reads a workspace's change the way a person reviews it
 // before anyone else does: the files the working tree changes (staged,
 // unstaged and untracked, .gitignore respected) against HEAD or against
-// the merge base with another ref, their hunks, and the unified patch. The
-// annotations of the console's diff route (each file's role, the blast
-// radius, the symbols a change touches and who uses them, coverage, a
-// reading order) are computed over these types by the rest of the package.
+// the merge base with another ref, their hunks, the unified patch and a
+// stamp of it all for an ETag. What the change means (each file's role,
+// the blast radius, the symbols it touches, coverage, a reading order, the
+// session) is package review's, over these types.
 //
-// It runs the git command line through package gitx and never writes to
-// the working tree or the index.
+// It runs the git command line through package gitx, imports nothing of
+// core's domain, and never writes to the working tree or the index.
 package diff
 
 // The kinds of change of a file.

@@ -6,11 +6,11 @@ import (
 	"sync"
 )
 
-// eachFile calls do for the index of every file that wants it, on as many
+// EachFile calls do for the index of every file that wants it, on as many
 // goroutines as there are CPUs: reading, hashing and parsing changed files
 // are independent and the change may hold hundreds. It stops handing out
 // work once ctx ends; do must write only to its own index's slot.
-func eachFile(ctx context.Context, files []File, wants func(File) bool, do func(i int)) {
+func EachFile(ctx context.Context, files []File, wants func(File) bool, do func(i int)) {
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {

@@ -133,7 +133,7 @@ func hashFiles(ctx context.Context, root, format string, files []File) {
 	if format == "sha256" {
 		newHash = sha256.New
 	}
-	eachFile(ctx, files, func(f File) bool { return f.Kind != KindDeleted && f.Kind != KindSubmodule }, func(i int) {
+	EachFile(ctx, files, func(f File) bool { return f.Kind != KindDeleted && f.Kind != KindSubmodule }, func(i int) {
 		files[i].Hash = blobID(newHash, filepath.Join(root, filepath.FromSlash(files[i].Path)))
 	})
 }

@@ -28,6 +28,16 @@ func Stamp(ctx context.Context, root, base string) (string, error) {
 	return stamp, err
 }
 
+// StampAndSession is Stamp with the SessionKey of the same read, for the
+// review page's ETag.
+func StampAndSession(ctx context.Context, root, base string) (stamp, sessionKey string, err error) {
+	stamp, b, err := stampOf(ctx, root, base, true)
+	if err != nil {
+		return "", "", err
+	}
+	return stamp, b.sessionKey(), nil
+}
+
 // stampOf is Stamp with the base it resolved (and the branch, withBranch).
 func stampOf(ctx context.Context, root, base string, withBranch bool) (string, resolved, error) {
 	b, err := resolveFor(ctx, root, base, withBranch)
@@ -112,7 +122,10 @@ func (r resolved) stampWith(root string, paths []string, recent time.Time, lstat
 	return hex.EncodeToString(h.Sum(nil))[:32], true
 }
 
-func statInto(h hash.Hash, name, path string) {
+// StatInto writes to h the line a stamp holds for the file at path under
+// name (appendStat), for a fingerprint that also covers files outside
+// the change (the review page's coverage files).
+func StatInto(h hash.Hash, name, path string) {
 	st, err := os.Lstat(path)
 	h.Write(appendStat(nil, name, st, err))
 }

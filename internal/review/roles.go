@@ -1,12 +1,11 @@
-package diff
+package review
 
 import (
-	"github.com/corehq/core/internal/fsx"
-
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/inputs"
 	"github.com/corehq/core/internal/workspace"
 )

@@ -1,4 +1,4 @@
-package diff
+package review
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/reviewstate"
@@ -54,7 +55,7 @@ func (s Source) TaggedPage(ctx context.Context, base string) (Page, string, erro
 	}
 	stored := make(chan loaded, 1)
 	go func() {
-		key, err := SessionKey(ctx, s.Root)
+		key, err := diff.SessionKey(ctx, s.Root)
 		if err != nil {
 			stored <- loaded{err: err}
 			return
@@ -62,7 +63,7 @@ func (s Source) TaggedPage(ctx context.Context, base string) (Page, string, erro
 		sess, err := s.Sessions.Load(key)
 		stored <- loaded{sess, key, err}
 	}()
-	ch, err := Read(ctx, s.Root, base)
+	ch, err := diff.Read(ctx, s.Root, base)
 	if err != nil {
 		return Page{}, "", err
 	}
@@ -105,7 +106,7 @@ func (s Source) symbols(ws *workspace.Workspace) IndexSymbols {
 }
 
 // view is the branch's review state as the change now reads.
-func (s Source) view(stored reviewstate.Session, ch Change) reviewstate.Session {
+func (s Source) view(stored reviewstate.Session, ch diff.Change) reviewstate.Session {
 	hashes := make(map[string]string, len(ch.Files))
 	for _, f := range ch.Files {
 		hashes[f.Path] = f.Hash
@@ -131,11 +132,10 @@ func (s Source) view(stored reviewstate.Session, ch Change) reviewstate.Session 
 // code the symbol reach reads), the declared coverage files' identities
 // (outputs, usually ignored by git) and the session's version.
 func (s Source) ETag(ctx context.Context, base string) (string, error) {
-	stamp, b, err := stampOf(ctx, s.Root, base, true)
+	stamp, key, err := diff.StampAndSession(ctx, s.Root, base)
 	if err != nil {
 		return "", err
 	}
-	key := b.sessionKey()
 	sess, err := s.Sessions.Load(key)
 	if err != nil {
 		return "", err
@@ -156,7 +156,7 @@ func (s Source) tag(stamp, key string, version int) string {
 		for _, p := range ws.Projects {
 			for _, t := range p.Targets {
 				if t.Coverage != "" {
-					statInto(h, t.ID(), filepath.Join(s.Root, filepath.FromSlash(p.Path), filepath.FromSlash(t.Coverage)))
+					diff.StatInto(h, t.ID(), filepath.Join(s.Root, filepath.FromSlash(p.Path), filepath.FromSlash(t.Coverage)))
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package diff
+package review
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/index/parse"
@@ -30,7 +31,7 @@ const MaxReachFile = 128 << 10
 // Symbols answers which declarations the hunks of the changed files touch
 // and who references each.
 type Symbols interface {
-	Reach(ctx context.Context, files []File) (map[string][]SymbolReach, error)
+	Reach(ctx context.Context, files []diff.File) (map[string][]SymbolReach, error)
 }
 
 // IndexSymbols answers from the knowledge graph's index. The declarations
@@ -53,12 +54,12 @@ type span struct {
 }
 
 // Reach returns, per changed file path, the symbols its hunks touch.
-func (s IndexSymbols) Reach(ctx context.Context, files []File) (map[string][]SymbolReach, error) {
+func (s IndexSymbols) Reach(ctx context.Context, files []diff.File) (map[string][]SymbolReach, error) {
 	// Each file is read and parsed on its own, so the files are shared
 	// out among the CPUs.
 	found := make([][]span, len(files))
-	eachFile(ctx, files, func(f File) bool {
-		return f.Kind != KindDeleted && f.Kind != KindSubmodule && !f.Binary && !f.Truncated && len(f.Hunks) > 0
+	diff.EachFile(ctx, files, func(f diff.File) bool {
+		return f.Kind != diff.KindDeleted && f.Kind != diff.KindSubmodule && !f.Binary && !f.Truncated && len(f.Hunks) > 0
 	}, func(i int) { found[i] = s.touched(files[i]) })
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ func (s IndexSymbols) referrers(names []string) (map[string][]string, error) {
 }
 
 // touched is the declarations of f that its hunks touch.
-func (s IndexSymbols) touched(f File) []span {
+func (s IndexSymbols) touched(f diff.File) []span {
 	all, ok := s.Cache.spansOf(f.Path, f.Hash)
 	if !ok {
 		all = s.declared(f)
@@ -176,7 +177,7 @@ func (s IndexSymbols) touched(f File) []span {
 }
 
 // declared is every declaration of f as it is in the working tree.
-func (s IndexSymbols) declared(f File) []span {
+func (s IndexSymbols) declared(f diff.File) []span {
 	lang := index.LangOf(f.Path)
 	switch lang {
 	case parse.LangGo, parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
@@ -192,7 +193,7 @@ func (s IndexSymbols) declared(f File) []span {
 
 // overlaps reports whether any hunk's new lines fall in the span; a hunk
 // that only deletes touches the line it deleted after (and the next one).
-func overlaps(sp span, hunks []Hunk) bool {
+func overlaps(sp span, hunks []diff.Hunk) bool {
 	for _, h := range hunks {
 		from, to := h.NewStart, h.NewStart+h.NewLines-1
 		if h.NewLines == 0 {
@@ -293,7 +294,7 @@ func readBounded(root, rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() || st.Size() > TruncateAt {
+	if !st.Mode().IsRegular() || st.Size() > diff.TruncateAt {
 		return nil, os.ErrInvalid
 	}
 	f, err := r.Open(name)
@@ -301,5 +302,5 @@ func readBounded(root, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, TruncateAt+1))
+	return io.ReadAll(io.LimitReader(f, diff.TruncateAt+1))
 }

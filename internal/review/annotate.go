@@ -1,4 +1,4 @@
-package diff
+package review
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/coverage"
+	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/inputs"
 	"github.com/corehq/core/internal/workspace"
@@ -20,7 +21,7 @@ import (
 // role, the symbols its hunks touch and who uses them (none without
 // syms), the coverage of its changed lines, the blast radius with a chain
 // of reasons per node, and the reading order.
-func Annotate(ctx context.Context, ws *workspace.Workspace, root string, ch Change, syms Symbols) (Review, error) {
+func Annotate(ctx context.Context, ws *workspace.Workspace, root string, ch diff.Change, syms Symbols) (Review, error) {
 	owners := graph.NewOwners(ws)
 	paths := make([]string, 0, len(ch.Files)*2)
 	for _, f := range ch.Files {
@@ -43,7 +44,7 @@ func Annotate(ctx context.Context, ws *workspace.Workspace, root string, ch Chan
 	if syms != nil {
 		// Generated files are read last and their symbols are not the
 		// change a person made: they get no reach.
-		var authored []File
+		var authored []diff.File
 		for _, f := range ch.Files {
 			if role(ws, owners.Of(f.Path), f.Path) != RoleGenerated {
 				authored = append(authored, f)
@@ -66,7 +67,7 @@ func Annotate(ctx context.Context, ws *workspace.Workspace, root string, ch Chan
 			rf.Project = owner.Name
 		}
 		rf.Role = role(ws, owner, f.Path)
-		if f.Kind != KindDeleted {
+		if f.Kind != diff.KindDeleted {
 			cov.annotate(&rf)
 		}
 		rev.Files = append(rev.Files, rf)

@@ -1,4 +1,12 @@
-package diff
+// Package review is the person's review of their change, the page of
+// GET /api/v1/diff and `core diff`: the change package diff reads,
+// annotated (each file's role, the symbols its hunks touch and who uses
+// them, the coverage of its changed lines, the blast radius with a chain
+// of reasons, a reading order), a symbol's context, and the branch's
+// review session (kept by package reviewstate) as the change now reads.
+package review
+
+import "github.com/corehq/core/internal/diff"
 
 // The roles of a changed file.
 const (
@@ -21,14 +29,14 @@ const (
 // with its role, reach and coverage, in reading order, and what the change
 // affects, each with the chain of reasons that makes it affected.
 type Review struct {
-	Base     Base         `json:"base"`
+	Base     diff.Base    `json:"base"`
 	Files    []ReviewFile `json:"files"` // in reading order
 	Affected Affected     `json:"affected"`
 }
 
 // ReviewFile is one changed file with its annotations.
 type ReviewFile struct {
-	File
+	diff.File
 	Project string `json:"project,omitempty"` // the owning project, "" when unclaimed
 	Role    string `json:"role"`
 	// Symbols are the declarations the hunks touch, each with who
