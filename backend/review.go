@@ -1,16 +1,13 @@
 package backend
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/user"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -19,6 +16,7 @@ import (
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/forge"
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/quote"
@@ -379,27 +377,23 @@ func Suggestion(body, replacement string) string {
 }
 
 // lineText reads line n (from 1) of the workspace file rel, which a
-// comment anchors to; the file is opened inside the workspace root.
+// comment anchors to: the same bounded read inside the workspace root
+// (fsx.ReadUnder, at most diff.TruncateAt bytes) as the page's session
+// view, which says a comment is outdated when its line reads otherwise.
 func lineText(root, rel string, n int) (string, error) {
 	if rel == "" || n < 1 {
 		return "", errors.New("path and line (from 1) are required for a comment")
 	}
-	rt, err := os.OpenRoot(root)
-	if err != nil {
-		return "", err
-	}
-	defer rt.Close()
-	f, err := rt.Open(filepath.FromSlash(rel))
+	data, err := fsx.ReadUnder(root, rel, diff.TruncateAt)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s in the workspace: comment on a file the change lists", quote.Short(rel))
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for i := 1; sc.Scan(); i++ {
-		if i == n {
-			return sc.Text(), nil
-		}
+	lines := bytes.Split(data, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1] // a final newline ends the last line
+	}
+	if n <= len(lines) {
+		return string(bytes.TrimSuffix(lines[n-1], []byte("\r"))), nil
 	}
 	return "", fmt.Errorf("%s has no line %d", quote.Short(rel), n)
 }

@@ -1,6 +1,9 @@
 package fsx
 
 import (
+	"fmt"
+	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -33,4 +36,43 @@ func Under(dir, f string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// ReadUnder is the one bounded read of a file inside a directory the
+// caller names by its root (a workspace): the regular file rel
+// (slash-separated) under root, of at most limit bytes (ErrTooLarge
+// otherwise, never holding more than limit+1 of them). It goes through an
+// os.Root, so a path or a symlinked directory that leads out of root is
+// refused, and a path a request or a stored session names never reads a
+// file elsewhere. A directory, symlink or device is os.ErrInvalid.
+func ReadUnder(root, rel string, limit int64) ([]byte, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(rel)
+	st, err := r.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w: not a regular file", rel, os.ErrInvalid)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", rel, ErrTooLarge, limit)
+	}
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", rel, ErrTooLarge, limit)
+	}
+	return data, nil
 }

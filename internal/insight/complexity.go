@@ -2,8 +2,8 @@ package insight
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+
+	"github.com/corehq/core/internal/fsx"
 )
 
 // cxEntry is a file's complexity as measured.
@@ -28,12 +28,9 @@ func (e *Engine) measured(rel string) cxEntry {
 		return c
 	}
 	var c cxEntry
-	abs := filepath.Join(e.root, filepath.FromSlash(rel))
-	if st, err := os.Lstat(abs); err == nil && st.Mode().IsRegular() && st.Size() <= complexityFile {
-		if data, err := os.ReadFile(abs); err == nil {
-			c.cx, c.ok = measure(data)
-			c.gen = c.ok && generatedContent(data)
-		}
+	if data, err := fsx.ReadUnder(e.root, rel, complexityFile); err == nil {
+		c.cx, c.ok = measure(data)
+		c.gen = c.ok && generatedContent(data)
 	}
 	if e.cx == nil {
 		e.cx = map[string]cxEntry{}

@@ -5,14 +5,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/corehq/core/internal/diff"
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/index/parse"
@@ -280,27 +278,8 @@ func goSpans(src []byte) ([]span, bool) {
 }
 
 // readBounded reads the regular file rel (slash-separated) under root, of
-// at most TruncateAt bytes. It goes through an os.Root: a path or a
-// symlinked directory that leads out of the workspace is refused, so a
+// at most diff.TruncateAt bytes, inside the workspace (fsx.ReadUnder): a
 // crafted id or session path never reads a file elsewhere.
 func readBounded(root, rel string) ([]byte, error) {
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	name := filepath.FromSlash(rel)
-	st, err := r.Lstat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > diff.TruncateAt {
-		return nil, os.ErrInvalid
-	}
-	f, err := r.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, diff.TruncateAt+1))
+	return fsx.ReadUnder(root, rel, diff.TruncateAt)
 }
