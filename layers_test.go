@@ -89,9 +89,9 @@ func TestLayers(t *testing.T) {
 
 // plumbing are the packages under internal/ that know nothing of core's
 // domain (workspaces, targets, runs, reviews): files, processes, git,
-// quoting, caches' names, logs. Every other package under internal/ is the
-// domain's.
-var plumbing = []string{"apierr", "cachedir", "execx", "fsx", "gitx", "ignore", "jsonx", "logx", "metrics", "quote", "suggest", "testbed", "yamlx"}
+// quoting, caches' names, logs, what a manifest says. Every other package
+// under internal/ is the domain's.
+var plumbing = []string{"apierr", "cachedir", "execx", "fsx", "gitx", "ignore", "jsonx", "logx", "manifest", "metrics", "quote", "suggest", "testbed", "yamlx"}
 
 func isPlumbing(imp string) bool {
 	for _, p := range plumbing {

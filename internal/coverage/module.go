@@ -5,7 +5,7 @@ import (
 	"path"
 	"path/filepath"
 
-	"golang.org/x/mod/modfile"
+	"github.com/corehq/core/internal/manifest"
 )
 
 // FindModule returns the Go module that holds dir (relative to root): the
@@ -14,7 +14,7 @@ func FindModule(root, dir string) (Module, bool) {
 	for d := path.Clean(dir); ; d = path.Dir(d) {
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(d), "go.mod"))
 		if err == nil && len(data) <= MaxFileSize {
-			if mp := modfile.ModulePath(data); mp != "" {
+			if mp := manifest.GoModulePath(data); mp != "" {
 				return Module{Path: mp, Dir: d}, true
 			}
 		}

@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/corehq/core/internal/manifest"
 	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
@@ -108,11 +108,9 @@ func packageScript(dir, name string) string {
 	if err != nil {
 		return ""
 	}
-	var m struct {
-		Scripts map[string]string `json:"scripts"`
-	}
-	if json.Unmarshal(data, &m) != nil {
+	scripts, err := manifest.PackageScripts(data)
+	if err != nil {
 		return ""
 	}
-	return m.Scripts[name]
+	return scripts[name]
 }

@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/corehq/core/internal/manifest"
 )
 
 // scriptName is the package.json script an argv runs (npm run X, npm X for
@@ -57,13 +58,11 @@ func checkScripts(root string, order []*node) error {
 		if err != nil {
 			return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
 		}
-		var m struct {
-			Scripts map[string]string `json:"scripts"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil {
+		scripts, err := manifest.PackageScripts(data)
+		if err != nil {
 			return fmt.Errorf("run: %s is not valid JSON (%v): %s runs one of its scripts", rel(root, pj), err, n.t.ID())
 		}
-		if _, ok := m.Scripts[name]; !ok {
+		if _, ok := scripts[name]; !ok {
 			return fmt.Errorf("run: %s runs the script %q, which %s does not define: add it under \"scripts\", or fix the target's run", n.t.ID(), name, rel(root, pj))
 		}
 	}

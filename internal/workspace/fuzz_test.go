@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/corehq/core/internal/manifest"
 )
 
 // FuzzParse checks that no input makes Parse panic, and that every failure
@@ -81,7 +83,7 @@ func FuzzManifests(f *testing.F) {
 		py := pyprojects{root: "/w", read: map[string]*pyproject{"a": pp}}
 		py.depDirs("a", pp)
 		for _, line := range bytes.Split(data, []byte("\n")) {
-			if r, ok := parseRequirement(string(line)); ok && r.URL != "" {
+			if r, ok := manifest.ParseRequirement(string(line)); ok && r.URL != "" {
 				py.fileURL("a", r.URL)
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/mod/modfile"
+
+	"github.com/corehq/core/internal/manifest"
 )
 
 // inferDeps reads the projects' manifests for dependencies between them
@@ -93,7 +95,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 			continue
 		}
 		// A go.mod go cannot read is go's to report: nothing is inferred.
-		if mf, err := modfile.Parse(file, data, nil); err == nil {
+		if mf, err := manifest.ParseGoMod(file, data); err == nil {
 			goMods[p.Name] = mf
 			if mf.Module != nil {
 				byModule[mf.Module.Mod.Path] = p.Name
@@ -102,7 +104,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	}
 	workReplace := map[string]string{} // module path -> project its go.work replace points at
 	if data, err := os.ReadFile(filepath.Join(root, "go.work")); err == nil {
-		if wf, err := modfile.ParseWork("go.work", data, nil); err == nil {
+		if wf, err := manifest.ParseGoWork("go.work", data); err == nil {
 			for _, r := range wf.Replace {
 				if r.New.Version == "" && strings.HasPrefix(r.New.Path, ".") {
 					if dep := byDir[path.Clean(r.New.Path)]; dep != "" {
@@ -245,29 +247,16 @@ type packageJSON struct {
 	deps []string // the names of its dependencies of every kind, sorted
 }
 
-// parsePackageJSON reads a package.json's name and dependencies; a file
-// that is not JSON is a problem naming its line and column.
+// parsePackageJSON reads a package.json's name and dependencies
+// (manifest.PackageDeps); a file that is not JSON is a problem naming its
+// line and column.
 func parsePackageJSON(file string, data []byte) (packageJSON, *Problem) {
-	var pj struct {
-		Name                 string            `json:"name"`
-		Dependencies         map[string]string `json:"dependencies"`
-		DevDependencies      map[string]string `json:"devDependencies"`
-		PeerDependencies     map[string]string `json:"peerDependencies"`
-		OptionalDependencies map[string]string `json:"optionalDependencies"`
-	}
-	if err := json.Unmarshal(data, &pj); err != nil {
+	name, deps, err := manifest.PackageDeps(data)
+	if err != nil {
 		pr := jsonProblem(file, data, err)
 		return packageJSON{}, &pr
 	}
-	out := packageJSON{Name: pj.Name}
-	for _, m := range []map[string]string{pj.Dependencies, pj.DevDependencies, pj.PeerDependencies, pj.OptionalDependencies} {
-		for name := range m {
-			out.deps = append(out.deps, name)
-		}
-	}
-	slices.Sort(out.deps)
-	out.deps = slices.Compact(out.deps)
-	return out, nil
+	return packageJSON{Name: name, deps: deps}, nil
 }
 
 // jsonProblem names the line and column of a JSON syntax error.
@@ -282,111 +271,19 @@ func jsonProblem(file string, data []byte, err error) Problem {
 	return Problem{File: file, Message: "does not read as a package.json: " + err.Error()}
 }
 
-// pyproject is what inferDeps reads of a pyproject.toml. Names are
-// normalized as PEP 503 says (pyName).
-type pyproject struct {
-	Name string // [project] name
-	// Requires are the PEP 508 requirements of every kind: [project]
-	// dependencies and optional-dependencies, [dependency-groups], uv's
-	// and PDM's dev dependencies.
-	Requires []pyRequirement
-	// Paths are Poetry's path dependencies (main, dev and groups), as
-	// written: relative to the file's directory.
-	Paths []string
-	// Sources are [tool.uv.sources]: by requirement name, a path as
-	// written (relative to the file's directory) or workspace = true.
-	Sources map[string]pySource
-	// Members and Exclude are the globs of [tool.uv.workspace], relative
-	// to the file's directory; UVWorkspace says whether the table exists.
-	UVWorkspace      bool
-	Members, Exclude []string
-}
+// pyproject is what inferDeps reads of a pyproject.toml.
+type pyproject = manifest.Pyproject
 
-// pyRequirement is one PEP 508 requirement: a name, and the URL after @
-// when there is one (with PDM's -e, the URL or path alone).
-type pyRequirement struct {
-	Name string
-	URL  string
-}
-
-// pySource is a uv source of a requirement.
-type pySource struct {
-	Path      string
-	Workspace bool
-}
-
-// parsePyproject reads what inferDeps needs of a pyproject.toml. A file
-// that is not TOML is a problem naming its line and column; entries of an
-// unexpected shape are the package manager's to report and are skipped.
+// parsePyproject reads what inferDeps needs of a pyproject.toml
+// (manifest.ParsePyproject). A file that is not TOML is a problem naming
+// its line and column.
 func parsePyproject(file string, data []byte) (*pyproject, *Problem) {
-	var doc map[string]any
-	if err := toml.Unmarshal(data, &doc); err != nil {
+	pp, err := manifest.ParsePyproject(data)
+	if err != nil {
 		pr := tomlProblem(file, err)
 		return nil, &pr
 	}
-	out := &pyproject{Sources: map[string]pySource{}}
-	project := table(doc, "project")
-	if name, ok := project["name"].(string); ok {
-		out.Name = pyName(name)
-	}
-	reqs := func(v any) {
-		for _, s := range strs(v) {
-			if r, ok := parseRequirement(s); ok {
-				out.Requires = append(out.Requires, r)
-			}
-		}
-	}
-	reqs(project["dependencies"])
-	for _, v := range table(project, "optional-dependencies") {
-		reqs(v)
-	}
-	for _, v := range table(doc, "dependency-groups") {
-		reqs(v) // include-group tables are not strings and are skipped
-	}
-	tool := table(doc, "tool")
-	uv := table(tool, "uv")
-	reqs(uv["dev-dependencies"])
-	for _, v := range table(table(tool, "pdm"), "dev-dependencies") {
-		reqs(v)
-	}
-	for name, v := range table(uv, "sources") {
-		// A source is a table, or a list of them with markers.
-		for _, s := range tables(v) {
-			src := pySource{}
-			src.Path, _ = s["path"].(string)
-			src.Workspace, _ = s["workspace"].(bool)
-			if src.Path != "" || src.Workspace {
-				out.Sources[pyName(name)] = src
-				break
-			}
-		}
-	}
-	if w, ok := uv["workspace"].(map[string]any); ok {
-		out.UVWorkspace = true
-		out.Members = strs(w["members"])
-		out.Exclude = strs(w["exclude"])
-	}
-	poetry := table(tool, "poetry")
-	deps := []map[string]any{table(poetry, "dependencies"), table(poetry, "dev-dependencies")}
-	for _, g := range table(poetry, "group") {
-		if g, ok := g.(map[string]any); ok {
-			deps = append(deps, table(g, "dependencies"))
-		}
-	}
-	for _, d := range deps {
-		for _, v := range d {
-			// A dependency is a version string, a table, or a list of
-			// tables (one per marker).
-			for _, t := range tables(v) {
-				if p, ok := t["path"].(string); ok && p != "" {
-					out.Paths = append(out.Paths, p)
-				}
-			}
-		}
-	}
-	slices.Sort(out.Paths)
-	out.Paths = slices.Compact(out.Paths)
-	return out, nil
+	return pp, nil
 }
 
 // tomlProblem names the line and column of a TOML error.
@@ -397,105 +294,6 @@ func tomlProblem(file string, err error) Problem {
 		return Problem{File: file, Line: line, Column: col, Message: "not valid TOML: " + strings.TrimPrefix(de.Error(), "toml: ")}
 	}
 	return Problem{File: file, Message: "does not read as a pyproject.toml: " + err.Error()}
-}
-
-// table is m[key] when it is a table, else nil (which reads as empty).
-func table(m map[string]any, key string) map[string]any {
-	t, _ := m[key].(map[string]any)
-	return t
-}
-
-// tables is v as a list of tables: v itself when it is one, the tables of
-// an array, else none.
-func tables(v any) []map[string]any {
-	switch v := v.(type) {
-	case map[string]any:
-		return []map[string]any{v}
-	case []any:
-		var out []map[string]any
-		for _, x := range v {
-			if t, ok := x.(map[string]any); ok {
-				out = append(out, t)
-			}
-		}
-		return out
-	case []map[string]any:
-		return v
-	}
-	return nil
-}
-
-// strs is the strings of an array (other elements skipped).
-func strs(v any) []string {
-	a, _ := v.([]any)
-	var out []string
-	for _, x := range a {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// pyName normalizes a distribution name as PEP 503 does: lower case, runs
-// of -, _ and . as one -.
-func pyName(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		if r == '-' || r == '_' || r == '.' {
-			dash = true
-			continue
-		}
-		if dash && b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		dash = false
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// parseRequirement reads the name of a PEP 508 requirement and its URL
-// after @ (name[extras] @ url ; markers), or PDM's editable form (-e URL or
-// -e path, whose name is the #egg= fragment when there is one).
-func parseRequirement(s string) (pyRequirement, bool) {
-	s = strings.TrimSpace(s)
-	if rest, ok := strings.CutPrefix(s, "-e"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-		u := strings.TrimSpace(rest)
-		var name string
-		if _, frag, ok := strings.Cut(u, "#egg="); ok {
-			name = frag
-		}
-		return pyRequirement{Name: pyName(name), URL: u}, u != ""
-	}
-	i := 0
-	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9' || s[i] == '-' || s[i] == '_' || s[i] == '.') {
-		i++
-	}
-	if i == 0 {
-		return pyRequirement{}, false
-	}
-	r := pyRequirement{Name: pyName(s[:i])}
-	rest := strings.TrimSpace(s[i:])
-	if strings.HasPrefix(rest, "[") {
-		end := strings.IndexByte(rest, ']')
-		if end < 0 {
-			return r, true
-		}
-		rest = strings.TrimSpace(rest[end+1:])
-	}
-	if u, ok := strings.CutPrefix(rest, "@"); ok {
-		u = strings.TrimSpace(u)
-		// A marker follows the URL after whitespace and ';'.
-		if j := strings.Index(u, " ;"); j >= 0 {
-			u = u[:j]
-		} else if j := strings.IndexAny(u, " \t"); j >= 0 {
-			u = u[:j]
-		}
-		r.URL = strings.TrimSpace(u)
-	}
-	return r, true
 }
 
 // pyprojects reads the pyproject.toml files of directories under root,
@@ -567,7 +365,7 @@ func (py *pyprojects) depDirs(dir string, pp *pyproject) []string {
 	}
 	// uv's sources: the root's apply to every member, a member's own win.
 	sources := map[string]struct {
-		pySource
+		manifest.Source
 		base string
 	}{}
 	uvRoot, inUV := py.uvWorkspace(dir)
@@ -575,7 +373,7 @@ func (py *pyprojects) depDirs(dir string, pp *pyproject) []string {
 		if rp, _ := py.at(uvRoot); rp != nil {
 			for name, s := range rp.Sources {
 				sources[name] = struct {
-					pySource
+					manifest.Source
 					base string
 				}{s, uvRoot}
 			}
@@ -583,7 +381,7 @@ func (py *pyprojects) depDirs(dir string, pp *pyproject) []string {
 	}
 	for name, s := range pp.Sources {
 		sources[name] = struct {
-			pySource
+			manifest.Source
 			base string
 		}{s, dir}
 	}

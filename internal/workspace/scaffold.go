@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/corehq/core/internal/ignore"
+	"github.com/corehq/core/internal/manifest"
 )
 
 // Scaffold finds the projects of the repository at root and writes a
@@ -74,18 +74,7 @@ func discover(root string) ([]Scaffolded, error) {
 	var found []Scaffolded
 	var pkgGlobs []string // package.json workspaces of the root
 	if data, err := os.ReadFile(filepath.Join(root, "package.json")); err == nil {
-		var pj struct {
-			Workspaces json.RawMessage `json:"workspaces"`
-		}
-		if json.Unmarshal(data, &pj) == nil && len(pj.Workspaces) > 0 {
-			var list []string
-			if json.Unmarshal(pj.Workspaces, &list) != nil {
-				var obj struct{ Packages []string }
-				_ = json.Unmarshal(pj.Workspaces, &obj)
-				list = obj.Packages
-			}
-			pkgGlobs = list
-		}
+		pkgGlobs = manifest.PackageWorkspaces(data)
 	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -173,15 +162,13 @@ func scaffoldScripts(path string) [][2]any {
 	if err != nil {
 		return nil
 	}
-	var pj struct {
-		Scripts map[string]string `json:"scripts"`
-	}
-	if json.Unmarshal(data, &pj) != nil {
+	scripts, err := manifest.PackageScripts(data)
+	if err != nil {
 		return nil
 	}
 	var out [][2]any
 	for _, s := range []string{"build", "test", "lint"} {
-		if _, ok := pj.Scripts[s]; ok {
+		if _, ok := scripts[s]; ok {
 			out = append(out, [2]any{s, []string{"npm", "run", s}})
 		}
 	}

@@ -7,12 +7,7 @@
 // nothing of workspaces, caches or graphs.
 package parse
 
-import (
-	"encoding/json"
-	"path"
-
-	"golang.org/x/mod/modfile"
-)
+import "github.com/corehq/core/internal/manifest"
 
 // File parses one file by its language into its record.
 func File(lang, p string, src []byte) FileRecord {
@@ -33,7 +28,7 @@ func File(lang, p string, src []byte) FileRecord {
 	case LangMarkdown:
 		rec = parseMarkdown(p, src)
 	case LangGoMod:
-		rec = FileRecord{Path: p, Lang: lang, Module: modfile.ModulePath(src)}
+		rec = FileRecord{Path: p, Lang: lang, Module: manifest.GoModulePath(src)}
 		if rec.Module == "" {
 			rec.Diag = "go.mod has no module line"
 		}
@@ -48,30 +43,11 @@ func File(lang, p string, src []byte) FileRecord {
 
 func parsePackageJSON(p string, src []byte) FileRecord {
 	rec := FileRecord{Path: p, Lang: LangPackageJSON}
-	var pkg struct {
-		Name    string          `json:"name"`
-		Main    string          `json:"main"`
-		Module  string          `json:"module"`
-		Types   string          `json:"types"`
-		Exports json.RawMessage `json:"exports"`
-	}
-	if err := json.Unmarshal(src, &pkg); err != nil {
+	name, entry, err := manifest.PackageEntry(src)
+	if err != nil {
 		rec.Diag = "package.json does not parse: " + err.Error()
 		return rec
 	}
-	rec.Module = pkg.Name
-	var exp string
-	if len(pkg.Exports) > 0 && json.Unmarshal(pkg.Exports, &exp) != nil {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(pkg.Exports, &m) == nil {
-			_ = json.Unmarshal(m["."], &exp)
-		}
-	}
-	for _, e := range []string{exp, pkg.Module, pkg.Main, pkg.Types} {
-		if e != "" {
-			rec.Entry = path.Clean(e)
-			break
-		}
-	}
+	rec.Module, rec.Entry = name, entry
 	return rec
 }
