@@ -109,10 +109,10 @@ func TestTheREADMEsFiveMinutesRunAsShown(t *testing.T) {
 	data, _ := os.ReadFile(outPath)
 	text := string(data)
 	for _, want := range []string{
-		"targets.yaml",      // core init says what it wrote
-		"test",              // the graph and the run name the test target
-		"money/money.go",    // affected and diff name the changed file
-		`"query_graph"`,     // the Inspector lists the tools an agent sees
+		"targets.yaml",        // core init says what it wrote
+		"test",                // the graph and the run name the test target
+		"money/money.go",      // affected and diff name the changed file
+		`"query_graph"`,       // the Inspector lists the tools an agent sees
 		"core server stopped", // the server stopped when asked
 	} {
 		if !strings.Contains(text, want) {
