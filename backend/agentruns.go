@@ -218,8 +218,6 @@ type RunEntry struct {
 	DurationMS int64     `json:"duration_ms"`
 }
 
-var runLimits = listLimits{def: 20, max: 200}
-
 // ListRuns is a page of the kept runs of target ("" for all) whose status
 // is status ("" for any), newest first.
 func (r *Runs) ListRuns(target, status string, req PageRequest) (RunList, error) {

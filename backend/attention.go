@@ -116,8 +116,6 @@ type JobList struct {
 	Paging
 }
 
-var jobLimits = listLimits{def: 50, max: 200}
-
 // JobsPage is a page of the session jobs in state ("" for any: waiting,
 // running, done).
 func (a *Attention) JobsPage(state string, r PageRequest) (JobList, error) {

@@ -132,12 +132,6 @@ type DiffSessionInfo struct {
 	Notice     string `json:"notice,omitempty"`
 }
 
-// Bounds of the view.
-var (
-	summaryLimits = listLimits{def: 100, max: 500}
-	fullLimits    = listLimits{def: 20, max: 200}
-)
-
 const (
 	maxHunks         = 100
 	maxCoverageLines = 200

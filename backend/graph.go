@@ -81,9 +81,6 @@ type GraphPage struct {
 	Paging
 }
 
-// The bounds of a query's page of nodes.
-var graphLimits = listLimits{def: 200, max: 400}
-
 // QueryPage is a page of the neighbourhood that terms select: at most
 // the limit of nodes, and the answer within the budget (nodes first, then
 // the edges among them that fit).
@@ -144,9 +141,6 @@ type Link struct {
 	Node      string `json:"node"`
 	Name      string `json:"name,omitempty"`
 }
-
-// The bounds of a page of a node's edges.
-var edgeLimits = listLimits{def: 100, max: 500}
 
 // Explain describes the node id: its edges of kind ("" for all), a page
 // of them.

@@ -45,9 +45,6 @@ type InsightView struct {
 	Note  string `json:"note,omitempty"`
 }
 
-// agentInsightLimit is an agent's rows per list unless it asks.
-const agentInsightLimit = 10
-
 // View answers lens ("" for all five) over window for project, at most
 // limit rows per list (0: 10), within the budget.
 func (i *Insight) View(ctx context.Context, lens, window, project string, limit int) (InsightView, error) {
@@ -56,7 +53,7 @@ func (i *Insight) View(ctx context.Context, lens, window, project string, limit 
 		p.Lenses = []string{lens}
 	}
 	if p.Limit == 0 {
-		p.Limit = agentInsightLimit
+		p.Limit = agentInsightLimits.def
 	}
 	asked := p.Limit
 	for {

@@ -2,7 +2,6 @@ package backend
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/corehq/core/internal/activity"
 	"github.com/corehq/core/internal/apierr"
@@ -45,20 +44,12 @@ type Activity struct {
 	store *activity.Store
 }
 
-// The bounds of a list of activities.
-const (
-	DefaultActivities = 100
-	MaxActivities     = 1000
-)
-
-// List is the latest activities of kind ("" for all), at most limit (0
-// means DefaultActivities, up to MaxActivities).
+// List is the latest activities of kind ("" for all), at most limit
+// (activityLimits).
 func (a *Activity) List(limit int, kind string) ([]activity.Entry, error) {
-	switch {
-	case limit == 0:
-		limit = DefaultActivities
-	case limit < 0 || limit > MaxActivities:
-		return nil, apierr.BadRequest("%s", fmt.Sprintf("limit %d is out of range; allowed: 1 to %d (0 means %d)", limit, MaxActivities, DefaultActivities))
+	limit, err := activityLimits.of(limit)
+	if err != nil {
+		return nil, err
 	}
 	switch kind {
 	case "", activity.KindRun, activity.KindJob, activity.KindGraph, activity.KindError:

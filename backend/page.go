@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/quote"
 )
 
@@ -41,8 +42,54 @@ type Paging struct {
 	Note       string `json:"note,omitempty" jsonschema:"what was left out, and how to narrow the question"`
 }
 
-// listLimits are a list's default and largest page.
+// listLimits are a list's default and largest page: what a limit of 0
+// means, and the most a caller may ask.
 type listLimits struct{ def, max int }
+
+// The pages of every list the front doors answer, in one place: HTTP,
+// Connect, MCP and the CLI pass the caller's limit (0 for the default)
+// and the backend applies these (of, page). The cursor's bounds are
+// maxCursor and maxOffset.
+var (
+	// The Connect services' and HTTP routes' lists.
+	runsLimits     = listLimits{def: 50, max: 500}   // ListRuns, GET /api/v1/runs
+	activityLimits = listLimits{def: 100, max: 1000} // ListActivities
+
+	// The agent's pages (the MCP tools), each also cut to the answer's
+	// budget.
+	graphLimits        = listLimits{def: 200, max: 400}           // query_graph's nodes
+	edgeLimits         = listLimits{def: 100, max: 500}           // explain_node's edges
+	symbolLimits       = listLimits{def: 20, max: 100}            // find_symbol's matches
+	affectedLimits     = listLimits{def: 100, max: 500}           // affected's targets
+	summaryLimits      = listLimits{def: 100, max: 500}           // read_diff's files, mode summary
+	fullLimits         = listLimits{def: 20, max: 200}            // read_diff's files, mode full
+	runLimits          = listLimits{def: 20, max: 200}            // list_runs
+	jobLimits          = listLimits{def: 50, max: 200}            // list_session_jobs
+	agentInsightLimits = listLimits{def: 10, max: MaxInsightRows} // insight's rows per list
+)
+
+const (
+	// Rows per insight list (GET /api/v1/insight, InsightService, core
+	// insight): the report's own bounds, which package insight applies.
+	InsightDefaultRows = insight.DefaultLimit
+	MaxInsightRows     = insight.MaxLimit
+
+	// CLIRuns is how many runs `core runs` lists unless asked (0 lists
+	// every run: the CLI reads the cache directory itself).
+	CLIRuns = 20
+)
+
+// of is the page size a caller's limit asks for: the default for 0, a
+// bad request outside 1 to max.
+func (l listLimits) of(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return l.def, nil
+	case limit < 0 || limit > l.max:
+		return 0, apierr.BadRequest("limit %d is out of range: give 1 to %d (default %d)", limit, l.max, l.def)
+	}
+	return limit, nil
+}
 
 // page cuts one page of items for the question q (what the cursor is
 // bound to: the tool and its arguments but the cursor and the limit):
@@ -50,12 +97,9 @@ type listLimits struct{ def, max int }
 // JSON, never fewer than one item. narrow says how to ask a smaller
 // question; it goes into the note when the page is not the whole list.
 func page[T any](items []T, q string, r PageRequest, l listLimits, budget int, narrow string) ([]T, Paging, error) {
-	limit := r.Limit
-	switch {
-	case limit == 0:
-		limit = l.def
-	case limit < 0 || limit > l.max:
-		return nil, Paging{}, apierr.BadRequest("limit %d is out of range: give 1 to %d (default %d)", limit, l.max, l.def)
+	limit, err := l.of(r.Limit)
+	if err != nil {
+		return nil, Paging{}, err
 	}
 	offset, err := ParseCursor(q, r.Cursor)
 	if err != nil {

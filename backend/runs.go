@@ -62,20 +62,12 @@ func (r *Runs) Plan(g *Graph) (*graph.Graph, error) {
 	return tg, nil
 }
 
-// The bounds of a list of runs.
-const (
-	DefaultRuns = 50
-	MaxRuns     = 500
-)
-
 // List is the latest runs, newest first, of target ("" for all): at most
-// limit (0 means DefaultRuns, up to MaxRuns).
+// limit (runsLimits).
 func (r *Runs) List(limit int, target string) ([]runner.Journal, error) {
-	switch {
-	case limit == 0:
-		limit = DefaultRuns
-	case limit < 0 || limit > MaxRuns:
-		return nil, apierr.BadRequest("limit %d is out of range; allowed: 1 to %d (0 means %d)", limit, MaxRuns, DefaultRuns)
+	limit, err := runsLimits.of(limit)
+	if err != nil {
+		return nil, err
 	}
 	return runner.ListJournals(r.cacheDir, limit, target)
 }
@@ -139,8 +131,6 @@ type AffectedPage struct {
 	Targets       []Why    `json:"targets" jsonschema:"a page of the affected targets, each with its reason chain"`
 	Paging
 }
-
-var affectedLimits = listLimits{def: 100, max: 500}
 
 const maxAffectedFiles = 100
 

@@ -40,9 +40,6 @@ type Symbol struct {
 	ReferencesTotal int      `json:"references_total"`
 }
 
-// The bounds of find_symbol's answers.
-var symbolLimits = listLimits{def: 20, max: 100}
-
 const maxReferences = 20
 
 // FindSymbols finds the declarations whose names match pattern: a ranked

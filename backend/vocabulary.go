@@ -46,13 +46,12 @@ type (
 
 // Values of that vocabulary.
 const (
-	StateQueued    = runner.StateQueued
-	HolderSession  = jobs.HolderSession
-	OpComment      = reviewstate.OpComment
-	OpView         = reviewstate.OpView
-	OpResolve      = reviewstate.OpResolve
-	OpReopen       = reviewstate.OpReopen
-	MaxInsightRows = insight.MaxLimit
+	StateQueued   = runner.StateQueued
+	HolderSession = jobs.HolderSession
+	OpComment     = reviewstate.OpComment
+	OpView        = reviewstate.OpView
+	OpResolve     = reviewstate.OpResolve
+	OpReopen      = reviewstate.OpReopen
 )
 
 // Errors a front door tells apart: a token that died while its request

@@ -74,8 +74,6 @@ var (
 	InsightLeftOutKinds = insight.LeftOutKinds
 )
 
-const InsightDefaultRows = insight.DefaultLimit
-
 // The environment's loose mode, and the advice a failed target's summary
 // gives on the variables it was not given.
 const EnvLoose = targetenv.Loose

@@ -65,7 +65,7 @@ No server is needed.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 20, "at most this many runs (0: all)")
+	cmd.Flags().IntVar(&limit, "limit", backend.CLIRuns, "at most this many runs (0: all)")
 	cmd.Flags().StringVar(&target, "target", "", "only runs of this target")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show ID",
