@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,6 +85,45 @@ func TestLayers(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTheDoorsStayThin holds issue 31's bound on the front doors: a door
+// parses, calls the backend and encodes, so the CLI's commands import at
+// most 6 packages under internal/ and the handlers at most 8 (their code,
+// every build tag's). A door that needs another is doing the backend's
+// work.
+func TestTheDoorsStayThin(t *testing.T) {
+	fset := token.NewFileSet()
+	for dir, most := range map[string]int{"cmd/core": 6, "handlers": 8} {
+		seen := map[string]bool{}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, spec := range f.Imports {
+				imp, _ := strconv.Unquote(spec.Path.Value)
+				if strings.HasPrefix(imp, module+"/internal/") {
+					seen[strings.TrimPrefix(imp, module+"/")] = true
+				}
+			}
+		}
+		if len(seen) > most {
+			names := make([]string, 0, len(seen))
+			for n := range seen {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			t.Errorf("%s imports %d packages under internal/, at most %d: %s; what a door needs beyond them belongs behind a backend method", dir, len(seen), most, strings.Join(names, ", "))
+		}
 	}
 }
 
