@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/apierr"
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/quote"
 	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
@@ -123,11 +123,7 @@ func junitOf(root string, ws *workspace.Workspace, target string) (testreport.Re
 	all := testreport.Report{Format: testreport.JUnit}
 	found := false
 	for _, f := range slices.Compact(files)[:min(len(files), 20)] {
-		info, err := fs.Stat(fsys, f)
-		if err != nil || info.Size() > 4<<20 || !info.Mode().IsRegular() {
-			continue
-		}
-		data, err := fs.ReadFile(fsys, f)
+		data, err := fsx.ReadUnder(dir, f, 4<<20)
 		if err != nil {
 			continue
 		}

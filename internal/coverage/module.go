@@ -1,10 +1,9 @@
 package coverage
 
 import (
-	"os"
 	"path"
-	"path/filepath"
 
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/manifest"
 )
 
@@ -12,8 +11,8 @@ import (
 // nearest go.mod at dir or above it, up to the root.
 func FindModule(root, dir string) (Module, bool) {
 	for d := path.Clean(dir); ; d = path.Dir(d) {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(d), "go.mod"))
-		if err == nil && len(data) <= MaxFileSize {
+		data, err := fsx.ReadUnder(root, path.Join(d, "go.mod"), MaxFileSize)
+		if err == nil {
 			if mp := manifest.GoModulePath(data); mp != "" {
 				return Module{Path: mp, Dir: d}, true
 			}
