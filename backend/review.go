@@ -16,7 +16,6 @@ import (
 	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/forge"
-	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/quote"
@@ -377,23 +376,17 @@ func Suggestion(body, replacement string) string {
 }
 
 // lineText reads line n (from 1) of the workspace file rel, which a
-// comment anchors to: the same bounded read inside the workspace root
-// (fsx.ReadUnder, at most diff.TruncateAt bytes) as the page's session
-// view, which says a comment is outdated when its line reads otherwise.
+// comment anchors to, as the page's session view reads it (review.Lines).
 func lineText(root, rel string, n int) (string, error) {
 	if rel == "" || n < 1 {
 		return "", errors.New("path and line (from 1) are required for a comment")
 	}
-	data, err := fsx.ReadUnder(root, rel, diff.TruncateAt)
+	lines, err := review.Lines(root, rel)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s in the workspace: comment on a file the change lists", quote.Short(rel))
 	}
-	lines := bytes.Split(data, []byte("\n"))
-	if len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1] // a final newline ends the last line
-	}
 	if n <= len(lines) {
-		return string(bytes.TrimSuffix(lines[n-1], []byte("\r"))), nil
+		return lines[n-1], nil
 	}
 	return "", fmt.Errorf("%s has no line %d", quote.Short(rel), n)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,23 @@ func TestASymlinkedDirectoryCannotLeadContextOutOfTheWorkspace(t *testing.T) {
 	_, err := ReadContext(context.Background(), IndexSymbols{Root: root}, "symbol:link/secret.go#Secret")
 	if !errors.Is(err, ErrUnknownSymbol) {
 		t.Errorf("err = %v: a file outside the workspace was read", err)
+	}
+}
+
+func TestLinesAreWhatACommentAnchorsTo(t *testing.T) {
+	root := t.TempDir()
+	for name, data := range map[string]string{"lf.txt": "a\nb\n", "crlf.txt": "a\r\nb\r\n", "open.txt": "a\nb", "empty.txt": "", "blank.txt": "a\n\n"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string][]string{"lf.txt": {"a", "b"}, "crlf.txt": {"a", "b"}, "open.txt": {"a", "b"}, "empty.txt": {}, "blank.txt": {"a", ""}} {
+		got, err := Lines(root, name)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := Lines(root, "../"+filepath.Base(root)+"/lf.txt"); err == nil {
+		t.Error("a path out of the workspace was read")
 	}
 }

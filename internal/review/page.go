@@ -1,7 +1,6 @@
 package review
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/graph"
@@ -111,20 +111,38 @@ func (s Source) view(stored reviewstate.Session, ch diff.Change) reviewstate.Ses
 	for _, f := range ch.Files {
 		hashes[f.Path] = f.Hash
 	}
-	lines := map[string][][]byte{}
+	lines := map[string][]string{}
 	return stored.View(hashes, func(p string, n int) (string, bool) {
 		ls, ok := lines[p]
 		if !ok {
-			if src, err := readBounded(s.Root, path.Clean(p)); err == nil {
-				ls = bytes.Split(src, []byte("\n"))
-			}
+			ls, _ = Lines(s.Root, path.Clean(p))
 			lines[p] = ls
 		}
 		if n < 1 || n > len(ls) {
 			return "", false
 		}
-		return string(bytes.TrimSuffix(ls[n-1], []byte("\r"))), true
+		return ls[n-1], true
 	})
+}
+
+// Lines are the lines of the workspace file rel as a review comment
+// anchors to them: read inside the workspace, at most diff.TruncateAt
+// bytes (readBounded), a line's "\r\n" ending cut, and no empty line after
+// a final newline. A comment's write takes its text from here, and the
+// session's view says it is outdated when its line reads otherwise.
+func Lines(root, rel string) ([]string, error) {
+	data, err := readBounded(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	ls := strings.Split(string(data), "\n")
+	if ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1] // a final newline ends the last line
+	}
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls, nil
 }
 
 // ETag names the page Page would return, cheaply: the change's Stamp (the
