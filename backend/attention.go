@@ -109,3 +109,29 @@ func (a *Attention) Complete(name, agent, result, message string) (handoff.Job, 
 }
 
 var errNoSessions = apierr.NotFound("this build of core has no agent sessions (built with -tags nomcp)")
+
+// JobList is a page of the session jobs.
+type JobList struct {
+	Jobs []handoff.Job `json:"jobs"`
+	Paging
+}
+
+var jobLimits = listLimits{def: 50, max: 200}
+
+// JobsPage is a page of the session jobs in state ("" for any: waiting,
+// running, done).
+func (a *Attention) JobsPage(state string, r PageRequest) (JobList, error) {
+	var jobs []handoff.Job
+	for _, j := range a.Jobs() {
+		if state == "" || j.State == state {
+			jobs = append(jobs, j)
+		}
+	}
+	out := JobList{}
+	var err error
+	out.Jobs, out.Paging, err = page(jobs, question("list_session_jobs", state), r, jobLimits, listBudget, "state narrows the list")
+	if out.Jobs == nil {
+		out.Jobs = []handoff.Job{}
+	}
+	return out, err
+}

@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,13 +42,19 @@ func (g *Graph) Targets() (*graph.Graph, error) {
 }
 
 // Projects is the project skeleton (level=projects), reparsed from
-// targets.yaml, with the dependencies the current graph infers.
+// targets.yaml, with the dependencies the current graph infers and what
+// each project holds in it (nodes by kind), so the explorer can open on
+// projects without the whole graph.
 func (g *Graph) Projects() (*graph.Graph, error) {
 	ws, err := workspace.Load(g.ws.Root())
 	if err != nil {
 		return nil, apierr.Unavailable("%v", err)
 	}
-	return graph.Projects(ws, g.ws.InferredDeps()...), nil
+	var holds map[string]map[string]int
+	if snap, err := g.ws.Current(); err == nil {
+		holds = snap.Holds()
+	}
+	return graph.Projects(ws, g.ws.InferredDeps()...).WithHolds(holds), nil
 }
 
 // Query is the neighbourhood query terms select (select=), the same engine
@@ -64,50 +72,85 @@ func (g *Graph) Query(terms string) (*graph.Graph, error) {
 	return out, nil
 }
 
-// Capped is a graph answer bounded to max nodes and the edges among them,
-// saying how to narrow when it cut: what an agent's context holds.
-type Capped struct {
-	Nodes     []graph.Node `json:"nodes"`
-	Edges     []graph.Edge `json:"edges"`
-	Truncated string       `json:"truncated,omitempty"`
+// GraphPage is a page of a query's neighbourhood, for an agent: nodes in
+// id order, and the edges among the nodes of the page.
+type GraphPage struct {
+	Nodes      []graph.Node `json:"nodes"`
+	Edges      []graph.Edge `json:"edges"`
+	EdgesTotal int          `json:"edges_total" jsonschema:"edges among this page's nodes, shown or not"`
+	Paging
 }
 
-// Cap bounds g to max nodes.
-func Cap(g *graph.Graph, max int) Capped {
-	if len(g.Nodes) <= max {
-		return Capped{Nodes: g.Nodes, Edges: g.Edges}
+// The bounds of a query's page of nodes.
+var graphLimits = listLimits{def: 200, max: 400}
+
+// QueryPage is a page of the neighbourhood that terms select: at most
+// the limit of nodes, and the answer within the budget (nodes first, then
+// the edges among them that fit).
+func (g *Graph) QueryPage(terms string, r PageRequest) (GraphPage, error) {
+	gr, err := g.Query(terms)
+	if err != nil {
+		return GraphPage{}, err
 	}
-	keep := make(map[string]bool, max)
-	for _, n := range g.Nodes[:max] {
+	nodes, p, err := page(gr.Nodes, question("query_graph", terms), r, graphLimits, listBudget/2,
+		"narrow the query: kind:, project:, path:, depth:0")
+	if err != nil {
+		return GraphPage{}, err
+	}
+	keep := make(map[string]bool, len(nodes))
+	size := 0
+	for _, n := range nodes {
 		keep[n.ID] = true
+		b, _ := json.Marshal(n)
+		size += len(b) + 1
 	}
-	var edges []graph.Edge
-	for _, e := range g.Edges {
-		if keep[e.Source] && keep[e.Target] {
-			edges = append(edges, e)
+	out := GraphPage{Nodes: nodes, Edges: []graph.Edge{}, Paging: p}
+	for _, e := range gr.Edges {
+		if !keep[e.Source] || !keep[e.Target] {
+			continue
+		}
+		out.EdgesTotal++
+		b, _ := json.Marshal(e)
+		if size += len(b) + 1; size <= listBudget {
+			out.Edges = append(out.Edges, e)
 		}
 	}
-	return Capped{Nodes: g.Nodes[:max], Edges: edges,
-		Truncated: fmt.Sprintf("%d of %d nodes shown: narrow the query (kind:, project:, path:, depth:0)", max, len(g.Nodes))}
+	if len(out.Edges) < out.EdgesTotal {
+		out.Note = strings.TrimPrefix(out.Note+fmt.Sprintf("; %d of the %d edges among these nodes shown (the answer's budget is %d KB): explain_node lists one node's edges", len(out.Edges), out.EdgesTotal, AnswerBudget>>10), "; ")
+	}
+	return out, nil
 }
 
-// Explanation is one node with every edge in and out, and the node at the
-// other end.
+// Explanation is one node with its edges in and out, and the node at the
+// other end: a page of them, and how many there are of each kind.
 type Explanation struct {
-	Node graph.Node `json:"node"`
-	In   []Link     `json:"in"`
-	Out  []Link     `json:"out"`
+	Node   graph.Node  `json:"node"`
+	Counts []EdgeCount `json:"counts" jsonschema:"how many edges the node has, by direction and kind"`
+	Edges  []Link      `json:"edges" jsonschema:"a page of its edges: in first, then out, each by kind and node"`
+	Paging
+}
+
+// EdgeCount counts a node's edges of one direction and kind.
+type EdgeCount struct {
+	Direction string `json:"direction" jsonschema:"in (the other node points at this one) or out"`
+	Kind      string `json:"kind"`
+	Count     int    `json:"count"`
 }
 
 // Link is an edge of an explained node.
 type Link struct {
-	Kind string `json:"kind"`
-	Node string `json:"node"`
-	Name string `json:"name,omitempty"`
+	Direction string `json:"direction" jsonschema:"in or out"`
+	Kind      string `json:"kind"`
+	Node      string `json:"node"`
+	Name      string `json:"name,omitempty"`
 }
 
-// Explain describes the node id.
-func (g *Graph) Explain(id string) (Explanation, error) {
+// The bounds of a page of a node's edges.
+var edgeLimits = listLimits{def: 100, max: 500}
+
+// Explain describes the node id: its edges of kind ("" for all), a page
+// of them.
+func (g *Graph) Explain(id, kind string, r PageRequest) (Explanation, error) {
 	if id == "" {
 		return Explanation{}, apierr.BadRequest("id is required, such as project:api")
 	}
@@ -138,58 +181,48 @@ func (g *Graph) Explain(id string) (Explanation, error) {
 		}
 	}
 	if !found {
-		return Explanation{}, apierr.NotFound("no node %s: query_graph finds ids (a WORD term matches ids and names)", quote.Short(id))
+		return Explanation{}, apierr.NotFound("no node %s: query_graph finds ids (a WORD term matches ids and names), find_symbol finds symbols", quote.Short(id))
 	}
-	e.In, e.Out = []Link{}, []Link{}
+	var in, out []Link
+	counts := map[EdgeCount]int{}
 	for _, ed := range gr.Edges {
+		var l Link
 		switch id {
 		case ed.Target:
-			e.In = append(e.In, Link{ed.Kind, ed.Source, names[ed.Source]})
+			l = Link{"in", ed.Kind, ed.Source, names[ed.Source]}
 		case ed.Source:
-			e.Out = append(e.Out, Link{ed.Kind, ed.Target, names[ed.Target]})
-		}
-	}
-	return e, nil
-}
-
-// Symbol is a declaration with the files that reference it.
-type Symbol struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	File       string   `json:"file"`
-	Line       int      `json:"line"`
-	Project    string   `json:"project,omitempty"`
-	References []string `json:"references"`
-}
-
-// Symbols finds the declarations of a symbol by name (* globs).
-func (g *Graph) Symbols(name string) ([]Symbol, error) {
-	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\n") {
-		return nil, apierr.BadRequest("name is required, one word such as Add or Server.Start")
-	}
-	gr, err := g.Query("symbol:" + name)
-	if err != nil {
-		return nil, err
-	}
-	refs := map[string][]string{}
-	for _, e := range gr.Edges {
-		if e.Kind == graph.EdgeReferences {
-			refs[e.Target] = append(refs[e.Target], strings.TrimPrefix(e.Source, "file:"))
-		}
-	}
-	out := []Symbol{}
-	for _, n := range gr.Nodes {
-		if n.Kind != graph.KindSymbol {
+			l = Link{"out", ed.Kind, ed.Target, names[ed.Target]}
+		default:
 			continue
 		}
-		file, _, _ := strings.Cut(strings.TrimPrefix(n.ID, "symbol:"), "#")
-		r := refs[n.ID]
-		slices.Sort(r)
-		if r == nil {
-			r = []string{}
+		counts[EdgeCount{Direction: l.Direction, Kind: l.Kind}]++
+		if kind != "" && l.Kind != kind {
+			continue
 		}
-		out = append(out, Symbol{n.ID, n.Name, n.SymbolKind, file, n.Line, n.Project, r})
+		if l.Direction == "in" {
+			in = append(in, l)
+		} else {
+			out = append(out, l)
+		}
 	}
-	return out, nil
+	e.Counts = []EdgeCount{}
+	for c, n := range counts {
+		c.Count = n
+		e.Counts = append(e.Counts, c)
+	}
+	slices.SortFunc(e.Counts, func(a, b EdgeCount) int {
+		return cmp.Or(cmp.Compare(a.Direction, b.Direction), cmp.Compare(a.Kind, b.Kind))
+	})
+	if kind != "" && !slices.ContainsFunc(e.Counts, func(c EdgeCount) bool { return c.Kind == kind }) {
+		return e, apierr.BadRequest("%s has no edge of kind %s: counts lists its kinds", quote.Short(id), quote.Short(kind))
+	}
+	links := append(in, out...)
+	var err error
+	if e.Edges, e.Paging, err = page(links, question("explain_node", id, kind), r, edgeLimits, listBudget, "kind keeps one kind of edge (counts lists them)"); err != nil {
+		return Explanation{}, err
+	}
+	if e.Edges == nil {
+		e.Edges = []Link{}
+	}
+	return e, nil
 }

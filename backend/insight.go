@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/gitx"
@@ -35,3 +36,44 @@ func insightError(err error) error {
 	}
 	return err
 }
+
+// InsightView is a report for an agent: at most limit rows per list,
+// fewer when the report would pass the answer's budget.
+type InsightView struct {
+	insight.Report
+	Limit int    `json:"limit" jsonschema:"rows per list in this answer"`
+	Note  string `json:"note,omitempty"`
+}
+
+// agentInsightLimit is an agent's rows per list unless it asks.
+const agentInsightLimit = 10
+
+// View answers lens ("" for all five) over window for project, at most
+// limit rows per list (0: 10), within the budget.
+func (i *Insight) View(ctx context.Context, lens, window, project string, limit int) (InsightView, error) {
+	p := insight.Params{Window: window, Project: project, Limit: limit}
+	if lens != "" {
+		p.Lenses = []string{lens}
+	}
+	if p.Limit == 0 {
+		p.Limit = agentInsightLimit
+	}
+	asked := p.Limit
+	for {
+		rep, err := i.Report(ctx, p)
+		if err != nil {
+			return InsightView{}, err
+		}
+		v := InsightView{Report: *rep, Limit: p.Limit}
+		if p.Limit < asked {
+			v.Note = fmt.Sprintf("%d rows per list shown, not %d (the answer's budget is %d KB): lens and project narrow the question", p.Limit, asked, AnswerBudget>>10)
+		}
+		if p.Limit == 1 || encodedLen(v) <= listBudget {
+			return v, nil
+		}
+		p.Limit /= 2
+	}
+}
+
+// LensNames are the insight lenses, in the order a report holds them.
+var LensNames = insight.Lenses

@@ -192,23 +192,14 @@ func (l *Local) DefaultBase(ctx context.Context) string {
 // AffectedTargets are the targets named target that the change against
 // base affects (exactly those whose keys it moved), over ws.
 func (l *Local) AffectedTargets(ctx context.Context, ws *workspace.Workspace, base, target string) ([]string, Changes, error) {
-	if strings.Contains(target, ":") {
-		return nil, Changes{}, fmt.Errorf("--affected takes a target name such as build, not %q: it runs that target in every affected project", target)
-	}
-	if !slices.ContainsFunc(ws.Projects, func(p *workspace.Project) bool { return p.Target(target) != nil }) {
-		return nil, Changes{}, fmt.Errorf("--affected %s: no project declares a target called %q (core describe graph lists the targets)", target, target)
+	if err := checkAffectedName(ws, target); err != nil {
+		return nil, Changes{}, fmt.Errorf("--affected: %w (core describe graph lists the targets)", err)
 	}
 	ch, err := l.Affected(ctx, ws, base)
 	if err != nil {
 		return nil, Changes{}, err
 	}
-	var ids []string
-	for _, id := range ch.Set.Targets {
-		if _, name, _ := strings.Cut(id, ":"); name == target {
-			ids = append(ids, id)
-		}
-	}
-	return ids, ch, nil
+	return affectedNamed(ch.Set.Targets, target), ch, nil
 }
 
 // RunOptions say how a CLI run goes.

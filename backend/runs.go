@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/apierr"
@@ -93,50 +92,6 @@ func (r *Runs) Get(id string) (runner.Journal, error) {
 	return j, err
 }
 
-// Summary is a run as an agent reads it: its result and the end of its
-// output, bounded.
-type Summary struct {
-	ID        string   `json:"id"`
-	Target    string   `json:"target,omitempty"`
-	Status    string   `json:"status,omitempty"`
-	ExitCode  int      `json:"exit_code"`
-	CacheHit  bool     `json:"cache_hit,omitempty"`
-	Argv      []string `json:"argv,omitempty"`
-	Output    string   `json:"output,omitempty"`
-	Truncated bool     `json:"output_truncated,omitempty"`
-}
-
-// Summarize is run id with at most maxOutput bytes of its output, from its
-// end (where a failure says why).
-func (r *Runs) Summarize(id string, maxOutput int) (Summary, error) {
-	j, err := r.Get(id)
-	if err != nil {
-		return Summary{ID: id}, err
-	}
-	v := Summary{ID: j.ID, Target: j.Target, Status: j.Status, ExitCode: j.ExitCode, CacheHit: j.CacheHit, Argv: j.Argv, Output: j.Output, Truncated: j.Truncated}
-	if len(v.Output) > maxOutput {
-		v.Output, v.Truncated = v.Output[len(v.Output)-maxOutput:], true
-	}
-	return v, nil
-}
-
-// RunAndWait starts target and waits up to wait (or the caller's ctx) for
-// it to end, then summarizes it: what an agent asks in one call.
-func (r *Runs) RunAndWait(ctx context.Context, target string, wait time.Duration, maxOutput int) (Summary, error) {
-	id, done, err := r.Start(target)
-	if err != nil {
-		return Summary{}, err
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-	case <-ctx.Done():
-	}
-	return r.Summarize(id, maxOutput)
-}
-
 // Affected is what the working change affects (committed on the branch
 // since its merge base with base, staged, unstaged and untracked), each
 // project and target with the reason chain that makes it affected.
@@ -171,4 +126,38 @@ func (r *Runs) Affected(ctx context.Context, base string) (Affected, error) {
 		out.Targets = append(out.Targets, Why{t, why.Target(t)})
 	}
 	return out, nil
+}
+
+// AffectedPage is what the change affects, for an agent: the changed
+// files and the affected projects (at most 100 of each, with their
+// counts) and a page of the affected targets.
+type AffectedPage struct {
+	Files         []string `json:"files" jsonschema:"the changed files (at most 100)"`
+	FilesTotal    int      `json:"files_total"`
+	Projects      []Why    `json:"projects" jsonschema:"the affected projects (at most 100), each with its reason chain"`
+	ProjectsTotal int      `json:"projects_total"`
+	Targets       []Why    `json:"targets" jsonschema:"a page of the affected targets, each with its reason chain"`
+	Paging
+}
+
+var affectedLimits = listLimits{def: 100, max: 500}
+
+const maxAffectedFiles = 100
+
+// AffectedPage computes what the change against base affects, bounded.
+func (r *Runs) AffectedPage(ctx context.Context, base string, req PageRequest) (AffectedPage, error) {
+	a, err := r.Affected(ctx, base)
+	if err != nil {
+		return AffectedPage{}, err
+	}
+	out := AffectedPage{Files: a.Files[:min(len(a.Files), maxAffectedFiles)], FilesTotal: len(a.Files),
+		Projects: a.Projects[:min(len(a.Projects), maxAffectedFiles)], ProjectsTotal: len(a.Projects)}
+	if out.Files == nil {
+		out.Files = []string{}
+	}
+	out.Targets, out.Paging, err = page(a.Targets, question("affected", base), req, affectedLimits, listBudget-encodedLen(out), "run_affected runs the targets of one name")
+	if out.Targets == nil {
+		out.Targets = []Why{}
+	}
+	return out, err
 }

@@ -86,3 +86,22 @@ func (t *Tokens) ExchangePairingCode(p auth.Principal) (string, auth.Record, err
 	}
 	return t.store.Create(auth.KindConsole, auth.ConsoleRead|auth.ConsoleWrite, auth.ConsoleTokenTTL)
 }
+
+// Toolsets are the parts of /mcp an mcp token can be scoped to.
+var Toolsets = auth.Toolsets
+
+// MCPGrants are the grants of an mcp token scoped to toolsets (none: every
+// one) and, when readOnly, to the tools that change nothing.
+func MCPGrants(toolsets []string, readOnly bool) ([]string, error) {
+	g, err := auth.MCPGrants(toolsets, readOnly)
+	if err != nil {
+		return nil, apierr.BadRequest("%v", err)
+	}
+	return g, nil
+}
+
+// MCPScope is what of /mcp a token's grants open.
+type MCPScope = auth.MCPScope
+
+// ScopeOf is the scope of /mcp grants give.
+func ScopeOf(g auth.Grant) MCPScope { return g.MCPScope() }

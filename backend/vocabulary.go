@@ -28,8 +28,10 @@ type (
 	// secret).
 	TokenKind   = auth.Kind
 	TokenRecord = auth.Record
-	// Ask is an agent's request for the person.
-	Ask = attention.Ask
+	// Ask is an agent's request for the person; AttentionRequest the
+	// request in the queue.
+	Ask              = attention.Ask
+	AttentionRequest = attention.Request
 	// Author stamps a review write; Op is one; Session is the review
 	// session it writes.
 	Author  = reviewstate.Author

@@ -4,6 +4,7 @@ import (
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/diff"
 	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/remotecache"
@@ -66,8 +67,12 @@ const (
 	ShareMaxTTL     = share.MaxTTL
 )
 
-// Insight's lenses and row bounds.
-var InsightLenses = insight.Lenses
+// Insight's lenses, the kinds of file its hotspots leave out unless asked
+// (include=), and its row bounds.
+var (
+	InsightLenses       = insight.Lenses
+	InsightLeftOutKinds = insight.LeftOutKinds
+)
 
 const InsightDefaultRows = insight.DefaultLimit
 
@@ -76,6 +81,10 @@ const InsightDefaultRows = insight.DefaultLimit
 const EnvLoose = targetenv.Loose
 
 var EnvAdvice = targetenv.Advice
+
+// ConsoleCopy is where core open writes the console for a file://
+// snapshot, in the cache directory.
+var ConsoleCopy = cachedir.Console
 
 // TargetsFile is the name of the workspace's target file.
 const TargetsFile = workspace.FileName

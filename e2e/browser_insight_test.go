@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -63,7 +64,7 @@ func TestBrowserDrawsTheInsightLenses(t *testing.T) {
 		{"hotspot cells", `#insight .insight-hotspots svg rect.cell[data-path]`, cells},
 		{"affinity ribbons", `#insight .insight-affinity svg path.ribbon[data-a][data-b]`, len(want.Affinity.Projects)},
 		{"ownership bars", `#insight .insight-ownership .owner-bar[data-project]`, len(want.Ownership.Projects)},
-		{"trend sparklines", `#insight .insight-trend svg path.spark[data-project]`, len(want.Trend.Projects)},
+		{"trend charts", `#insight .insight-trend svg.spark[data-project]`, len(want.Trend.Projects)},
 		{"volatile targets", `#insight .insight-volatility li[data-target]`, len(want.Volatility.Targets)},
 	} {
 		if got := eval[int](t, b, `document.querySelectorAll('`+c.selector+`').length`); got != c.want {
@@ -77,6 +78,23 @@ func TestBrowserDrawsTheInsightLenses(t *testing.T) {
 	if !eval[bool](t, b, `[...document.querySelectorAll('#insight path.ribbon')].every(p => p.getAttribute('d').length > 10) && [...document.querySelectorAll('#insight rect.cell')].every(r => +r.getAttribute('width') > 0)`) {
 		t.Error("a chart element has no shape")
 	}
+	t.Run("every chart has a table of its numbers", func(t *testing.T) {
+		for _, lens := range []string{"hotspots", "affinity", "ownership", "trend", "volatility"} {
+			sel := `#insight .insight-` + lens + ` details.insight-table table.insight-data tbody tr`
+			if n := eval[int](t, b, `document.querySelectorAll('`+sel+`').length`); n == 0 {
+				t.Errorf("%s has no table rows", lens)
+			}
+		}
+		if got := eval[int](t, b, `document.querySelectorAll('#insight .insight-trend table.insight-data tbody tr').length`); got != len(want.Trend.Projects) {
+			t.Errorf("the trend table has %d rows, the route %d projects", got, len(want.Trend.Projects))
+		}
+	})
+	t.Run("the status bar speaks of the history, not the graph", func(t *testing.T) {
+		status := eval[string](t, b, `document.querySelector('#status-text').textContent`)
+		if !strings.HasPrefix(status, "insight: ") || strings.Contains(status, " nodes") {
+			t.Errorf("status bar %q", status)
+		}
+	})
 	// The window selector asks again.
 	b.run(t, chromedp.SetValue(`#insight select.insight-window`, "all"))
 	eval[bool](t, b, `document.querySelector('#insight select.insight-window').dispatchEvent(new Event('change'))`)

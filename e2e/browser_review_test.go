@@ -43,9 +43,38 @@ func TestBrowserReviewsTheChange(t *testing.T) {
 		}
 	})
 
-	t.Run("the blast radius's chain on demand", func(t *testing.T) {
-		b.run(t, chromedp.Click(`#review .review-reached`))
-		b.waitFor(t, `[...document.querySelectorAll('#review .chain')].some(p => !p.hidden && p.textContent.includes('←'))`)
+	t.Run("each affected target says why, and its chain folds", func(t *testing.T) {
+		targets := eval[int](t, b, `document.querySelectorAll('#review details.review-reason.target').length`)
+		if targets == 0 {
+			t.Fatal("no affected target listed")
+		}
+		if !eval[bool](t, b, `[...document.querySelectorAll('#review details.review-reason.target')].every(d => d.querySelector('.reason').checkVisibility() && d.querySelector('.reason').textContent.trim() !== '' && d.querySelectorAll('.chain li').length > 0)`) {
+			t.Errorf("a target without its reason or chain: %s", eval[string](t, b, `document.querySelector('#review .review-affected').innerText`))
+		}
+		first := `document.querySelector('#review details.review-reason.target')`
+		open := eval[bool](t, b, first+`.open`)
+		b.run(t, chromedp.Click(`#review details.review-reason.target summary`))
+		b.waitFor(t, first+`.open === `+map[bool]string{true: "false", false: "true"}[open])
+		if open {
+			b.run(t, chromedp.Click(`#review details.review-reason.target summary`))
+		}
+		b.waitFor(t, first+`.open && `+first+`.querySelector('.chain li').checkVisibility() && `+first+`.querySelector('.reason').checkVisibility()`)
+	})
+	t.Run("files are grouped by project", func(t *testing.T) {
+		if got := eval[string](t, b, `document.querySelector('#review .review-group').dataset.project`); got != "util" {
+			t.Errorf("the first group is %q, want util (the first file's project)", got)
+		}
+	})
+	t.Run("a local repository with no forge says nothing of one", func(t *testing.T) {
+		if eval[bool](t, b, `!!document.querySelector('#review .review-forge')`) {
+			t.Errorf("a forge line: %q", eval[string](t, b, `document.querySelector('#review .review-forge').textContent`))
+		}
+	})
+	t.Run("the status bar speaks of the change, not the graph", func(t *testing.T) {
+		status := eval[string](t, b, `document.querySelector('#status-text').textContent`)
+		if !strings.HasPrefix(status, "review: ") || strings.Contains(status, " nodes") {
+			t.Errorf("status bar %q", status)
+		}
 	})
 
 	t.Run("a comment on a line and a viewed mark are saved", func(t *testing.T) {

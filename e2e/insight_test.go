@@ -158,7 +158,7 @@ func TestInsightAnswersFromTheWholeHistory(t *testing.T) {
 	})
 
 	t.Run("bad questions are 400s that say what is allowed", func(t *testing.T) {
-		for _, q := range []string{"?window=forever", "?limit=0x", "?lens=hotness", "?project=nope", "?color=red", "?limit=9999"} {
+		for _, q := range []string{"?window=forever", "?limit=0x", "?lens=hotness", "?project=nope", "?color=red", "?limit=9999", "?include=tests"} {
 			r := get(t, s.URL+"/api/v1/insight"+q, tok)
 			if r.Status != http.StatusBadRequest {
 				t.Errorf("%s: %s", q, r)

@@ -55,7 +55,10 @@ func graphRequest(rawQuery string, header ...string) *http.Request {
 
 // graphDoc is the part of an encoded graph the tests look at.
 type graphDoc struct {
-	Nodes []struct{ ID, Kind string }
+	Nodes []struct {
+		ID, Kind string
+		Holds    map[string]int
+	}
 	Edges []struct{ Source, Target string }
 }
 
@@ -93,13 +96,16 @@ func TestGraphQueryParameters(t *testing.T) {
 					t.Error("no target:api:build node")
 				}
 			}},
-			{"level=projects holds only projects", "level=projects", func(t *testing.T, g graphDoc) {
+			{"level=projects holds only projects, each with what it owns", "level=projects", func(t *testing.T, g graphDoc) {
 				if !g.has("project:api") || !g.has("project:util") {
 					t.Error("project:api or project:util is missing")
 				}
 				for _, n := range g.Nodes {
 					if n.Kind != "project" {
 						t.Errorf("node %s is a %s", n.ID, n.Kind)
+					}
+					if n.ID == "project:util" && (n.Holds["file"] == 0 || n.Holds["target"] == 0) {
+						t.Errorf("project:util holds %v, want its files and targets counted", n.Holds)
 					}
 				}
 				if len(g.Edges) == 0 {

@@ -18,16 +18,21 @@ import (
 )
 
 // insightHandler serves GET /api/v1/insight: every lens, or those named by
-// lens=, over window= (90d, 1y, all, Nd), for project=, limit= rows each.
+// lens=, over window= (90d, 1y, all, Nd), for project=, limit= rows each;
+// include= names the kinds of file hotspots counts although it leaves
+// them out by default (lockfiles, generated, vendored, docs, or all).
 func insightHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		q, err := diffParams(r, "lens", "window", "project", "limit")
+		q, err := diffParams(r, "lens", "window", "project", "limit", "include")
 		if err != nil {
 			return err
 		}
 		p := backend.InsightParams{Window: q.Get("window"), Project: q.Get("project")}
 		if l := q.Get("lens"); l != "" {
 			p.Lenses = strings.Split(l, ",")
+		}
+		if l := q.Get("include"); l != "" {
+			p.Include = strings.Split(l, ",")
 		}
 		if s := q.Get("limit"); s != "" {
 			n, err := strconv.Atoi(s)
@@ -55,7 +60,7 @@ var _ insightv1alpha1connect.InsightServiceHandler = (*insightService)(nil)
 type insightService struct{ b *backend.Backend }
 
 func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*backend.InsightReport, error) {
-	return s.b.Insight.Report(ctx, backend.InsightParams{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit())})
+	return s.b.Insight.Report(ctx, backend.InsightParams{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit()), Include: q.GetInclude()})
 }
 
 func summary(r *backend.InsightReport) *insightv1alpha1.Summary {
@@ -81,6 +86,10 @@ func (s *insightService) GetHotspots(ctx context.Context, req *insightv1alpha1.G
 	for _, p := range r.Hotspots.Projects {
 		out.Projects = append(out.Projects, &insightv1alpha1.Hotspot{Project: p.Project, Changes: int32(p.Changes), Complexity: int32(p.Complexity), Score: p.Score})
 	}
+	for _, l := range r.Hotspots.LeftOut {
+		out.LeftOut = append(out.LeftOut, &insightv1alpha1.LeftOut{Kind: l.Kind, Files: int32(l.Files), Top: l.Top})
+	}
+	out.Included, out.Note = r.Hotspots.Included, r.Hotspots.Note
 	return out, nil
 }
 
@@ -138,7 +147,12 @@ func (s *insightService) GetTrend(ctx context.Context, req *insightv1alpha1.GetT
 		for i, n := range p.Counts {
 			counts[i] = int32(n)
 		}
-		out.Projects = append(out.Projects, &insightv1alpha1.ProjectTrend{Project: p.Project, Counts: counts, Direction: p.Direction, Change: p.Change})
+		pt := &insightv1alpha1.ProjectTrend{Project: p.Project, Counts: counts, Direction: p.Direction, Change: p.Change,
+			Recent: int32(p.Recent), Baseline: p.Baseline, BaselineWeeks: int32(p.BaselineWeeks)}
+		if !p.First.IsZero() {
+			pt.First = timestamppb.New(p.First)
+		}
+		out.Projects = append(out.Projects, pt)
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,7 +22,7 @@ const WithMCP = true
 
 // mcpInstructions is what an agent reads first, on initialize.
 const mcpInstructions = `core serves the knowledge graph of this monorepo (projects, targets, spells, docs, files, packages, symbols), runs the targets targets.yaml declares, and shows the person's working change with its blast radius.
-Start with query_graph or explain_node to learn the workspace, find_symbol for code, affected and read_diff for the change. run_target runs only declared targets; read_run reads a run's journal.
+Start with query_graph or explain_node to learn the workspace, find_symbol and symbol_context for code, read_diff (summary, then full with paths) and affected for the change, run_affected to run the tests it affects, insight for the history. Every answer fits about 20k tokens: lists come a page at a time (next_cursor), and a note says how to narrow.
 review comments, suggests and resolves on the person's review of their change; your writes are stamped as you.
 request_attention asks the person and waits for their answer; use it before anything risky or when you are unsure. claim_job and complete_job take work the person handed to agent sessions.`
 
@@ -36,10 +37,25 @@ func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
 	if !b.Serves() { // `core routes`: names only
 		return func(http.ResponseWriter, *http.Request) error { return apierr.NotFound("no workspace") }
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: b.Status.Version()},
-		&mcp.ServerOptions{Instructions: mcpInstructions})
-	addTools(s, b)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	// One server per token scope (at most 32): a tool the token's scope
+	// does not open is not listed, and refused by name if called.
+	var mu sync.Mutex
+	servers := map[string]*mcp.Server{}
+	server := func(r *http.Request) *mcp.Server {
+		var scope backend.MCPScope
+		if p, ok := caller.Principal(r.Context()); ok {
+			scope = backend.ScopeOf(p.Grants)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		s := servers[scope.String()]
+		if s == nil {
+			s = newMCPServer(b, scope, b.Status.Version())
+			servers[scope.String()] = s
+		}
+		return s
+	}
+	h := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		DisableLocalhostProtection:   true,
 		MaxRequestBodyBytes:          -1, // the gateway's MaxBytesReader holds the row's max_body
@@ -70,12 +86,19 @@ func agent(ctx context.Context) (backend.Author, error) {
 	return backend.Author{Kind: string(p.Kind), ID: p.ID}, nil
 }
 
-// textResult is a tool's answer as one JSON text block, which every MCP
-// client shows and every model reads.
-func textResult(v any) (*mcp.CallToolResult, any, error) {
+// newMCPServer is the MCP server of b for tokens of scope.
+func newMCPServer(b *backend.Backend, scope backend.MCPScope, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: version},
+		&mcp.ServerOptions{Instructions: mcpInstructions})
+	addTools(s, b, scope)
+	return s
+}
+
+// answerLen is the length of an answer's JSON.
+func answerLen(v any) int {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, nil, err
+		return 0
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+	return len(b)
 }

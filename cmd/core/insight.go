@@ -28,11 +28,16 @@ func newInsightCmd(g *globals) *cobra.Command {
 		Long: `Reads the whole git history of HEAD (once; later runs read only the new
 commits) and the run journals, and prints the five lenses, or the one named:
 
-  hotspots    files and projects by changes in the window x complexity now
+  hotspots    files and projects by changes in the window x complexity now;
+              lockfiles, generated and vendored files and docs are left out
+              unless --include names them (lockfiles,generated,vendored,docs
+              or all)
   affinity    files and projects changed in the same commits; "hidden" marks
               project pairs with no declared or inferred dependency
   ownership   each author's share, the bus factor, owners who went quiet
-  trend       commits per project per week, the last 12 weeks
+  trend       commits per project per week, the last 12 weeks; the last 4
+              against the project's own baseline: rising, falling, steady,
+              or new (too young to compare)
   volatility  targets whose result flips under the same cache key
 
 README "Insight" gives each formula. Renames are followed within a time bound
@@ -42,6 +47,7 @@ directory, without projects. With --json it prints the bytes of
 GET /api/v1/insight. No server is needed.`,
 		Example: `  core insight
   core insight hotspots --window 90d --limit 10
+  core insight hotspots --include docs
   core insight ownership --project api
   core insight --json | jq '.affinity.projects[] | select(.hidden)'`,
 		Args:      cobra.MaximumNArgs(1),
@@ -71,6 +77,7 @@ GET /api/v1/insight. No server is needed.`,
 	cmd.Flags().StringVar(&p.Window, "window", "", "the span counted: 90d, 1y, all, or a number of days (default 1y)")
 	cmd.Flags().StringVar(&p.Project, "project", "", "only this project")
 	cmd.Flags().IntVar(&p.Limit, "limit", 0, fmt.Sprintf("rows per list (default %d, at most %d)", backend.InsightDefaultRows, backend.MaxInsightRows))
+	cmd.Flags().StringSliceVar(&p.Include, "include", nil, "kinds of file hotspots counts although it leaves them out by default: "+strings.Join(backend.InsightLeftOutKinds, ",")+" or all")
 	return cmd
 }
 
@@ -134,6 +141,9 @@ func printInsight(w io.Writer, r *backend.InsightReport) {
 			rows = append(rows, []any{f.Score, f.Changes, f.Complexity, orDash(f.Project), f.Path})
 		}
 		table("Hotspots: changes x complexity", "SCORE\tCHANGES\tCOMPLEXITY\tPROJECT\tFILE", rows)
+		if h.Note != "" {
+			fmt.Fprintf(w, "  %s\n", h.Note)
+		}
 		rows = nil
 		for _, p := range h.Projects {
 			rows = append(rows, []any{p.Score, p.Changes, p.Complexity, p.Project})
@@ -174,9 +184,13 @@ func printInsight(w io.Writer, r *backend.InsightReport) {
 	if t := r.Trend; t != nil && len(t.Weeks) > 0 {
 		var rows [][]any
 		for _, p := range t.Projects {
-			rows = append(rows, []any{p.Project, spark(p.Counts), p.Direction})
+			base := "-"
+			if p.BaselineWeeks > 0 {
+				base = fmt.Sprintf("%.1f/week over %d weeks", p.Baseline, p.BaselineWeeks)
+			}
+			rows = append(rows, []any{p.Project, spark(p.Counts), p.Recent, base, p.Direction})
 		}
-		table("Trend: commits per week since "+t.Weeks[0], "PROJECT\tWEEKS\tDIRECTION", rows)
+		table("Trend: commits per week since "+t.Weeks[0]+"; the last 4 weeks against the weeks before (new: too young to compare)", "PROJECT\tWEEKS\tLAST 4\tBASELINE\tDIRECTION", rows)
 	}
 	if v := r.Volatility; v != nil {
 		var rows [][]any

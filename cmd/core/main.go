@@ -59,7 +59,8 @@ func newRootCmd() *cobra.Command {
 		Long: `core keeps a live knowledge graph of a workspace (projects, targets, spells,
 docs) declared in targets.yaml, and serves it on one loopback port to a browser
 console, to this CLI and to coding agents (MCP at <base URL>/mcp, with a token
-from "core config mcp token create"). Every request to the server carries a
+from "core config mcp token create", scoped with --toolsets and --read-only;
+docs/mcp.md lists the tools and their budgets). Every request to the server carries a
 bearer token; see "core config console token create". "core share" opens a
 read-only, time-boxed view for a colleague on the network.
 

@@ -81,6 +81,13 @@ merge-base with --base (default: the default branch) plus uncommitted and
 untracked files affect it, as "core affected" lists the targets (exactly
 those whose keys the changes moved); nothing affected is not an error.
 
+--open opens the log of the failed target's run (else the last) in a
+browser: the run viewer of the console on the running server, paired as
+core open pairs the explorer ({base_url}/console/runs/#token=<code>&run=<id>),
+or, when log_viewer_url (CORE_LOG_VIEWER_URL) is set, that address with
+run=<id> added to its query (no token goes there). Without a server it says
+so, and core runs show ID prints the log; it never changes the exit status.
+
 Pool capacity: the concurrency setting when it is above 0 (CORE_CONCURRENCY
 sets it too), else 4 on hosted CI runners, else min(CPUs, 8).
 Ctrl-C stops running targets (their process groups get SIGTERM, then
@@ -199,9 +206,7 @@ SIGKILL) and records them as interrupted.`,
 			summarize(stderr, res, time.Since(began), remote, e.cfg.EnvMode)
 			githubGroups(stderr, e.local(), res)
 			if open {
-				if err := openRun(cmd, e.cfg.LogViewerURL, res); err != nil {
-					fmt.Fprintln(stderr, "core: "+err.Error())
-				}
+				openRun(cmd, e, res)
 			}
 			if runErr != nil {
 				fmt.Fprintln(stderr, "core: "+runErr.Error())
@@ -224,7 +229,7 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: the plan as JSON")
-	cmd.Flags().BoolVar(&open, "open", false, "open the hosted log viewer (log_viewer_url) on the run: the failed target's, else the last")
+	cmd.Flags().BoolVar(&open, "open", false, "open the run's log in a browser (the failed target's, else the last): the console's run viewer on the running server, or log_viewer_url when set")
 	cmd.Flags().StringVar(&colorFlag, "color", "auto", "colour the progress: auto (a terminal without NO_COLOR), always or never")
 	cmd.Flags().StringVar(&remoteFlag, "remote", "on", "off: leave the remote cache (cache.remote.url) alone for this run")
 	addEnvModeFlag(cmd, &envMode)
@@ -507,31 +512,83 @@ func githubGroups(w io.Writer, l *backend.Local, res *backend.RunResult) {
 	}
 }
 
-// openRun opens the hosted log viewer on a run: log_viewer_url?run=ID.
-func openRun(cmd *cobra.Command, viewer string, res *backend.RunResult) error {
-	if viewer == "" {
-		return errors.New("--open needs the hosted log viewer's address: set log_viewer_url (CORE_LOG_VIEWER_URL); core runs show ID prints a run here")
+// openRun opens a browser on the run a person wants to read after a run:
+// the failed target's, else the last. With log_viewer_url set it opens
+// that viewer with run=<id> in its query, and nothing else: no token or
+// code ever goes to another host. Without it, the console's run viewer on
+// the running server, paired like `core open`. Nothing here changes the
+// run's exit status: without a server (or its console) it says where the
+// log is instead.
+func openRun(cmd *cobra.Command, e *env, res *backend.RunResult) {
+	stderr := cmd.ErrOrStderr()
+	id := runToOpen(res)
+	if id == "" {
+		fmt.Fprintln(stderr, "--open: no target ran or came from the cache, so there is no run to show")
+		return
 	}
-	id := ""
-	for _, t := range res.Targets {
-		if t.RunID != "" && (id == "" || t.Status == backend.StateFailed) {
-			id = t.RunID
-			if t.Status == backend.StateFailed {
-				break
-			}
+	if viewer := e.cfg.LogViewerURL; viewer != "" {
+		link, err := viewerLink(viewer, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "--open: log_viewer_url: %v; `core runs show %s` prints the log here\n", err, id)
+			return
+		}
+		fmt.Fprintln(stderr, "log viewer: "+link)
+		openBrowser(cmd, link)
+		return
+	}
+	c, err := e.server()
+	if errors.Is(err, errNoServer) {
+		fmt.Fprintf(stderr, "--open: no core server is running for this workspace, so no console can show run %s: start one with `core server start` (then --open opens its run viewer), or read the log here with `core runs show %s`\n", id, id)
+		return
+	}
+	if err == nil {
+		var off string
+		if off, err = probeConsole(cmd.Context(), c.st.BaseURL); err == nil && off != "" {
+			fmt.Fprintf(stderr, "--open: the server at %s has no console (%s): `core runs show %s` prints the log here\n", c.st.BaseURL, off, id)
+			return
 		}
 	}
-	if id == "" {
-		return nil
+	var code string
+	if err == nil {
+		code, err = pairingCode(cmd.Context(), c.client, c.st.BaseURL)
 	}
-	sep := "?"
-	if strings.Contains(viewer, "?") {
-		sep = "&"
+	if err != nil {
+		fmt.Fprintf(stderr, "--open: %v; `core runs show %s` prints the log here\n", err, id)
+		return
 	}
-	link := viewer + sep + "run=" + url.QueryEscape(id)
-	fmt.Fprintln(cmd.ErrOrStderr(), "log viewer: "+link)
+	link := RunsURL(c.st.BaseURL, code, id)
+	fmt.Fprintln(stderr, "run viewer: "+link)
 	openBrowser(cmd, link)
-	return nil
+}
+
+// runToOpen is the run --open shows: the first failed target's, else the
+// last one that has a journal ("" when none has).
+func runToOpen(res *backend.RunResult) string {
+	id := ""
+	for _, t := range res.Targets {
+		if t.RunID == "" {
+			continue
+		}
+		if t.Status == backend.StateFailed {
+			return t.RunID
+		}
+		id = t.RunID
+	}
+	return id
+}
+
+// viewerLink is log_viewer_url with run=<id> added to its query, which it
+// may already have (the base's own query and fragment are kept as written).
+func viewerLink(viewer, id string) (string, error) {
+	u, err := url.Parse(viewer)
+	if err != nil {
+		return "", err
+	}
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += "run=" + url.QueryEscape(id)
+	return u.String(), nil
 }
 
 func describeFailure(t backend.TargetResult) string {

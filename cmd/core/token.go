@@ -26,7 +26,7 @@ work at once, whether the server started before or after they were made.`,
 	mcp := &cobra.Command{Use: "mcp", Short: "Configure access for coding agents (MCP)"}
 	mcpToken := &cobra.Command{
 		Use:   "token",
-		Short: "Create, list and revoke mcp tokens, for agents at /mcp",
+		Short: "Create, list and revoke mcp tokens, for agents at /mcp (scoped with --toolsets, --read-only)",
 		Long: `An mcp token lets a coding agent use the MCP server at <base URL>/mcp
 (Authorization: Bearer <token>); it works there alone, and a console token is
 refused there. Like console tokens they are stored only as SHA-256 hashes in
@@ -40,7 +40,8 @@ refused there. Like console tokens they are stored only as SHA-256 hashes in
 
 func newTokenCreateCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	var expires time.Duration
-	var grants []string
+	var grants, toolsets []string
+	var readOnly bool
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Mint a " + string(kind) + " token; it is printed once, alone on the last line",
@@ -52,13 +53,21 @@ func newTokenCreateCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 			if expires <= 0 || expires > backend.MaxTokenTTL {
 				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, backend.MaxTokenTTL)
 			}
+			flag := "--grant"
+			if kind == backend.TokenMCP {
+				flag = "--toolsets"
+				var err error
+				if grants, err = backend.MCPGrants(toolsets, readOnly); err != nil {
+					return fmt.Errorf("--toolsets: %w", err)
+				}
+			}
 			tokens, err := g.tokens()
 			if err != nil {
 				return err
 			}
 			secret, rec, err := tokens.Create(kind, grants, &expires)
 			if err != nil {
-				return fmt.Errorf("--grant: %w", err)
+				return fmt.Errorf("%s: %w", flag, err)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "created %s token %s (%s), expires %s\n", kind, rec.ID, strings.Join(rec.Grants, ", "), rec.ExpiresAt.Local().Format(time.DateTime))
@@ -68,9 +77,18 @@ func newTokenCreateCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	}
 	if kind == backend.TokenMCP {
 		cmd.Example = `  core config mcp token create
+  core config mcp token create --toolsets read,review       # an agent that reads and comments, and runs nothing
+  core config mcp token create --read-only                  # every tool that changes nothing
   TOKEN=$(core config mcp token create | tail -n1)   # then give the agent http://127.0.0.1:7391/mcp and this token`
+		cmd.Long = `Mint an mcp token for a coding agent at <base URL>/mcp. It opens every tool
+unless it is scoped: --toolsets opens those toolsets alone (` + strings.Join(backend.Toolsets, ", ") + `:
+docs/mcp.md lists each one's tools), --read-only only the tools that change
+nothing. A tool outside the token's scope is not listed to the agent, and a
+call of it is refused saying which toolset it needs. The scope shows in
+the token's grants (mcp=read, ..., mcp=read-only).`
 		cmd.Flags().DurationVar(&expires, "expires", backend.MCPTokenTTL, "lifetime of the token")
-		grants = []string{"mcp"} // an mcp token carries the mcp grant alone
+		cmd.Flags().StringSliceVar(&toolsets, "toolsets", nil, "toolsets the token opens, comma separated: "+strings.Join(backend.Toolsets, ", ")+" (default: all)")
+		cmd.Flags().BoolVar(&readOnly, "read-only", false, "open only the tools that change nothing")
 		return cmd
 	}
 	cmd.Flags().DurationVar(&expires, "expires", backend.ConsoleTokenTTL, "lifetime of the token")

@@ -5,7 +5,8 @@ import { parseGraph, type GraphData } from './model';
 import { parseQueue, type AttentionQueue } from './attentionmodel';
 import { parseInsight, type Insight } from './insightmodel';
 import { parseForgeReview, type ForgeReview } from './forgemodel';
-import { parseActivities, parseRunLog, parseRuns, parseShare, type Activity, type Run, type RunLog, type ShareInfo } from './sharemodel';
+import { parseActivities, parseShare, type Activity, type ShareInfo } from './sharemodel';
+import { parseRunLog, parseRuns, type Run, type RunLog } from './runsmodel';
 import type { Flavor } from './fragment';
 import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
 
@@ -59,6 +60,8 @@ export interface IndexProblem {
 
 export interface StatusSnapshot {
   workspace: string;
+  /** How many nodes the knowledge graph holds (0 when the status does not say). */
+  nodes: number;
   affected: string[] | null;
   /** Why targets.yaml does not load; '' when it does. */
   diagnostic: string;
@@ -73,7 +76,7 @@ export function parseStatus(v: unknown): StatusSnapshot {
   const o = (typeof v === 'object' && v !== null ? v : {}) as {
     workspace?: unknown;
     pool?: { affected?: unknown };
-    graph?: { diagnostic?: unknown; indexDiagnostics?: unknown; indexProblems?: unknown };
+    graph?: { nodes?: unknown; diagnostic?: unknown; indexDiagnostics?: unknown; indexProblems?: unknown };
   };
   const aff = o.pool && Array.isArray(o.pool.affected) ? o.pool.affected.filter((x): x is string => typeof x === 'string') : null;
   const problems: IndexProblem[] = [];
@@ -84,8 +87,10 @@ export function parseStatus(v: unknown): StatusSnapshot {
     }
   }
   const count = Number(o.graph?.indexDiagnostics ?? 0);
+  const nodes = Number(o.graph?.nodes ?? 0);
   return {
     workspace: typeof o.workspace === 'string' ? o.workspace : '',
+    nodes: Number.isFinite(nodes) && nodes > 0 ? Math.floor(nodes) : 0,
     affected: aff && aff.length > 0 ? aff : null,
     diagnostic: o.graph && typeof o.graph.diagnostic === 'string' ? o.graph.diagnostic : '',
     indexDiagnostics: Math.max(Number.isFinite(count) && count > 0 ? Math.floor(count) : 0, problems.length),
@@ -143,6 +148,12 @@ export class Api {
   async graph(flavor: Flavor, signal?: AbortSignal): Promise<GraphData> {
     const q = flavor === 'targets' ? '?flavor=targets' : '';
     const res = await send(`${this.origin}/api/v1/graph${q}`, { headers: this.headers(), signal });
+    return this.graphFrom(res);
+  }
+
+  /** projects is the project level: level=projects, each project with what it holds. */
+  async projects(signal?: AbortSignal): Promise<GraphData> {
+    const res = await send(`${this.origin}/api/v1/graph?level=projects`, { headers: this.headers(), signal });
     return this.graphFrom(res);
   }
 

@@ -18,6 +18,8 @@ export class AttentionView {
     private readonly root: HTMLElement,
     private readonly badge: HTMLElement,
     private readonly api: () => Api | null,
+    /** status is called with the view's line for the status bar. */
+    private readonly status: (text: string) => void = () => {},
   ) {}
 
   /** load fetches the queue, sets the badge and, when shown, draws it. */
@@ -41,6 +43,7 @@ export class AttentionView {
     if (q === null) return;
     const open = q.requests.filter((r) => r.state === 'open');
     const closed = q.requests.filter((r) => r.state !== 'open');
+    this.status(`attention: ${open.length} open request${open.length === 1 ? '' : 's'}, ${closed.length} answered`);
     const head = h('h2', { text: open.length === 0 ? 'No agent is waiting on you' : `${open.length} agent request${open.length === 1 ? '' : 's'} waiting on you` });
     const parts: HTMLElement[] = [head];
     if (notice) parts.push(h('p', { className: 'attention-notice', text: notice }));

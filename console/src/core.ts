@@ -10,6 +10,12 @@ export interface CoreState {
   lastError: string;
   /** camera is the explorer's camera state (sigma's normalised space). */
   camera: { x: number; y: number; ratio: number };
+  /** level is what the knowledge view shows: projects (the project level) or all (every node). */
+  level: 'projects' | 'all';
+  /** labels are the labels drawn in the last frame: their text and box (CSS pixels from the graph's top left). */
+  labels: Array<{ id: string; text: string; x: number; y: number; w: number; h: number }>;
+  /** where is a node's (or a circle's) centre on the page (client pixels), null when not shown: for tests that click it. */
+  where: (id: string) => { x: number; y: number } | null;
 }
 
 declare global {
@@ -18,7 +24,7 @@ declare global {
   }
 }
 
-export const core: CoreState = { state: 'snapshot', nodes: 0, edges: 0, ready: false, lastError: '', camera: { x: 0.5, y: 0.5, ratio: 1 } };
+export const core: CoreState = { state: 'snapshot', nodes: 0, edges: 0, ready: false, lastError: '', camera: { x: 0.5, y: 0.5, ratio: 1 }, level: 'all', labels: [], where: () => null };
 
 export function exposeCore(): void {
   window.__core = core;

@@ -1,6 +1,10 @@
 // The explorer: one graphology graph shown by sigma, plus the legend, the
 // details panel, the search highlight, the neighbourhood focus and the
-// affected-set paint. It knows nothing about where data comes from.
+// affected-set paint. It shows either every node of a graph (the "all"
+// level, laid out by force) or the project level: projects as circles,
+// grouped by folder, each expanded on a click into its folders and files
+// (levels.ts). It knows nothing about where data comes from: a
+// LevelSource fetches a project's contents and a node's neighbourhood.
 
 import { MultiDirectedGraph } from 'graphology';
 import {
@@ -10,6 +14,7 @@ import {
   kindColor,
   nodeLabel,
   nodeSize,
+  querySeeds,
   type GEdge,
   type GNode,
   type GraphData,
@@ -17,12 +22,41 @@ import {
 import { layeredLayout } from './layout/layered';
 import { placeNear, seedPositions, type Point } from './layout/seed';
 import { runForceLayout, type ForceHandle } from './layout/force';
-import { Renderer, webglAvailable, type EdgeAttrs, type ExplorerGraph, type NodeAttrs } from './renderer';
-import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
+import { Renderer, webglAvailable, type Compound, type EdgeAttrs, type ExplorerGraph, type NodeAttrs } from './renderer';
+import type { Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import { h, show } from './dom';
 import { symbolDefinition } from './symbol';
+import { holdsTotal, owned, packLayout, projectLabel, shownEdges, type Circle } from './levels';
+import { uniqueNames } from './labels';
+import { core } from './core';
 
 export type View = 'knowledge' | 'targets';
+export type Level = 'projects' | 'all';
+
+/** LevelSource fetches what the project level shows on demand. */
+export interface LevelSource {
+  /** expand is a project's contents (what select=project:NAME answers). */
+  expand(project: string): Promise<GraphData>;
+  /** around is a node and what lies within hops edges of it (select=TERM depth:N), or null when it cannot say. */
+  around(node: GNode, hops: number): Promise<GraphData | null>;
+}
+
+const COMPOUND_FILL: Record<string, string> = {
+  group: 'rgba(93, 102, 119, 0.06)',
+  project: 'rgba(228, 87, 46, 0.07)',
+  folder: 'rgba(119, 104, 174, 0.09)',
+};
+const COMPOUND_STROKE: Record<string, string> = {
+  group: 'rgba(93, 102, 119, 0.35)',
+  project: 'rgba(228, 87, 46, 0.55)',
+  folder: 'rgba(119, 104, 174, 0.45)',
+};
+const SELECTED_STROKE = '#1d2433';
+/** The project level draws projects in a tint of their kind's colour, so that names read on them. */
+const PROJECT_TINT = '#f2a68f';
+/** The project level's edges are light until a selection picks some out. */
+const LEVEL_EDGE = '#c3c9d2';
+const PICKED_EDGE = '#1d2433';
 
 const DIM_NODE = '#e3e6eb';
 const DIM_EDGE = '#eef0f3';
@@ -41,9 +75,12 @@ export interface ExplorerElements {
   legend: HTMLElement;
   details: HTMLElement;
   results: HTMLElement;
-  /** The explorer's text in the status line (counts, layout, targets.yaml's problem). */
-  statusLine: HTMLElement;
+  /** status takes the explorer's line for the status bar (counts, layout, targets.yaml's problem). */
+  status: (text: string) => void;
 }
+
+/** Hops a focus reaches (the details' choice). */
+export const FOCUS_HOPS = [1, 2, 3] as const;
 
 export interface ApplyOptions {
   /** keep: a refresh of the same view; existing nodes keep their place and the camera stays. */
@@ -67,6 +104,7 @@ export class Explorer {
   private focusId: string | null = null;
   private focus: Set<string> | null = null;
   private matches: Set<string> | null = null;
+  private listed: string[] | null = null;
   private affected: Set<string> | null = null;
   private painting = false;
   private selected: string | null = null;
@@ -74,10 +112,39 @@ export class Explorer {
   private baseNodes = 0;
   private baseEdges = 0;
 
+  // The project level.
+  level: Level = 'all';
+  private source: LevelSource | null = null;
+  private projectData: GraphData | null = null;
+  private readonly contents = new Map<string, GraphData>();
+  private circles = new Map<string, Circle>();
+  private totalNodes = 0;
+  private expanding = new Set<string>();
+  /** Nodes a search found that the view does not show (the project level lists them). */
+  private found = new Map<string, GNode>();
+  /** focusView: the project level is showing a node's neighbourhood in its place. */
+  private focusView: { id: string; hops: number; camera: { x: number; y: number; ratio: number } } | null = null;
+  hops = 1;
+
   /** Called when the user changes what is painted (for the diff button). */
   onPaintChange: (on: boolean) => void = () => {};
 
-  constructor(private readonly els: ExplorerElements) {}
+  constructor(private readonly els: ExplorerElements) {
+    core.where = (id) => this.where(id);
+  }
+
+  /** where is a node's or a circle's centre on the page, in client pixels (null when not shown). */
+  where(id: string): { x: number; y: number } | null {
+    const r = this.renderer;
+    if (!r) return null;
+    let at: { x: number; y: number } | null = null;
+    if (this.graph.hasNode(id)) at = this.graph.getNodeAttributes(id);
+    else if (this.isCompound(id)) at = this.circles.get(id)!;
+    if (!at) return null;
+    const p = r.sigma.graphToViewport({ x: at.x, y: at.y });
+    const box = this.els.graph.getBoundingClientRect();
+    return { x: box.left + p.x, y: box.top + p.y };
+  }
 
   // ---- data -------------------------------------------------------------
 
@@ -89,9 +156,16 @@ export class Explorer {
     return this.baseEdges;
   }
 
-  /** apply shows a graph in the given view. */
+  /** apply shows every node of a graph in the given view (the "all" level). */
   apply(data: GraphData, view: View, opts: ApplyOptions): void {
     this.stopLayout();
+    if (this.level === 'projects' && !this.focusView) {
+      this.level = 'all';
+      this.graph.clear();
+      this.raw.clear();
+      opts = { keep: false };
+    }
+    if (!this.focusView) this.leaveProjects();
     if (view !== this.view) {
       this.savePositions();
       this.view = view;
@@ -117,9 +191,12 @@ export class Explorer {
       }
     }
     const pending: string[] = [];
+    // A file's label carries enough of its path to tell it from the
+    // graph's other files of the same name.
+    const unique = uniqueNames(data.nodes);
     for (const n of data.nodes) {
       this.raw.set(n.id, n);
-      const attrs = { size: nodeSize(n.kind, 0), color: kindColor(n.kind), label: nodeLabel(n), kind: n.kind };
+      const attrs = { size: nodeSize(n.kind, 0), color: kindColor(n.kind), label: unique.get(n.id) ?? nodeLabel(n), kind: n.kind };
       if (this.graph.hasNode(n.id)) {
         this.graph.mergeNodeAttributes(n.id, attrs);
       } else {
@@ -168,13 +245,15 @@ export class Explorer {
       this.focusId = null;
       this.focus = null;
     } else if (this.focusId) {
-      this.focus = this.neighbourhood(this.focusId);
+      this.focus = this.neighbourhood(this.focusId, this.hops);
     }
     if (this.matches) this.matches = new Set([...this.matches].filter((id) => this.graph.hasNode(id)));
 
     this.ensureRenderer();
     if (this.renderer) {
+      this.renderer.setLevel('all');
       this.renderer.tune(this.graph.order, this.graph.size, view === 'targets');
+      this.renderer.setForcedLabels(this.forcedLabels());
       if (fresh) this.renderer.resetCamera();
       this.renderer.refresh();
       if (runForce && this.graph.order > 1) this.startLayoutAfterPaint();
@@ -241,9 +320,22 @@ export class Explorer {
     this.saved[this.view] = m;
   }
 
-  private neighbourhood(id: string): Set<string> {
+  /** neighbourhood is a node and what lies within hops edges of it, either way. */
+  private neighbourhood(id: string, hops = 1): Set<string> {
     const s = new Set<string>([id]);
-    this.graph.forEachNeighbor(id, (m) => s.add(m));
+    let frontier = [id];
+    for (let d = 0; d < hops && frontier.length > 0; d++) {
+      const next: string[] = [];
+      for (const u of frontier) {
+        this.graph.forEachNeighbor(u, (m) => {
+          if (!s.has(m)) {
+            s.add(m);
+            next.push(m);
+          }
+        });
+      }
+      frontier = next;
+    }
     return s;
   }
 
@@ -257,9 +349,9 @@ export class Explorer {
         this.renderer = new Renderer(this.els.graph, this.graph, {
           nodeReducer: (n, d) => this.reduceNode(n, d),
           edgeReducer: (e, d) => this.reduceEdge(e, d),
-          click: (n) => this.select(n),
+          click: (n) => this.clicked(n),
           doubleClick: (n) => this.setFocus(n),
-          clickStage: () => this.select(null),
+          clickStage: (at) => this.clickedStage(at),
         });
         return;
       } catch (e) {
@@ -304,6 +396,10 @@ export class Explorer {
   }
 
   private reduceEdge(edge: string, d: EdgeAttrs & Partial<EdgeDisplayData>): Partial<EdgeDisplayData> {
+    if (this.level === 'projects' && !this.focusView && this.selected) {
+      const [s, t] = this.graph.extremities(edge);
+      if (s === this.selected || t === this.selected) d.color = PICKED_EDGE;
+    }
     const focus = this.focus;
     const matches = this.matches;
     const painted = this.painting && this.affected !== null;
@@ -405,6 +501,10 @@ export class Explorer {
   relayout(): void {
     this.stopLayout();
     if (this.graph.order === 0) return;
+    if (this.level === 'projects' && !this.focusView) {
+      this.renderProjects(true);
+      return;
+    }
     if (this.view === 'targets') {
       const edges: Array<[string, string]> = [];
       this.graph.forEachEdge((_e, _a, s, t) => edges.push([s, t]));
@@ -428,24 +528,326 @@ export class Explorer {
   // ---- interaction ------------------------------------------------------
 
   select(id: string | null): void {
-    this.selected = id && this.graph.hasNode(id) ? id : null;
+    this.selected = id && (this.graph.hasNode(id) || this.isCompound(id)) ? id : null;
+    if (this.level === 'projects' && !this.focusView) this.renderer?.setCompounds(this.compoundList());
+    this.renderer?.setForcedLabels(this.forcedLabels());
     this.renderDetails();
     this.refresh();
   }
 
-  /** selectAndShow selects a node and moves the camera to it. */
+  /**
+   * selectAndShow selects a node and moves the camera to it. On the project
+   * level a node not shown is first brought in: its project is expanded.
+   */
   selectAndShow(id: string): void {
+    if (this.level === 'projects' && !this.focusView && !this.graph.hasNode(id) && !this.isCompound(id)) {
+      const n = this.lookup(id);
+      const project = n?.kind === 'project' ? n.name : n?.project;
+      if (project && this.projectData?.nodes.some((p) => p.name === project)) {
+        void this.expand(project).then(() => this.selectAndShow(id));
+        return;
+      }
+      if (n) void this.focusAround(id, this.hops);
+      return;
+    }
     this.select(id);
-    if (this.selected) this.renderer?.centerOn(id);
+    if (!this.selected) return;
+    const c = this.circles.get(id);
+    if (this.level === 'projects' && c && c.role !== 'leaf') this.renderer?.fitCircle(c.x, c.y, c.r);
+    else this.renderer?.centerOn(id);
   }
 
-  setFocus(id: string | null): void {
+  /** clicked: a click on a node selects it; on a collapsed project it opens the project too. */
+  private clicked(id: string): void {
+    if (this.level === 'projects' && !this.focusView) {
+      const c = this.circles.get(id);
+      const n = this.raw.get(id);
+      if (n?.kind === 'project' && c && !this.contents.has(n.name)) {
+        this.select(id);
+        void this.expand(n.name);
+        return;
+      }
+    }
+    this.select(id);
+  }
+
+  /** clickedStage: a click on no node selects the innermost circle under it, or nothing. */
+  private clickedStage(at: Coordinates): void {
+    if (this.level !== 'projects' || this.focusView) {
+      this.select(null);
+      return;
+    }
+    let best: Circle | null = null;
+    for (const c of this.circles.values()) {
+      if (c.role === 'leaf' || Math.hypot(at.x - c.x, at.y - c.y) > c.r) continue;
+      if (!best || c.r < best.r) best = c;
+    }
+    this.select(best ? best.id : null);
+  }
+
+  // ---- the project level --------------------------------------------------
+
+  /**
+   * showProjects shows the project level: data is the level=projects
+   * answer (projects with what they hold, their dependencies), total the
+   * number of nodes of the whole graph. keep: a refresh, which keeps the
+   * expanded projects (asked again of the source) and the camera.
+   */
+  showProjects(data: GraphData, source: LevelSource, total: number, keep: boolean): void {
+    this.stopLayout();
+    if (this.level !== 'projects' || this.view !== 'knowledge') {
+      this.savePositions();
+      keep = false;
+    }
+    this.view = 'knowledge';
+    this.level = 'projects';
+    core.level = 'projects';
+    this.source = source;
+    this.projectData = data;
+    this.totalNodes = total;
+    this.focusView = null;
+    this.focusId = null;
+    this.focus = null;
+    this.found.clear();
+    const again = keep ? [...this.contents.keys()].filter((p) => data.nodes.some((n) => n.kind === 'project' && n.name === p)) : [];
+    this.contents.clear();
+    this.renderProjects(!keep);
+    // The expanded projects are read again (a refresh after an edit).
+    for (const p of again) void this.expand(p, false);
+  }
+
+  /** leaveProjects forgets the project level (the "all" level takes over). */
+  private leaveProjects(): void {
+    this.level = 'all';
+    core.level = 'all';
+    this.projectData = null;
+    this.contents.clear();
+    this.circles.clear();
+    this.found.clear();
+    this.focusView = null;
+    this.renderer?.setLevel('all');
+  }
+
+  get expandedProjects(): string[] {
+    return [...this.contents.keys()];
+  }
+
+  isExpanded(project: string): boolean {
+    return this.contents.has(project);
+  }
+
+  /** expand opens a project: its folders and what it owns, inside its circle. */
+  async expand(project: string, move = true): Promise<void> {
+    if (this.level !== 'projects' || !this.source || this.contents.has(project) || this.expanding.has(project)) return;
+    this.expanding.add(project);
+    this.renderStatus();
+    try {
+      const data = await this.source.expand(project);
+      if (this.level !== 'projects') return;
+      this.contents.set(project, data);
+      this.renderProjects(false);
+      const c = this.circles.get(`project:${project}`);
+      if (move && c) this.renderer?.fitCircle(c.x, c.y, c.r);
+    } finally {
+      this.expanding.delete(project);
+      this.renderStatus();
+    }
+  }
+
+  /** collapse folds an expanded project back into one circle. */
+  collapse(project: string): void {
+    if (!this.contents.delete(project)) return;
+    if (this.selected && this.lookup(this.selected)?.project === project) this.selected = `project:${project}`;
+    this.renderProjects(false);
+  }
+
+  private isCompound(id: string): boolean {
+    const c = this.circles.get(id);
+    return !!c && c.role !== 'leaf' && !this.graph.hasNode(id);
+  }
+
+  /** lookup finds a node by id among those shown, those a search found, and the project level's circles. */
+  private lookup(id: string): GNode | undefined {
+    return this.raw.get(id) ?? this.found.get(id);
+  }
+
+  /** compoundList is the circles drawn under the nodes: groups, folders and expanded projects. */
+  private compoundList(): Compound[] {
+    const out: Compound[] = [];
+    for (const c of this.circles.values()) {
+      if (c.role === 'leaf' || (c.role === 'project' && !this.contents.has(c.name))) continue;
+      const n = this.raw.get(c.id);
+      out.push({
+        id: c.id,
+        x: c.x,
+        y: c.y,
+        r: c.r,
+        label: c.role === 'project' && n ? projectLabel(n) : c.name,
+        fill: COMPOUND_FILL[c.role] ?? COMPOUND_FILL.group!,
+        stroke: this.selected === c.id ? SELECTED_STROKE : (COMPOUND_STROKE[c.role] ?? COMPOUND_STROKE.group!),
+        labelDrop: c.role === 'project' ? 12 : 0,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * renderProjects lays the project level out again (circle packing) and
+   * puts it in the graph: collapsed projects and what expanded ones hold
+   * are nodes, groups, folders and expanded projects are circles drawn
+   * under them. fresh: a new view, with the camera reset.
+   */
+  private renderProjects(fresh: boolean): void {
+    const data = this.projectData;
+    if (!data) return;
+    const projects = data.nodes.filter((n) => n.kind === 'project');
+    const inside = new Map<string, GNode[]>();
+    for (const [p, c] of this.contents) inside.set(p, owned(c, p));
+    this.circles = packLayout(projects, inside);
+    this.graph.clear();
+    this.raw.clear();
+    this.extraNodes.clear();
+    this.extraEdges.clear();
+    const leaves: GNode[] = [];
+    for (const l of inside.values()) leaves.push(...l);
+    const unique = uniqueNames(leaves);
+    const byId = new Map<string, GNode>();
+    for (const n of projects) byId.set(n.id, n);
+    for (const l of inside.values()) for (const n of l) byId.set(n.id, n);
+    let minX = Infinity;
+    let maxX = -Infinity;
+    let minY = Infinity;
+    let maxY = -Infinity;
+    for (const c of this.circles.values()) {
+      minX = Math.min(minX, c.x - c.r);
+      maxX = Math.max(maxX, c.x + c.r);
+      minY = Math.min(minY, c.y - c.r);
+      maxY = Math.max(maxY, c.y + c.r);
+      const n = byId.get(c.id);
+      if (c.role === 'group' || c.role === 'folder') {
+        this.raw.set(c.id, { id: c.id, kind: c.role, name: c.name });
+        continue;
+      }
+      if (!n) continue;
+      this.raw.set(c.id, n);
+      if (c.role === 'project' && this.contents.has(n.name)) {
+        // An expanded project is its circle; its node, where the
+        // dependencies between projects end, sits on the circle's top.
+        this.graph.addNode(c.id, { x: c.x, y: c.y + c.r, size: Math.max(0.8, Math.min(3, c.r * 0.05)), color: kindColor('project'), label: '', kind: 'project', zIndex: c.depth });
+        continue;
+      }
+      const label = c.role === 'project' ? projectLabel(n) : (unique.get(n.id) ?? nodeLabel(n));
+      this.graph.addNode(c.id, { x: c.x, y: c.y, size: c.r, color: c.role === 'project' ? PROJECT_TINT : kindColor(n.kind), label, kind: n.kind, zIndex: c.depth });
+    }
+    const edges = [...data.edges];
+    for (const c of this.contents.values()) edges.push(...c.edges);
+    for (const e of shownEdges(edges, (id) => this.graph.hasNode(id))) {
+      const k = this.addEdge(e);
+      if (k) this.graph.mergeEdgeAttributes(k, { size: 1, color: LEVEL_EDGE });
+    }
+    this.baseNodes = this.graph.order;
+    this.baseEdges = this.graph.size;
+    if (this.selected && !this.graph.hasNode(this.selected) && !this.isCompound(this.selected)) this.selected = null;
+    if (this.matches) this.matches = new Set([...this.matches].filter((id) => this.graph.hasNode(id)));
+
+    this.ensureRenderer();
+    if (this.renderer) {
+      this.renderer.setLevel('projects');
+      this.renderer.tune(this.graph.order, this.graph.size, false);
+      this.renderer.setCompounds(this.compoundList());
+      this.renderer.setForcedLabels(this.forcedLabels());
+      if (Number.isFinite(minX)) {
+        // The frame is the outer circles, not the nodes: a group's circle
+        // reaches past the projects in it.
+        const pad = (maxX - minX) * 0.02;
+        this.renderer.frame(minX - pad, maxX + pad, minY - pad, maxY + pad);
+      }
+      if (fresh) this.renderer.resetCamera();
+      this.renderer.refresh();
+    }
+    this.renderLegend();
+    this.renderDetails();
+    this.renderResults();
+    this.renderStatus();
+  }
+
+  /** refocus changes how far a focus reaches. */
+  private refocus(id: string, hops: number): void {
+    if (this.focusView) void this.focusAround(id, hops);
+    else this.setFocus(id, hops);
+  }
+
+  /** focusAround shows a node and what lies within hops of it in the project level's place. */
+  private async focusAround(id: string, hops: number): Promise<void> {
+    const n = this.lookup(id);
+    if (!n || !this.source) return;
+    const data = await this.source.around(n, hops);
+    if (!data || this.level !== 'projects') return;
+    const cam = this.focusView?.camera ?? this.renderer?.sigma.getCamera().getState() ?? { x: 0.5, y: 0.5, ratio: 1 };
+    this.focusView = { id, hops, camera: { x: cam.x, y: cam.y, ratio: cam.ratio } };
+    this.hops = hops;
+    this.graph.clear();
+    this.raw.clear();
+    this.circles.clear();
+    this.renderer?.setLevel('all');
+    this.renderer?.setCompounds([]);
+    this.renderer?.unfreezeFrame();
+    this.saved.knowledge = null;
+    this.apply(data, 'knowledge', { keep: false });
+    this.selected = this.graph.hasNode(id) ? id : null;
+    this.focusId = this.selected;
+    this.renderDetails();
+    this.renderStatus();
+    this.refresh();
+  }
+
+  /** leaveFocusView goes back from a focus to the project level, as it was. */
+  private leaveFocusView(): void {
+    const f = this.focusView;
+    if (!f) return;
+    this.stopLayout();
+    this.focusView = null;
+    this.focusId = null;
+    this.focus = null;
+    this.level = 'projects';
+    this.renderer?.unfreezeFrame();
+    this.renderProjects(false);
+    this.renderer?.sigma.getCamera().setState(f.camera);
+    if (this.selected && !this.graph.hasNode(this.selected)) this.selected = null;
+    this.renderDetails();
+  }
+
+  /** forcedLabels are the labels placed first: the selection, then a focus's root, then search matches. */
+  private forcedLabels(): string[] {
+    const out: string[] = [];
+    if (this.selected) out.push(this.selected);
+    if (this.focusId && this.focusId !== this.selected) out.push(this.focusId);
+    if (this.matches && this.matches.size <= 40) out.push(...[...this.matches].sort());
+    return out;
+  }
+
+  /**
+   * setFocus dims all but a node and what lies within this.hops edges of
+   * it (null: no focus). On the project level, where most nodes are not
+   * loaded, the neighbourhood is asked of the source and shown in the
+   * project level's place until the focus is cleared.
+   */
+  setFocus(id: string | null, hops = this.hops): void {
+    this.hops = hops;
+    if (id !== null && this.level === 'projects' && !this.focusView) {
+      void this.focusAround(id, hops);
+      return;
+    }
+    if (id === null && this.focusView) {
+      this.leaveFocusView();
+      return;
+    }
     if (id === null || !this.graph.hasNode(id)) {
       this.focusId = null;
       this.focus = null;
     } else {
       this.focusId = id;
-      this.focus = this.neighbourhood(id);
+      this.focus = this.neighbourhood(id, hops);
       this.selected = id;
       this.renderer?.fit(this.focus);
     }
@@ -455,7 +857,7 @@ export class Explorer {
   }
 
   get focused(): boolean {
-    return this.focus !== null;
+    return this.focus !== null || this.focusView !== null;
   }
 
   toggleKind(kind: string): void {
@@ -465,9 +867,14 @@ export class Explorer {
     this.refresh();
   }
 
-  /** setMatches highlights a set of nodes (null: no search). */
-  setMatches(ids: Set<string> | null, fit = true): void {
+  /**
+   * setMatches highlights a set of nodes (null: no search); listed are the
+   * results to list, when they are more than those highlighted.
+   */
+  setMatches(ids: Set<string> | null, fit = true, listed?: string[]): void {
     this.matches = ids;
+    this.listed = listed ?? (ids ? [...ids].sort() : null);
+    this.renderer?.setForcedLabels(this.forcedLabels());
     this.renderResults();
     this.renderStatus();
     this.refresh();
@@ -477,16 +884,34 @@ export class Explorer {
   /**
    * setSearchResult shows a select= answer: its nodes are highlighted, and
    * nodes the view does not hold (symbols, for instance) join it for as
-   * long as the search stands. In the target view only targets join.
+   * long as the search stands. In the target view only targets join. On
+   * the project level nothing joins: the projects holding what was found
+   * are highlighted, and the list of results opens each in its project.
    */
-  setSearchResult(result: GraphData): void {
+  setSearchResult(result: GraphData, query = ''): void {
     this.dropExtras();
+    this.found.clear();
+    // What the query's terms select is listed before the neighbours the
+    // answer adds around it.
+    const seeds = query ? querySeeds(query, result.nodes) : new Set<string>();
+    const byRank = (ids: string[]) => [...ids].sort((a, b) => Number(seeds.has(b)) - Number(seeds.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
+    if (this.level === 'projects' && !this.focusView) {
+      const ids = new Set<string>();
+      for (const n of result.nodes) {
+        this.found.set(n.id, n);
+        if (this.graph.hasNode(n.id)) ids.add(n.id);
+        if (n.project && this.graph.hasNode(`project:${n.project}`)) ids.add(`project:${n.project}`);
+      }
+      this.setMatches(ids, false, byRank(result.nodes.map((n) => n.id)));
+      return;
+    }
     const added: string[] = [];
+    const unique = uniqueNames([...this.raw.values(), ...result.nodes]);
     for (const n of result.nodes) {
       if (this.graph.hasNode(n.id)) continue;
       if (this.view === 'targets' && n.kind !== 'target') continue;
       this.raw.set(n.id, n);
-      this.graph.addNode(n.id, { x: 0, y: 0, size: nodeSize(n.kind, 0), color: kindColor(n.kind), label: nodeLabel(n), kind: n.kind });
+      this.graph.addNode(n.id, { x: 0, y: 0, size: nodeSize(n.kind, 0), color: kindColor(n.kind), label: unique.get(n.id) ?? nodeLabel(n), kind: n.kind });
       this.extraNodes.add(n.id);
       added.push(n.id);
     }
@@ -497,7 +922,27 @@ export class Explorer {
     if (added.length > 0) this.placeAmongPlaced(added);
     const ids = new Set(result.nodes.map((n) => n.id).filter((id) => this.graph.hasNode(id)));
     this.renderLegend();
-    this.setMatches(ids);
+    this.setMatches(ids, true, byRank([...ids]));
+  }
+
+  /**
+   * setSnapshotMatches shows a snapshot search: ids of the whole graph
+   * (nodes: where to find them when the view does not show them).
+   */
+  setSnapshotMatches(ids: Set<string>, nodes: (id: string) => GNode | undefined): void {
+    if (this.level !== 'projects' || this.focusView) {
+      this.setMatches(ids);
+      return;
+    }
+    this.found.clear();
+    const shown = new Set<string>();
+    for (const id of ids) {
+      const n = nodes(id);
+      if (n) this.found.set(id, n);
+      if (this.graph.hasNode(id)) shown.add(id);
+      if (n?.project && this.graph.hasNode(`project:${n.project}`)) shown.add(`project:${n.project}`);
+    }
+    this.setMatches(shown, false, [...ids].sort());
   }
 
   private dropExtras(): void {
@@ -518,6 +963,9 @@ export class Explorer {
   clearSearch(): void {
     this.dropExtras();
     this.matches = null;
+    this.listed = null;
+    this.found.clear();
+    this.renderer?.setForcedLabels(this.forcedLabels());
     this.renderLegend();
     this.renderResults();
     this.renderDetails();
@@ -561,6 +1009,7 @@ export class Explorer {
   /** clearView removes the graph (an error with nothing to show). */
   clearView(): void {
     this.stopLayout();
+    this.leaveProjects();
     this.graph.clear();
     this.raw.clear();
     this.extraNodes.clear();
@@ -602,13 +1051,24 @@ export class Explorer {
 
   private renderResults(): void {
     const el = this.els.results;
-    if (!this.matches) {
+    if (!this.matches || !this.listed) {
       el.replaceChildren();
       show(el, false);
       return;
     }
-    const ids = [...this.matches].sort();
-    const list = ids.slice(0, RESULT_CAP).map((id) => h('li', {}, this.nodeButton(id)));
+    const ids = [...new Set(this.listed)];
+    const shown = ids.slice(0, RESULT_CAP);
+    // Each result says where it is: a file's path, so that four index.ts
+    // read as four places.
+    const unique = uniqueNames(shown.map((id) => this.lookup(id)).filter((n): n is GNode => !!n));
+    const list = shown.map((id) => {
+      const li = h('li', {}, this.nodeButton(id, unique.get(id)));
+      const focus = h('button', { type: 'button', className: 'node-focus', text: '◎', title: `Focus on it and what lies within ${this.hops} hop${this.hops === 1 ? '' : 's'}` });
+      focus.setAttribute('aria-label', `Focus on ${id}`);
+      focus.addEventListener('click', () => this.focusFromList(id));
+      li.append(focus);
+      return li;
+    });
     const more = ids.length > RESULT_CAP ? h('li', { className: 'more', text: `… and ${ids.length - RESULT_CAP} more` }) : null;
     el.replaceChildren(
       h('p', { className: 'result-count', text: ids.length === 1 ? '1 match' : `${ids.length} matches` }),
@@ -617,27 +1077,76 @@ export class Explorer {
     show(el, true);
   }
 
-  private nodeButton(id: string): HTMLButtonElement {
-    const n = this.raw.get(id);
+  /** focusFromList focuses a search result, bringing it in first when the view does not show it. */
+  private focusFromList(id: string): void {
+    if (this.graph.hasNode(id) || this.level !== 'projects') {
+      this.setFocus(id);
+      return;
+    }
+    void this.focusAround(id, this.hops);
+  }
+
+  /** nodeButton is a node as a button that selects it: its label, and its path when it has one. */
+  private nodeButton(id: string, label?: string): HTMLButtonElement {
+    const n = this.lookup(id);
     const b = h(
       'button',
       { className: 'node-link', type: 'button', title: id },
       h('span', { className: `swatch kind-${n?.kind ?? 'unknown'}` }),
-      h('span', { text: n ? nodeLabel(n) : id }),
+      h('span', { className: 'node-name', text: label ?? (n ? nodeLabel(n) : id) }),
     );
+    // Where it is: a file's, doc's or symbol's path, a package's import
+    // path, a target's project.
+    let where = '';
+    if (n?.path && (n.kind === 'file' || n.kind === 'doc' || n.kind === 'symbol')) where = n.path;
+    else if (n?.kind === 'package' && n.id.startsWith('package:') && n.id.slice(8) !== n.name) where = n.id.slice(8);
+    else if (n?.kind === 'target') where = n.project ?? '';
+    if (where) b.append(h('span', { className: 'node-path', text: where }));
     b.addEventListener('click', () => this.selectAndShow(id));
     return b;
   }
 
   private renderStatus(): void {
-    const parts = [`${this.baseNodes} nodes`, `${this.baseEdges} edges`];
+    core.nodes = this.baseNodes;
+    core.edges = this.baseEdges;
+    const parts: string[] = [];
+    if (this.level === 'projects' && this.focusView) {
+      parts.push(`focus: ${this.focusView.id}, ${this.focusView.hops} hop${this.focusView.hops === 1 ? '' : 's'}: ${this.baseNodes} nodes, ${this.baseEdges} edges (Esc: back to the projects)`);
+    } else if (this.level === 'projects') {
+      const projects = this.projectData?.nodes.filter((n) => n.kind === 'project').length ?? 0;
+      parts.push(`${projects} projects of ${this.totalNodes.toLocaleString('en-US')} nodes`);
+      if (this.contents.size > 0) parts.push(`${this.contents.size} open: ${[...this.contents.keys()].join(', ')}`);
+      parts.push(`${this.baseNodes} nodes, ${this.baseEdges} edges shown`);
+      if (this.expanding.size > 0) parts.push(`opening ${[...this.expanding].join(', ')}…`);
+    } else {
+      parts.push(`${this.baseNodes} nodes`, `${this.baseEdges} edges`);
+    }
     if (this.extraNodes.size > 0) parts.push(`+${this.extraNodes.size} from search`);
     if (this.layoutRunning) parts.push('layout running…');
-    if (this.focus) parts.push(`focus: ${this.focusId}`);
+    if (this.focus && !this.focusView) parts.push(`focus: ${this.focusId}, ${this.hops} hop${this.hops === 1 ? '' : 's'}`);
     if (this.painting && this.affected) parts.push(`diff touches ${this.affected.size} nodes`);
     const line = [parts.join(' · ')];
     if (this.diagnostic) line.push(`workspace problem: ${this.diagnostic}`);
-    this.els.statusLine.textContent = line.join('  —  ');
+    this.els.status(line.join('  —  '));
+  }
+
+  /** holdsText says what a project owns: "52 files, 2 targets, 1 doc". */
+  private holdsText(n: GNode): string {
+    const plural: Record<string, string> = { file: 'files', target: 'targets', doc: 'docs', package: 'packages', symbol: 'symbols', spell: 'spells' };
+    return Object.entries(n.holds ?? {})
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([k, v]) => `${v} ${v === 1 ? k : (plural[k] ?? k)}`)
+      .join(', ');
+  }
+
+  /** compoundDetails are the details of a group or folder circle: where it is and what it holds. */
+  private compoundDetails(c: Circle, n: GNode): HTMLElement[] {
+    const children = [...this.circles.values()].filter((x) => x.parent === c.id);
+    const ul = h('ul', { className: 'neighbours' });
+    for (const x of children.slice(0, LIST_CAP)) ul.append(h('li', {}, this.nodeButton(x.id, x.role === 'group' || x.role === 'folder' ? `${x.name}/` : undefined)));
+    if (children.length > LIST_CAP) ul.append(h('li', { className: 'more', text: `… and ${children.length - LIST_CAP} more` }));
+    const dl = h('dl', {}, h('dt', { text: 'kind' }), h('dd', { text: n.kind === 'group' ? 'folder of projects' : 'folder' }), h('dt', { text: 'path' }), h('dd', { text: c.name }));
+    return [dl, h('section', { className: 'edges' }, h('h3', { text: `Holds (${children.length})` }), ul)];
   }
 
   private renderDetails(): void {
@@ -647,6 +1156,18 @@ export class Explorer {
     if (!id || !n) {
       el.replaceChildren();
       show(el, false);
+      return;
+    }
+    const circle = this.level === 'projects' ? this.circles.get(id) : undefined;
+    const closeBtn = h('button', { type: 'button', className: 'close', text: 'Close', title: 'Close (Esc)' });
+    closeBtn.addEventListener('click', () => this.select(null));
+    if (circle && (n.kind === 'group' || n.kind === 'folder')) {
+      el.replaceChildren(
+        h('header', {}, h('span', { className: `swatch kind-${n.kind}` }), h('h2', { text: `${circle.name}/` })),
+        h('div', { className: 'actions' }, closeBtn),
+        ...this.compoundDetails(circle, n),
+      );
+      show(el, true);
       return;
     }
     const fields: Array<[string, string | undefined]> = [
@@ -661,6 +1182,7 @@ export class Explorer {
       ['state', n.state],
       ['external', n.external ? 'yes' : undefined],
       ['diagnostic', n.diagnostic],
+      ['holds', n.kind === 'project' && n.holds ? this.holdsText(n) : undefined],
     ];
     const dl = h('dl');
     for (const [k, v] of fields) {
@@ -701,15 +1223,38 @@ export class Explorer {
       return s;
     };
 
-    const focusBtn = h('button', { type: 'button', className: 'focus', text: this.focusId === id ? 'Clear focus' : 'Focus neighbourhood' });
+    // Focus: the node and what lies within 1, 2 or 3 hops of it.
+    const focused = this.focusId === id || this.focusView?.id === id;
+    const focusBtn = h('button', { type: 'button', className: 'focus', text: focused ? 'Clear focus' : 'Focus' });
     focusBtn.id = 'focus';
-    focusBtn.addEventListener('click', () => this.setFocus(this.focusId === id ? null : id));
-    const closeBtn = h('button', { type: 'button', className: 'close', text: 'Close', title: 'Close (Esc)' });
-    closeBtn.addEventListener('click', () => this.select(null));
+    focusBtn.title = focused ? 'Show everything again (Esc)' : `Show only this node and what lies within ${this.hops} hop${this.hops === 1 ? '' : 's'} of it`;
+    focusBtn.addEventListener('click', () => this.setFocus(focused ? null : id, this.hops));
+    const hopPick = h('select', { className: 'focus-hops', title: 'How far the focus reaches' }) as HTMLSelectElement;
+    hopPick.setAttribute('aria-label', 'Hops');
+    for (const k of FOCUS_HOPS) {
+      const o = h('option', { text: `${k} hop${k === 1 ? '' : 's'}` });
+      o.value = String(k);
+      o.selected = k === this.hops;
+      hopPick.append(o);
+    }
+    hopPick.addEventListener('change', () => {
+      const k = Number(hopPick.value);
+      if (focused) this.refocus(id, k);
+      else this.hops = k;
+      this.renderDetails();
+    });
+    const actions: HTMLElement[] = [focusBtn, hopPick];
+    if (this.level === 'projects' && !this.focusView && n.kind === 'project') {
+      const open = this.contents.has(n.name);
+      const b = h('button', { type: 'button', className: 'expand', text: open ? 'Fold project' : 'Open project', title: open ? 'Show the project as one circle again' : 'Show its folders and files' });
+      b.id = 'expand';
+      b.addEventListener('click', () => (open ? this.collapse(n.name) : void this.expand(n.name)));
+      actions.unshift(b);
+    }
 
     el.replaceChildren(
-      h('header', {}, h('span', { className: `swatch kind-${n.kind}` }), h('h2', { text: nodeLabel(n) })),
-      h('div', { className: 'actions' }, focusBtn, closeBtn),
+      h('header', {}, h('span', { className: `swatch kind-${n.kind}` }), h('h2', { text: (this.graph.hasNode(id) && this.graph.getNodeAttribute(id, 'label')) || nodeLabel(n) })),
+      h('div', { className: 'actions' }, ...actions, closeBtn),
       dl,
       ...sections,
       edgeSection('Edges out', out),
@@ -720,6 +1265,7 @@ export class Explorer {
 
   private edgesByKind(id: string, dir: 'in' | 'out'): Map<string, Neighbour[]> {
     const groups = new Map<string, Neighbour[]>();
+    if (!this.graph.hasNode(id)) return groups;
     const add = (a: EdgeAttrs, other: string) => {
       let l = groups.get(a.kind);
       if (!l) groups.set(a.kind, (l = []));

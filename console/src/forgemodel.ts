@@ -18,6 +18,8 @@ export interface ForgeComment {
 export interface ForgeReview {
   state: string;
   message: string;
+  /** The forge the origin remote names ("github"), '' when none was recognised. */
+  forge: string;
   pullRequest: { number: number; title: string; url: string; state: string; draft: boolean; author: string } | null;
   verdicts: { reviewer: string; state: string; url: string }[];
   comments: ForgeComment[];
@@ -38,6 +40,7 @@ export function parseForgeReview(v: unknown): ForgeReview {
   return {
     state: str(o.state),
     message: str(o.message),
+    forge: str(o.forge),
     pullRequest: pr && {
       number: num(pr.number),
       title: str(pr.title),
@@ -101,4 +104,22 @@ export function headline(r: ForgeReview): string {
   if (changes) parts.push(`${changes} requested changes`);
   if (r.checks.length) parts.push(failing ? `${failing} of ${r.checks.length} checks failing` : `${r.checks.length} checks passing or pending`);
   return parts.join(' · ');
+}
+
+/**
+ * worthShowing says whether the Review view's header has anything to say
+ * of the forge: not when the repository has no remote, nor when its remote
+ * is no forge the server knows (a local path, an unknown host), unless
+ * forge.api_url is configured and does not work. A configured or detected
+ * forge shows, its problems included (no token, unreachable, no pull
+ * request).
+ */
+export function worthShowing(r: ForgeReview): boolean {
+  switch (r.state) {
+    case 'no_remote':
+      return false;
+    case 'unsupported_remote':
+      return r.forge !== '' || r.message.startsWith('forge.api_url');
+  }
+  return r.state !== '';
 }

@@ -1,29 +1,34 @@
 // The Insight view: the five lenses of GET /api/v1/insight as pictures.
 // Hotspots are a treemap of files (area: score) grouped by project, beside
-// ranked bars of projects; affinity a chord diagram of projects (hidden
-// coupling in the warning colour) and a list of file pairs; ownership a
-// stacked bar of owners' shares per project with its bus factor; trend a
-// sparkline per project; volatility a ranked list with its rate and Wilson
-// lower bound. d3's layout modules compute the shapes (d3-hierarchy,
+// ranked bars of projects on a log scale (their scores span orders of
+// magnitude); affinity a chord diagram of projects (hidden coupling in the
+// warning colour) and a list of file pairs; ownership a stacked bar of
+// owners' shares per project with its bus factor; trend a column chart per
+// project with its baseline; volatility a ranked list with its rate and
+// Wilson lower bound. d3's layout modules compute the shapes (d3-hierarchy,
 // d3-chord, d3-shape); the page draws the SVG itself, and every string
-// from the server goes in through textContent.
+// from the server goes in through textContent. Every chart has a table of
+// the same numbers under it (folded), for screen readers and copy-paste,
+// and says its unit.
 
 import { hierarchy, treemap, type HierarchyRectangularNode } from 'd3-hierarchy';
 import { chord, ribbon, type Chord } from 'd3-chord';
-import { arc, line } from 'd3-shape';
+import { arc } from 'd3-shape';
 import { h, show } from './dom';
 import type { Api } from './api';
-import { chordMatrix, pct, type Insight } from './insightmodel';
+import { chordMatrix, compact, logShare, pct, trendSentence, type Insight, type ProjectTrend } from './insightmodel';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const WARN = '#d97706';
+const WARN = '#b45309';
 const PALETTE = ['#2563eb', '#16a34a', '#9333ea', '#0891b2', '#db2777', '#65a30d', '#ea580c', '#4f46e5', '#0d9488', '#b45309'];
+const SCORE_UNIT = 'commits × weighted lines';
 
-function svg(w: number, hgt: number, cls: string): SVGSVGElement {
+function svg(w: number, hgt: number, cls: string, label: string): SVGSVGElement {
   const s = document.createElementNS(SVG, 'svg');
   s.setAttribute('viewBox', `0 0 ${w} ${hgt}`);
   s.setAttribute('class', cls);
   s.setAttribute('role', 'img');
+  s.setAttribute('aria-label', label);
   return s;
 }
 
@@ -43,12 +48,36 @@ const colour = (names: string[]) => {
   return (n: string) => PALETTE[Math.max(0, sorted.indexOf(n)) % PALETTE.length]!;
 };
 
+/**
+ * table is a chart's text alternative: the same numbers as a table, folded
+ * under the chart (a screen reader announces the summary and opens it;
+ * copied, it pastes as rows and columns).
+ */
+function table(caption: string, head: string[], rows: Array<Array<string | number>>): HTMLElement {
+  const t = h('table', { className: 'insight-data' });
+  t.append(h('caption', { text: caption }));
+  const thead = h('thead');
+  const hr = h('tr');
+  for (const c of head) {
+    const th = h('th', { text: c });
+    th.scope = 'col';
+    hr.append(th);
+  }
+  thead.append(hr);
+  const tbody = h('tbody');
+  for (const r of rows) tbody.append(h('tr', {}, ...r.map((c) => h('td', { className: typeof c === 'number' ? 'num' : '', text: typeof c === 'number' ? c.toLocaleString('en-US') : c }))));
+  t.append(thead, tbody);
+  return h('details', { className: 'insight-table' }, h('summary', { text: `${caption} as a table` }), t);
+}
+
 export class InsightView {
   private window = '1y';
 
   constructor(
     private readonly root: HTMLElement,
     private readonly api: () => Api | null,
+    /** status is called with the view's line for the status bar. */
+    private readonly status: (text: string) => void = () => {},
   ) {}
 
   async load(): Promise<void> {
@@ -62,6 +91,7 @@ export class InsightView {
     } catch (e) {
       this.root.replaceChildren(h('p', { className: 'insight-error', text: `Insight cannot be shown: ${(e as Error).message}` }));
       this.root.dataset.state = 'error';
+      this.status('insight: cannot be read');
     }
   }
 
@@ -94,6 +124,8 @@ export class InsightView {
     for (const n of d.notes) parts.push(h('p', { className: 'insight-note', text: n }));
     parts.push(this.hotspots(d), this.affinity(d), this.ownership(d), this.trend(d), this.volatility(d));
     this.root.replaceChildren(...parts);
+    const windowName = { '90d': 'the last 90 days', '1y': 'the last year', all: 'the whole history' }[this.window] ?? this.window;
+    this.status(`insight: ${d.windowCommits} of ${d.commits} commits in ${windowName} · ${d.hotspots?.files.length ?? 0} hotspots · ${d.bulkCommits} bulk changes left out${d.head ? ` · HEAD ${d.head.slice(0, 7)}` : ''}`);
   }
 
   private section(cls: string, title: string, explain: string): HTMLElement {
@@ -101,8 +133,21 @@ export class InsightView {
   }
 
   private hotspots(d: Insight): HTMLElement {
-    const sec = this.section('insight-hotspots', 'Hotspots', 'Files by changes in the window × complexity now (area), grouped by project.');
-    const files = d.hotspots?.files ?? [];
+    const sec = this.section('insight-hotspots', 'Hotspots', `Files by changes in the window × complexity now (area; ${SCORE_UNIT}), grouped by project.`);
+    const hs = d.hotspots;
+    if (hs && hs.leftOut.length > 0) {
+      const p = h('p', { className: 'insight-left-out' });
+      p.append(
+        `Left out: ${hs.leftOut.map((l) => `${l.files} ${l.kind}`).join(', ')} (${hs.leftOut.flatMap((l) => l.top.slice(0, 1)).join(', ')}…). `,
+        h('code', { text: `core insight --include ${hs.leftOut.map((l) => l.kind).join(',')}` }),
+        ' or ',
+        h('code', { text: `include=${hs.leftOut.map((l) => l.kind).join(',')}` }),
+        ' counts them.',
+      );
+      p.title = hs.note;
+      sec.append(p);
+    }
+    const files = hs?.files ?? [];
     if (files.length === 0) {
       sec.append(h('p', { className: 'insight-empty', text: 'No hotspot: no file changed in the window still exists.' }));
       return sec;
@@ -123,12 +168,12 @@ export class InsightView {
         .sort((a, b) => (b.value ?? 0) - (a.value ?? 0)),
     );
     const col = colour([...byProject.keys()]);
-    const s = svg(W, H, 'treemap');
+    const s = svg(W, H, 'treemap', `Treemap of the ${files.length} hottest files; the table below lists them`);
     for (const leaf of root.leaves() as HierarchyRectangularNode<Leaf>[]) {
       const n = leaf.data;
       const g = el('g', {});
       const r = el('rect', { x: leaf.x0, y: leaf.y0, width: leaf.x1 - leaf.x0, height: leaf.y1 - leaf.y0, fill: col(n.project ?? ''), class: 'cell' },
-        `${n.path}\n${n.project}\n${n.changes} changes × complexity ${n.complexity} = ${n.score}`);
+        `${n.path}\n${n.project}\n${n.changes} changes × complexity ${n.complexity} = ${n.score} ${SCORE_UNIT}`);
       r.setAttribute('data-path', n.path ?? '');
       g.append(r);
       if (leaf.x1 - leaf.x0 > 60 && leaf.y1 - leaf.y0 > 16) {
@@ -139,26 +184,35 @@ export class InsightView {
       }
       s.append(g);
     }
-    sec.append(s);
-    const projects = d.hotspots?.projects ?? [];
+    sec.append(s, table('Hotspot files', ['file', 'project', 'changes', 'complexity', `score (${SCORE_UNIT})`], files.map((f) => [f.path, f.project || '—', f.changes, f.complexity, f.score])));
+    const projects = hs?.projects ?? [];
     if (projects.length > 0) {
+      // A log scale: one big project must not flatten every other bar.
       const top = Math.max(...projects.map((p) => p.score), 1);
+      sec.append(h('h4', { text: `Projects: commits × summed complexity (${SCORE_UNIT}), log scale` }));
       const bars = h('ol', { className: 'insight-bars' });
+      bars.setAttribute('aria-label', 'Projects by hotspot score, log scale');
       for (const p of projects) {
         const bar = h('span', { className: 'bar' });
-        bar.style.width = `${Math.max(1, (p.score / top) * 100)}%`;
+        bar.style.width = `${Math.max(1, logShare(p.score, top) * 100)}%`;
         bar.style.background = col(p.project);
-        const li = h('li', { title: `${p.changes} commits × complexity ${p.complexity}` }, h('span', { className: 'name', text: p.project }), h('span', { className: 'track' }, bar), h('span', { className: 'num', text: String(p.score) }));
+        const li = h(
+          'li',
+          { title: `${p.project}: ${p.changes} commits × complexity ${p.complexity} = ${p.score.toLocaleString('en-US')} ${SCORE_UNIT}` },
+          h('span', { className: 'name', text: p.project }),
+          h('span', { className: 'track' }, bar),
+          h('span', { className: 'num', text: compact(p.score) }),
+        );
         li.dataset.project = p.project;
         bars.append(li);
       }
-      sec.append(bars);
+      sec.append(bars, table('Hotspot projects', ['project', 'commits', 'complexity', `score (${SCORE_UNIT})`], projects.map((p) => [p.project, p.changes, p.complexity, p.score])));
     }
     return sec;
   }
 
   private affinity(d: Insight): HTMLElement {
-    const sec = this.section('insight-affinity', 'Affinity', 'Projects changed in the same commits (ribbon width: commits together). Orange: hidden coupling, no dependency declared or inferred.');
+    const sec = this.section('insight-affinity', 'Affinity', 'Projects changed in the same commits (ribbon width: commits together). Amber: hidden coupling, no dependency declared or inferred.');
     const pairs = d.affinity?.projects ?? [];
     if (pairs.length === 0) {
       sec.append(h('p', { className: 'insight-empty', text: 'No two projects changed together twice in the window.' }));
@@ -168,7 +222,7 @@ export class InsightView {
       const R = S / 2 - 40;
       const layout = chord().padAngle(0.05).sortSubgroups((a, b) => b - a)(matrix);
       const col = colour(names);
-      const s = svg(S, S, 'chord');
+      const s = svg(S, S, 'chord', `Chord diagram of ${pairs.length} project pairs changed together; the table below lists them`);
       const g = el('g', { transform: `translate(${S / 2},${S / 2})` });
       const groupArc = arc<{ startAngle: number; endAngle: number }>().innerRadius(R).outerRadius(R + 10);
       for (const grp of layout.groups) {
@@ -199,15 +253,15 @@ export class InsightView {
       sec.append(s);
       const list = h('ul', { className: 'insight-pairs' });
       for (const p of pairs) {
-        list.append(h('li', { className: p.hidden ? 'hidden' : '', text: `${p.a} + ${p.b}: ${p.together} together, support ${pct(p.support)}, confidence ${pct(p.confidence)}${p.hidden ? ' — hidden coupling' : ''}` }));
+        list.append(h('li', { className: p.hidden ? 'hidden' : '', text: `${p.a} + ${p.b}: ${p.together} commits together, support ${pct(p.support)}, confidence ${pct(p.confidence)}${p.hidden ? ' — hidden coupling' : ''}` }));
       }
-      sec.append(list);
+      sec.append(list, table('Project pairs', ['project', 'project', 'commits together', 'support', 'confidence', 'hidden coupling'], pairs.map((p) => [p.a, p.b, p.together, pct(p.support), pct(p.confidence), p.hidden ? 'yes' : 'no'])));
     }
     const files = d.affinity?.files ?? [];
     if (files.length > 0) {
       const list = h('ol', { className: 'insight-file-pairs' });
-      for (const p of files.slice(0, 10)) list.append(h('li', { text: `${p.a} + ${p.b} (${p.together}, ${pct(p.confidence)})` }));
-      sec.append(h('h4', { text: 'Files changed together' }), list);
+      for (const p of files.slice(0, 10)) list.append(h('li', { text: `${p.a} + ${p.b} (${p.together} commits, ${pct(p.confidence)})` }));
+      sec.append(h('h4', { text: 'Files changed together' }), list, table('File pairs', ['file', 'file', 'commits together', 'confidence'], files.map((p) => [p.a, p.b, p.together, pct(p.confidence)])));
     }
     return sec;
   }
@@ -224,6 +278,8 @@ export class InsightView {
     for (const p of projects) {
       const bar = h('span', { className: 'owner-bar' });
       bar.dataset.project = p.project;
+      bar.setAttribute('role', 'img');
+      bar.setAttribute('aria-label', `${p.project}: ${p.owners.map((o) => `${o.author} ${pct(o.share)}`).join(', ')}`);
       for (const o of p.owners) {
         const seg = h('span', { className: 'owner', title: `${o.author}: ${o.changes} commits, ${pct(o.share)}` });
         seg.style.width = `${o.share * 100}%`;
@@ -241,33 +297,85 @@ export class InsightView {
       if (p.quiet.length > 0) li.append(h('span', { className: 'quiet', text: `quiet: ${p.quiet.map((q) => q.author).join(', ')}` }));
       list.append(li);
     }
-    sec.append(list);
+    sec.append(
+      list,
+      table(
+        'Owners',
+        ['project', 'commits', 'bus factor', 'owners (share)', 'quiet'],
+        projects.map((p) => [p.project, p.changes, p.busFactor, p.owners.map((o) => `${o.author} ${pct(o.share)}`).join(', '), p.quiet.map((q) => q.author).join(', ') || '—']),
+      ),
+    );
     return sec;
   }
 
   private trend(d: Insight): HTMLElement {
     const weeks = d.trend?.weeks ?? [];
-    const sec = this.section('insight-trend', 'Trend', `Commits per project per week since ${weeks[0] ?? '—'}; rising or falling compares the last 4 weeks with the 4 before.`);
+    const sec = this.section(
+      'insight-trend',
+      'Trend',
+      `Commits per project per week since ${weeks[0] ?? '—'}. The last 4 weeks (shaded) against the project's baseline (dashed: its weekly rate before them, since its first commit): rising, falling, steady, or new when it is too young to compare.`,
+    );
     const projects = d.trend?.projects ?? [];
     if (projects.length === 0) {
       sec.append(h('p', { className: 'insight-empty', text: 'No project to chart.' }));
       return sec;
     }
     const list = h('ol', { className: 'insight-sparks' });
-    const W = 120;
-    const H = 24;
     for (const p of projects) {
-      const top = Math.max(...p.counts, 1);
-      const x = (i: number) => (p.counts.length <= 1 ? 0 : (i / (p.counts.length - 1)) * (W - 2) + 1);
-      const y = (v: number) => H - 2 - (v / top) * (H - 4);
-      const s = svg(W, H, 'spark');
-      const path = el('path', { d: line<number>().x((_, i) => x(i)).y((v) => y(v))(p.counts) ?? '', class: `spark ${p.direction}`, fill: 'none' }, p.counts.map((c, i) => `${weeks[i] ?? ''}: ${c}`).join('\n'));
-      path.setAttribute('data-project', p.project);
-      s.append(path);
-      list.append(h('li', { className: p.direction }, h('span', { className: 'name', text: p.project }), s, h('span', { className: 'direction', text: p.direction })));
+      const li = h('li', { className: p.direction }, h('span', { className: 'name', text: p.project }), this.spark(p, weeks), h('span', { className: `direction ${p.direction}`, text: p.direction }), h('span', { className: 'muted', text: trendSentence(p) }));
+      list.append(li);
     }
-    sec.append(list);
+    sec.append(
+      list,
+      table(
+        'Commits per week',
+        ['project', ...weeks.map((w) => w.slice(5)), 'last 4 weeks', 'baseline per week', 'direction'],
+        projects.map((p) => [p.project, ...p.counts, p.recent, p.baselineWeeks > 0 ? Number(p.baseline.toFixed(2)) : '—', p.direction]),
+      ),
+    );
     return sec;
+  }
+
+  /**
+   * spark is one project's weeks as columns (readable at a glance: a
+   * column a week, the top labelled), the last 4 weeks shaded, the baseline
+   * dashed across, and the weeks before the project's first commit left
+   * blank rather than drawn as zeros.
+   */
+  private spark(p: ProjectTrend, weeks: string[]): SVGSVGElement {
+    const n = Math.max(p.counts.length, 1);
+    const BW = 12;
+    const GAP = 3;
+    const H = 40;
+    const TOP = 10;
+    const W = n * (BW + GAP) + 24;
+    const top = Math.max(...p.counts, p.baseline, 1);
+    const y = (v: number) => H - 1 - (v / top) * (H - TOP - 2);
+    const s = svg(W, H, 'spark', `${p.project}: ${trendSentence(p)}`);
+    s.setAttribute('data-project', p.project);
+    const recentFrom = Math.max(0, n - 4);
+    s.append(el('rect', { x: recentFrom * (BW + GAP) - 1, y: 0, width: 4 * (BW + GAP), height: H, class: 'recent' }));
+    const first = p.first ? p.first.slice(0, 10) : '';
+    p.counts.forEach((c, i) => {
+      const week = weeks[i] ?? '';
+      const next = weeks[i + 1] ?? '9999';
+      const before = first === '' || next <= first;
+      const x = i * (BW + GAP);
+      if (before) {
+        s.append(el('rect', { x, y: H - 2, width: BW, height: 1, class: 'none' }, `${week}: before the first commit`));
+        return;
+      }
+      const hgt = Math.max(c > 0 ? 2 : 1, H - 1 - y(c));
+      s.append(el('rect', { x, y: H - 1 - hgt, width: BW, height: hgt, class: `week${i >= recentFrom ? ' last' : ''}` }, `${week}: ${c} commit${c === 1 ? '' : 's'}`));
+    });
+    if (p.baselineWeeks > 0) {
+      const by = y(p.baseline);
+      s.append(el('path', { d: `M0,${by}H${n * (BW + GAP)}`, class: 'baseline' }, `baseline: ${Number(p.baseline.toFixed(2))} a week`));
+    }
+    const label = el('text', { x: n * (BW + GAP) + 2, y: TOP, class: 'spark-top' });
+    label.textContent = String(Math.max(...p.counts, 0));
+    s.append(label);
+    return s;
   }
 
   private volatility(d: Insight): HTMLElement {
@@ -290,7 +398,7 @@ export class InsightView {
       li.dataset.target = t.target;
       list.append(li);
     }
-    sec.append(list);
+    sec.append(list, table('Flipping targets', ['target', 'runs', 'same-key pairs', 'flips', 'rate', 'at least (95%)'], targets.map((t) => [t.target, t.runs, t.pairs, t.flips, pct(t.rate), pct(t.lowerBound)])));
     show(sec, true);
     return sec;
   }

@@ -3,11 +3,12 @@
 
 import { core, exposeCore, type CoreStateName } from './core';
 import { byId, show } from './dom';
-import { Explorer, type View } from './explorer';
+import { Explorer, type Level, type LevelSource, type View } from './explorer';
+import { projectContents, projectLevel, selectTerm, within } from './levels';
 import { parseFragment, srcProvenance, type Flavor } from './fragment';
 import { MSG_NO_SESSION, planBoot, type Credential } from './boot';
 import { decodeDataPayload } from './payload';
-import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GraphData } from './model';
+import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GNode, type GraphData } from './model';
 import { Api, ApiError, exchangePairingCode, type StatusSnapshot } from './api';
 import { EventStream } from './events';
 import { disconnectedBanner } from './backoff';
@@ -17,9 +18,16 @@ import { ReviewView } from './review';
 import { AttentionView } from './attention';
 import { SharePanel, ShareView } from './share';
 import { InsightView } from './insight';
+import { startRuns } from './runs';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
+
+/**
+ * Above this many nodes the knowledge view opens on projects: a few
+ * hundred nodes still read as a picture, a thousand are a hairball.
+ */
+export const PROJECT_LEVEL_ABOVE = 400;
 
 const els = {
   badge: byId('badge'),
@@ -42,6 +50,7 @@ const els = {
   indexProblems: byId<HTMLDetailsElement>('index-problems'),
   viewKnowledge: byId<HTMLButtonElement>('view-knowledge'),
   viewTargets: byId<HTMLButtonElement>('view-targets'),
+  level: byId<HTMLButtonElement>('level'),
   viewReview: byId<HTMLButtonElement>('view-review'),
   review: byId('review'),
   viewAttention: byId<HTMLButtonElement>('view-attention'),
@@ -56,12 +65,24 @@ const els = {
   stage: byId('stage'),
 };
 
+// ---- the status bar: it speaks of the view shown ------------------------
+
+type Panel = 'graph' | 'review' | 'insight' | 'attention';
+let panel: Panel = 'graph';
+const panelStatus: Record<Panel, string> = { graph: '', review: 'review: reading the change…', insight: 'insight: reading the history…', attention: '' };
+
+/** setStatus keeps a view's status line and shows it when that view is the one shown. */
+function setStatus(of: Panel, text: string): void {
+  panelStatus[of] = text;
+  if (panel === of) els.statusText.textContent = text;
+}
+
 const explorer = new Explorer({
   graph: els.graph,
   legend: els.legend,
   details: els.details,
   results: els.results,
-  statusLine: els.statusText,
+  status: (text) => setStatus('graph', text),
 });
 
 // ---- page state ---------------------------------------------------------
@@ -132,6 +153,48 @@ function showGraph(data: GraphData, view: View, keep: boolean, okState: 'snapsho
   core.ready = true;
 }
 
+/** showProjectLevel puts the project level on screen and sets the state it implies. */
+function showProjectLevel(data: GraphData, source: LevelSource, total: number, keep: boolean, okState: 'snapshot' | 'live'): void {
+  explorer.showProjects(data, source, total, keep);
+  setCounts();
+  core.lastError = '';
+  setState(okState);
+  setMessage(null);
+  core.ready = true;
+  setLevelButton();
+}
+
+/** setLevelButton offers the other level of the knowledge view (none in the target view). */
+function setLevelButton(): void {
+  const knowledge = explorer.view === 'knowledge' && panel === 'graph';
+  show(els.level, knowledge && levelChoice !== null);
+  const projects = explorer.level === 'projects';
+  els.level.textContent = projects ? 'Every node' : 'Projects';
+  els.level.title = projects ? 'Show every node of the graph, laid out by force' : 'Show the projects, grouped by folder; a click opens one';
+}
+
+/** levelChoice switches the knowledge view between its levels (null: only one level makes sense). */
+let levelChoice: ((level: Level) => void) | null = null;
+
+/** snapshotSource is what the project level of a snapshot asks: the whole graph is at hand. */
+function snapshotSource(data: GraphData): LevelSource {
+  return {
+    expand: (project) => Promise.resolve(projectContents(data, project)),
+    around: (n, hops) => Promise.resolve(within(data, n.id, hops)),
+  };
+}
+
+/** liveSource asks the server: a project's contents, a node's neighbourhood. */
+function liveSource(api: Api): LevelSource {
+  return {
+    expand: (project) => api.select(`project:${project}`),
+    around: (n, hops) => {
+      const term = selectTerm(n);
+      return term ? api.select(`${term} depth:${hops}`) : Promise.resolve(null);
+    },
+  };
+}
+
 // ---- search -------------------------------------------------------------
 
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -159,8 +222,12 @@ function runSearch(q: string, quiet = false): void {
   void searcher(activeQuery, quiet);
 }
 
+/** snapshotNodes is the whole graph of a snapshot, by id (the project level shows only part of it). */
+let snapshotNodes = new Map<string, GNode>();
+
 function snapshotSearch(q: string): Promise<void> {
-  explorer.setMatches(substringMatches(explorer.searchNodes(), q));
+  if (explorer.level === 'projects') explorer.setSnapshotMatches(substringMatches(snapshotNodes.values(), q), (id) => snapshotNodes.get(id));
+  else explorer.setMatches(substringMatches(explorer.searchNodes(), q));
   return Promise.resolve();
 }
 
@@ -178,54 +245,22 @@ els.searchForm.addEventListener('submit', (ev) => {
 
 els.diff.addEventListener('click', () => explorer.togglePaint());
 els.relayout.addEventListener('click', () => explorer.relayout());
+els.level.addEventListener('click', () => levelChoice?.(explorer.level === 'projects' ? 'all' : 'projects'));
 els.viewKnowledge.addEventListener('click', () => {
-  showReview(false);
-  showAttention(false);
-  showInsight(false);
+  showPanel('graph');
   switchView('knowledge');
 });
 els.viewTargets.addEventListener('click', () => {
-  showReview(false);
-  showAttention(false);
-  showInsight(false);
+  showPanel('graph');
   switchView('targets');
 });
-els.viewReview.addEventListener('click', () => {
-  showAttention(false);
-  showInsight(false);
-  showReview(true);
-});
-els.viewAttention.addEventListener('click', () => {
-  showReview(false);
-  showInsight(false);
-  showAttention(true);
-});
-els.viewInsight.addEventListener('click', () => {
-  showReview(false);
-  showAttention(false);
-  showInsight(true);
-});
+els.viewReview.addEventListener('click', () => showPanel('review'));
+els.viewAttention.addEventListener('click', () => showPanel('attention'));
+els.viewInsight.addEventListener('click', () => showPanel('insight'));
 
 // ---- the Insight view (live mode) -------------------------------------------
 
-const insight = new InsightView(els.insight, () => session?.api ?? null);
-
-/** showInsight puts the insight lenses in the graph's place, or takes them away. */
-function showInsight(on: boolean): void {
-  const was = !els.insight.hidden;
-  show(els.insight, on);
-  show(els.stage, !on);
-  show(els.sidebar, !on);
-  if (on) show(els.details, false);
-  els.viewInsight.setAttribute('aria-pressed', String(on));
-  if (on) {
-    els.viewKnowledge.setAttribute('aria-pressed', 'false');
-    els.viewTargets.setAttribute('aria-pressed', 'false');
-    void insight.load();
-  } else if (was && session && els.review.hidden && els.attention.hidden) {
-    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
-  }
-}
+const insight = new InsightView(els.insight, () => session?.api ?? null, (text) => setStatus('insight', text));
 
 // ---- sharing (live mode: the Share button; a share link: the shared view) --
 
@@ -270,30 +305,14 @@ function startShare(token: string): void {
 
 // ---- the Attention view (live mode) ----------------------------------------
 
-const attention = new AttentionView(els.attention, els.attentionCount, () => session?.api ?? null);
-
-/** showAttention puts the attention queue in the graph's place, or takes it away. */
-function showAttention(on: boolean): void {
-  const was = !els.attention.hidden;
-  show(els.attention, on);
-  show(els.stage, !on);
-  show(els.sidebar, !on);
-  if (on) show(els.details, false);
-  els.viewAttention.setAttribute('aria-pressed', String(on));
-  if (on) {
-    els.viewKnowledge.setAttribute('aria-pressed', 'false');
-    els.viewTargets.setAttribute('aria-pressed', 'false');
-    void attention.load();
-  } else if (was && session && els.review.hidden && els.insight.hidden) {
-    setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
-  }
-}
+const attention = new AttentionView(els.attention, els.attentionCount, () => session?.api ?? null, (text) => setStatus('attention', text));
 
 // ---- the Review view (live mode) -------------------------------------------
 
 const review = new ReviewView(els.review, () => session?.api ?? null, {
+  status: (text) => setStatus('review', text),
   openSymbol: (id, name) => {
-    showReview(false);
+    showPanel('graph');
     if (session && session.flavor !== 'knowledge') switchView('knowledge');
     els.search.value = `symbol:${name}`;
     activeQuery = els.search.value;
@@ -301,21 +320,35 @@ const review = new ReviewView(els.review, () => session?.api ?? null, {
   },
 });
 
-/** showReview puts the Review view in the graph's place, or takes it away. */
-function showReview(on: boolean): void {
-  const was = !els.review.hidden;
-  show(els.review, on);
-  show(els.stage, !on);
-  show(els.sidebar, !on);
-  if (on) show(els.details, false);
-  els.viewReview.setAttribute('aria-pressed', String(on));
-  if (on) {
+/**
+ * showPanel puts one view in the page: the graph (its stage, sidebar and
+ * details) or the Review, Insight or Attention view in its place. The
+ * view buttons and the status bar follow.
+ */
+function showPanel(next: Panel): void {
+  const was = panel;
+  panel = next;
+  show(els.review, next === 'review');
+  show(els.insight, next === 'insight');
+  show(els.attention, next === 'attention');
+  show(els.stage, next === 'graph');
+  show(els.sidebar, next === 'graph');
+  if (next !== 'graph') show(els.details, false);
+  els.indexProblems.classList.toggle('elsewhere', next !== 'graph');
+  els.viewReview.setAttribute('aria-pressed', String(next === 'review'));
+  els.viewInsight.setAttribute('aria-pressed', String(next === 'insight'));
+  els.viewAttention.setAttribute('aria-pressed', String(next === 'attention'));
+  els.statusText.textContent = panelStatus[next];
+  if (next !== 'graph') {
     els.viewKnowledge.setAttribute('aria-pressed', 'false');
     els.viewTargets.setAttribute('aria-pressed', 'false');
-    void review.load();
-  } else if (was && session) {
+  } else if (was !== 'graph' && session) {
     setViewButtons(session.flavor === 'targets' ? 'targets' : 'knowledge', false);
   }
+  setLevelButton();
+  if (next === 'review') void review.load();
+  if (next === 'insight') void insight.load();
+  if (next === 'attention') void attention.load();
 }
 document.addEventListener('keydown', (ev) => {
   if (ev.key !== 'Escape') return;
@@ -334,16 +367,30 @@ function startSnapshot(data: GraphData, provenance: string, flavor: Flavor): voi
   const targetsOnly = isTargetGraph(data);
   const viewOf = (view: View): GraphData => (view === 'targets' && !targetsOnly ? targetSubgraph(data) : data);
   let view: View = flavor === 'targets' || targetsOnly ? 'targets' : 'knowledge';
+  snapshotNodes = new Map(data.nodes.map((n) => [n.id, n]));
+  const projects = targetsOnly ? null : projectLevel(data);
+  let level: Level = projects && projects.nodes.length > 0 && data.nodes.length > PROJECT_LEVEL_ABOVE ? 'projects' : 'all';
+  const draw = (keep: boolean) => {
+    if (view === 'knowledge' && level === 'projects' && projects) showProjectLevel(projects, snapshotSource(data), data.nodes.length, keep, 'snapshot');
+    else showGraph(viewOf(view), view, keep, 'snapshot');
+    setLevelButton();
+  };
+  levelChoice = projects && projects.nodes.length > 0 ? (l) => {
+    if (l === level) return;
+    level = l;
+    draw(false);
+    if (activeQuery) runSearch(activeQuery, true);
+  } : null;
   setViewButtons(view, targetsOnly);
   searcher = snapshotSearch;
   switchView = (v) => {
     if (v === view || (targetsOnly && v === 'knowledge')) return;
     view = v;
     setViewButtons(view, targetsOnly);
-    showGraph(viewOf(view), view, false, 'snapshot');
+    draw(false);
     if (activeQuery) runSearch(activeQuery, true);
   };
-  showGraph(viewOf(view), view, false, 'snapshot');
+  draw(false);
 }
 
 async function loadData(payload: string, flavor: Flavor): Promise<void> {
@@ -404,6 +451,8 @@ interface LiveSession {
   api: Api;
   events: EventStream;
   flavor: Flavor;
+  /** The knowledge view's level; null until the graph's size decides it. */
+  level: Level | null;
   lastLoad: Date | null;
   disconnected: boolean;
   expired: boolean;
@@ -460,6 +509,25 @@ function applyStatus(st: StatusSnapshot): void {
 async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
   const flavor = s.flavor;
   try {
+    if (flavor === 'knowledge') {
+      // The status says how big the graph is; the project level is cheap
+      // to have at hand either way.
+      const [status, projects] = await Promise.all([s.api.status(), s.api.projects()]);
+      if (s.expired || flavor !== s.flavor) return false;
+      if (s.level === null) s.level = status.nodes > PROJECT_LEVEL_ABOVE && projects.nodes.length > 0 ? 'projects' : 'all';
+      applyStatus(status);
+      if (s.level === 'projects' && projects.nodes.length > 0) {
+        showProjectLevel(projects, liveSource(s.api), status.nodes, keep, 'live');
+      } else {
+        const graph = await s.api.graph(flavor);
+        if (s.expired || flavor !== s.flavor) return false;
+        showGraph(graph, 'knowledge', keep, 'live');
+      }
+      setLevelButton();
+      s.lastLoad = new Date();
+      if (activeQuery) runSearch(activeQuery, true);
+      return true;
+    }
     const [graph, status, plan] = await Promise.all([
       s.api.graph(flavor),
       s.api.status(),
@@ -472,6 +540,7 @@ async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
     }
     applyStatus(status);
     showGraph(graph, flavor === 'targets' ? 'targets' : 'knowledge', keep, 'live');
+    setLevelButton();
     s.lastLoad = new Date();
     if (activeQuery) runSearch(activeQuery, true);
     return true;
@@ -510,7 +579,7 @@ async function liveSearch(q: string, quiet: boolean): Promise<void> {
   try {
     const result = await s.api.select(q, ctrl.signal);
     if (ctrl.signal.aborted || q !== activeQuery) return;
-    explorer.setSearchResult(result);
+    explorer.setSearchResult(result, q);
   } catch (e) {
     if (ctrl.signal.aborted || (e as Error)?.name === 'AbortError') return;
     if (e instanceof ApiError && e.kind === 'unauthorized') {
@@ -578,6 +647,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   const s: LiveSession = {
     api,
     flavor,
+    level: null,
     lastLoad: null,
     disconnected: false,
     expired: false,
@@ -610,6 +680,14 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   show(els.shareButton, true);
   void sharePanel.refresh();
   setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
+  levelChoice = (l) => {
+    if (s.expired || l === s.level) return;
+    s.level = l;
+    core.ready = false;
+    void liveLoad(s, false).then(() => {
+      core.ready = true;
+    });
+  };
   switchView = (v) => {
     const f: Flavor = v === 'targets' ? 'targets' : 'knowledge';
     if (f === s.flavor || s.expired) return;
@@ -627,8 +705,19 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
 
 // ---- boot ---------------------------------------------------------------
 
+/**
+ * CSP_NOTE answers the one error Chromium logs on this page. The page
+ * policy is the spec's string; its connect-src names http://[::1]:*, and
+ * Chromium has no syntax for an IPv6 host in a source (no form of it
+ * parses), so it says it ignores that source. Nothing is lost: the page
+ * calls only its own origin, which 'self' covers, on [::1] as on 127.0.0.1.
+ */
+export const CSP_NOTE =
+  "core: the error above about 'http://[::1]:*' in the Content Security Policy is harmless. The page policy is the specification's; Chromium cannot parse an IPv6 host in a source and ignores it, and this page calls only its own origin, which 'self' covers whether it is 127.0.0.1 or [::1].";
+
 function boot(): void {
   exposeCore();
+  if (document.querySelector('meta[http-equiv="Content-Security-Policy"]') || location.protocol.startsWith('http')) console.info(CSP_NOTE);
   const { scrub, plan } = planBoot(parseFragment(location.hash), location);
   // A credential leaves the address bar (and history) before anything else.
   if (scrub) history.replaceState(null, '', location.pathname + location.search);
@@ -638,6 +727,9 @@ function boot(): void {
       return;
     case 'share':
       startShare(plan.token);
+      return;
+    case 'runs':
+      void startRuns(plan.credential, plan.run, fail);
       return;
     case 'data':
       void loadData(plan.payload, plan.flavor);

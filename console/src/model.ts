@@ -19,6 +19,8 @@ export interface GNode {
   external?: boolean;
   diagnostic?: string;
   state?: string;
+  /** A project of level=projects: how many nodes of each kind it owns. */
+  holds?: Record<string, number>;
 }
 
 export interface GEdge {
@@ -190,4 +192,63 @@ export function basename(path: string): string {
   const i = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
   const b = i >= 0 ? trimmed.slice(i + 1) : trimmed;
   return b || path;
+}
+
+/** globRegExp is a doublestar glob as a regular expression: ** any path, * a name's part, ? one character. */
+function globRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*';
+      i++;
+      if (glob[i + 1] === '/') i++;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '\\' && i + 1 < glob.length) re += glob[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * querySeeds are the nodes a query's terms select themselves (the query
+ * engine's seeds), as opposed to the neighbours its answer adds around
+ * them: what a search lists first.
+ */
+export function querySeeds(query: string, nodes: Iterable<GNode>): Set<string> {
+  const tests: Array<(n: GNode) => boolean> = [];
+  for (const term of query.trim().split(/\s+/)) {
+    if (term === '' || term.startsWith('depth:')) continue;
+    const i = term.indexOf(':');
+    const prefix = i > 0 ? term.slice(0, i) : '';
+    const value = i > 0 ? term.slice(i + 1) : term;
+    switch (prefix) {
+      case 'kind':
+        tests.push((n) => n.kind === value);
+        break;
+      case 'project':
+      case 'target':
+      case 'spell':
+        tests.push((n) => n.id === term);
+        break;
+      case 'symbol': {
+        const re = globRegExp(value.replace(/\*/g, '**'));
+        tests.push((n) => n.kind === 'symbol' && re.test(n.name));
+        break;
+      }
+      case 'path': {
+        const re = globRegExp(value);
+        tests.push((n) => (n.kind === 'file' || n.kind === 'doc') && re.test(n.path ?? ''));
+        break;
+      }
+      default: {
+        const w = term.toLowerCase();
+        tests.push((n) => n.id.toLowerCase().includes(w) || n.name.toLowerCase().includes(w));
+      }
+    }
+  }
+  const out = new Set<string>();
+  for (const n of nodes) if (tests.some((t) => t(n))) out.add(n.id);
+  return out;
 }

@@ -1,13 +1,20 @@
 // The sigma.js (WebGL) view of the explorer's graphology graph. Everything
 // per node happens in the reducers, which sigma runs on a refresh (a state
 // change), never per frame; camera moves only re-render.
+//
+// Two layers are ours: the compound circles of the project level (groups,
+// folders, expanded projects), drawn on a canvas under sigma's edges, and
+// the labels, drawn after each render by a pass that places them most
+// important first and keeps a label only where it overlaps none placed
+// (sigma's own label grid lets neighbouring cells collide).
 
 import Sigma from 'sigma';
-import { EdgeLineProgram } from 'sigma/rendering';
-import type { EdgeDisplayData, NodeDisplayData } from 'sigma/types';
+import { EdgeLineProgram, drawDiscNodeHover } from 'sigma/rendering';
+import type { Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { MultiDirectedGraph } from 'graphology';
 import { SnapshotPan } from './pan';
 import { core } from './core';
+import { LabelBoxes, type Box } from './labels';
 
 export interface NodeAttrs {
   x: number;
@@ -16,6 +23,7 @@ export interface NodeAttrs {
   color: string;
   label: string;
   kind: string;
+  zIndex?: number;
 }
 
 export interface EdgeAttrs {
@@ -28,44 +36,83 @@ export interface EdgeAttrs {
 
 export type ExplorerGraph = MultiDirectedGraph<NodeAttrs, EdgeAttrs>;
 
+/** A compound circle of the project level, in graph coordinates. */
+export interface Compound {
+  id: string;
+  x: number;
+  y: number;
+  r: number;
+  label: string;
+  fill: string;
+  stroke: string;
+  /** Its label starts this many pixels lower (an expanded project's node sits on its top). */
+  labelDrop?: number;
+}
+
 export interface RendererHooks {
   nodeReducer(node: string, data: NodeAttrs & Partial<NodeDisplayData>): Partial<NodeDisplayData>;
   edgeReducer(edge: string, data: EdgeAttrs & Partial<EdgeDisplayData>): Partial<EdgeDisplayData>;
   click(node: string): void;
   doubleClick(node: string): void;
-  clickStage(): void;
+  /** clickStage: a click on no node, at a point of the graph (graph coordinates). */
+  clickStage(at: Coordinates): void;
 }
+
+const LABEL_FONT = 'system-ui, sans-serif';
+const LABEL_SIZE = 12;
+/** At most this many labels a frame, and this many candidates looked at. */
+const MAX_LABELS = 400;
+const MAX_SCANNED = 6000;
+/** A compound circle is labelled once it is this wide on screen (px). */
+const COMPOUND_LABEL_MIN = 36;
 
 export class Renderer {
   readonly sigma: Sigma<NodeAttrs, EdgeAttrs>;
   private readonly pan: SnapshotPan<NodeAttrs, EdgeAttrs>;
+  private readonly compoundCanvas: HTMLCanvasElement;
+  private compounds: Compound[] = [];
+  private forced: string[] = [];
+  private order: string[] = [];
+  private orderStale = true;
+  private labelThreshold = 7;
+  private readonly boxes = new LabelBoxes();
+  private readonly widths = new Map<string, number>();
+  private measure: CanvasRenderingContext2D | null = null;
+  private level: 'projects' | 'all' = 'all';
 
   constructor(
     private readonly container: HTMLElement,
-    graph: ExplorerGraph,
+    private readonly graph: ExplorerGraph,
     hooks: RendererHooks,
   ) {
     this.sigma = new Sigma<NodeAttrs, EdgeAttrs>(graph, container, {
       allowInvalidContainer: true,
       renderEdgeLabels: false,
+      // The labels are ours (drawLabels): placed without overlaps.
+      renderLabels: false,
       enableEdgeEvents: false,
-      labelRenderedSizeThreshold: 7,
-      labelDensity: 0.8,
-      labelGridCellSize: 90,
-      labelFont: 'system-ui, sans-serif',
-      labelSize: 12,
+      labelFont: LABEL_FONT,
+      labelSize: LABEL_SIZE,
       defaultEdgeType: 'line',
       // 'thin': one-pixel GL lines, far cheaper than the default quads,
-      // for graphs with very many edges.
+      // for graphs with very many edges, and of one width at any zoom.
       edgeProgramClasses: { thin: EdgeLineProgram },
+      // A hover draws the node and its label in a box, over other labels.
+      defaultDrawNodeHover: (ctx, data, settings) => drawDiscNodeHover(ctx, { ...data, label: data.label || null }, settings),
       minCameraRatio: 0.005,
       maxCameraRatio: 4,
       zIndex: false,
       nodeReducer: (n, d) => hooks.nodeReducer(n, d as NodeAttrs & Partial<NodeDisplayData>),
       edgeReducer: (e, d) => hooks.edgeReducer(e, d as EdgeAttrs & Partial<EdgeDisplayData>),
     });
+    this.compoundCanvas = this.sigma.createCanvas('compounds', { beforeLayer: 'edges' });
+    this.compoundCanvas.classList.add('sigma-compounds');
     this.pan = new SnapshotPan(this.sigma, container);
     this.sigma.getCamera().on('updated', (s) => (core.camera = { x: s.x, y: s.y, ratio: s.ratio }));
+    this.sigma.on('afterRender', () => {
+      this.drawCompounds();
+      this.drawLabels();
+    });
     this.sigma.on('clickNode', ({ node }) => {
       if (!this.pan.consumeClick()) hooks.click(node);
     });
@@ -74,13 +121,19 @@ export class Renderer {
       if (!this.pan.consumeClick()) hooks.doubleClick(e.node);
     });
     this.sigma.on('doubleClickStage', (e) => {
-      if (this.pan.consumeClick()) e.preventSigmaDefault();
+      if (this.pan.consumeClick() || this.level === 'projects') e.preventSigmaDefault();
     });
-    this.sigma.on('clickStage', () => {
-      if (!this.pan.consumeClick()) hooks.clickStage();
+    this.sigma.on('clickStage', ({ event }) => {
+      if (!this.pan.consumeClick()) hooks.clickStage(this.sigma.viewportToGraph({ x: event.x, y: event.y }));
     });
     this.sigma.on('enterNode', () => container.classList.add('pointer'));
     this.sigma.on('leaveNode', () => container.classList.remove('pointer'));
+    graph.on('nodeAdded', () => (this.orderStale = true));
+    graph.on('nodeDropped', () => (this.orderStale = true));
+    graph.on('cleared', () => (this.orderStale = true));
+    graph.on('nodeAttributesUpdated', (e) => {
+      if (e.type !== 'set' || e.name === 'size') this.orderStale = true;
+    });
   }
 
   /** tune adapts costly settings to the graph's size. */
@@ -89,16 +142,40 @@ export class Renderer {
     // more than a frame (measured: 1k nodes and 3k edges redraw at 19
     // frames/s in software WebGL).
     this.pan.enabled = order + size > 2000;
+    const projects = this.level === 'projects';
+    // Small graphs get every label there is room for; big ones only when
+    // zoomed in (or hovered); the project level's circles are labelled
+    // once they are a few pixels wide.
+    this.labelThreshold = projects ? 4 : order <= 300 ? 1 : 7;
     this.sigma.setSettings({
       // While the camera moves, edges and labels of a big graph are left
       // out: panning and zooming stay fluid, and they return when it stops.
       hideEdgesOnMove: size > 2000,
       hideLabelsOnMove: order > 2000,
-      defaultEdgeType: size > 20000 ? 'thin' : arrows ? 'arrow' : 'line',
-      // Small graphs get every label the grid has room for; big ones only
-      // when zoomed in (or hovered).
-      labelRenderedSizeThreshold: order <= 300 ? 1 : 7,
+      defaultEdgeType: projects || size > 20000 ? 'thin' : arrows ? 'arrow' : 'line',
+      // The project level's sizes are radii in graph units, so that a
+      // file stays inside its folder's circle at every zoom.
+      itemSizesReference: projects ? 'positions' : 'screen',
+      zoomToSizeRatioFunction: projects ? (r: number) => r : Math.sqrt,
+      zIndex: projects,
     });
+    this.orderStale = true;
+  }
+
+  /** setLevel says how the graph is laid out: packed circles (projects) or a force layout (all). */
+  setLevel(level: 'projects' | 'all'): void {
+    this.level = level;
+    if (level === 'all') this.compounds = [];
+  }
+
+  /** setCompounds gives the circles drawn under the nodes (outermost first). */
+  setCompounds(compounds: Compound[]): void {
+    this.compounds = compounds;
+  }
+
+  /** setForcedLabels names the labels placed before any other, in order (the selection first). */
+  setForcedLabels(ids: string[]): void {
+    this.forced = ids;
   }
 
   refresh(): void {
@@ -114,6 +191,11 @@ export class Renderer {
     this.sigma.refresh();
     const bbox = this.sigma.getBBox();
     this.sigma.setCustomBBox({ x: [...bbox.x] as [number, number], y: [...bbox.y] as [number, number] });
+  }
+
+  /** frame fixes the normalisation box to a region of the graph (the project level's outer circles). */
+  frame(minX: number, maxX: number, minY: number, maxY: number): void {
+    this.sigma.setCustomBBox({ x: [minX, maxX], y: [minY, maxY] });
   }
 
   unfreezeFrame(): void {
@@ -147,6 +229,19 @@ export class Renderer {
     void this.sigma.getCamera().animate({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio }, { duration: 400 });
   }
 
+  /** fitCircle moves the camera onto a circle of the graph (an expanded project). */
+  fitCircle(x: number, y: number, r: number, duration = 400): void {
+    const a = this.sigma.viewportToFramedGraph(this.sigma.graphToViewport({ x: x - r, y: y - r }));
+    const b = this.sigma.viewportToFramedGraph(this.sigma.graphToViewport({ x: x + r, y: y + r }));
+    const cam = this.sigma.getCamera();
+    const span = Math.max(Math.abs(b.x - a.x), Math.abs(b.y - a.y));
+    const ratio = Math.min(1.2, Math.max(0.01, span * 1.15 * cam.ratio));
+    this.pan.settle();
+    const c = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    if (duration === 0) cam.setState({ ...c, ratio });
+    else void cam.animate({ ...c, ratio }, { duration });
+  }
+
   /**
    * framed is a node's position in the camera's (normalised) space, read
    * from the graph: sigma's display cache holds raw positions between a
@@ -172,6 +267,163 @@ export class Renderer {
     this.sigma.kill();
     this.container.replaceChildren();
   }
+
+  // ---- our layers ---------------------------------------------------------
+
+  /** radiusOnScreen is a length of the graph (at x, y) in CSS pixels. */
+  private onScreen(x: number, y: number, r: number): { x: number; y: number; r: number } {
+    const c = this.sigma.graphToViewport({ x, y });
+    const e = this.sigma.graphToViewport({ x: x + r, y });
+    return { x: c.x, y: c.y, r: Math.hypot(e.x - c.x, e.y - c.y) };
+  }
+
+  private drawCompounds(): void {
+    const canvas = this.compoundCanvas;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    const { width, height } = this.sigma.getDimensions();
+    const dpr = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${height}px`;
+    }
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    for (const c of this.compounds) {
+      const s = this.onScreen(c.x, c.y, c.r);
+      if (s.x + s.r < 0 || s.x - s.r > width || s.y + s.r < 0 || s.y - s.r > height || s.r < 1) continue;
+      ctx.beginPath();
+      ctx.arc(s.x, s.y, s.r, 0, Math.PI * 2);
+      ctx.fillStyle = c.fill;
+      ctx.fill();
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = c.stroke;
+      ctx.stroke();
+    }
+  }
+
+  private textWidth(ctx: CanvasRenderingContext2D, text: string, font: string): number {
+    const key = `${font}\u0000${text}`;
+    let w = this.widths.get(key);
+    if (w === undefined) {
+      ctx.font = font;
+      w = ctx.measureText(text).width;
+      if (this.widths.size > 50_000) this.widths.clear();
+      this.widths.set(key, w);
+    }
+    return w;
+  }
+
+  /** sortOrder ranks the graph's nodes for labels: the biggest first, then by id. */
+  private sortOrder(): void {
+    const ids = this.graph.nodes();
+    const size = new Map<string, number>();
+    for (const id of ids) size.set(id, this.graph.getNodeAttribute(id, 'size') + (this.graph.getNodeAttribute(id, 'kind') === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100);
+    ids.sort((a, b) => size.get(b)! - size.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+    this.order = ids;
+    this.orderStale = false;
+  }
+
+  /**
+   * drawLabels places labels most important first: the compound circles'
+   * names (inside their top), the forced labels (the selection, search
+   * matches, a focus), then nodes by size; each where it overlaps no label
+   * placed before it, or not at all. What it placed is in
+   * window.__core.labels (boxes in CSS pixels, from the graph's top left).
+   */
+  private drawLabels(): void {
+    const canvas = this.sigma.getCanvases().labels;
+    const ctx = canvas?.getContext('2d');
+    this.boxes.clear();
+    core.labels = [];
+    if (!ctx || this.graph.order === 0) return;
+    const cam = this.sigma.getCamera();
+    if (this.sigma.getSetting('hideLabelsOnMove') && cam.isAnimated()) return;
+    if (this.orderStale) this.sortOrder();
+    const { width, height } = this.sigma.getDimensions();
+    const font = `${LABEL_SIZE}px ${LABEL_FONT}`;
+    const bold = `600 ${LABEL_SIZE}px ${LABEL_FONT}`;
+    const onScreen = (b: Box) => b.x >= 0 && b.y >= 0 && b.x + b.w <= width && b.y + b.h <= height;
+    const draw = (text: string, x: number, y: number, f: string) => {
+      ctx.font = f;
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = 'rgba(255,255,255,0.9)';
+      ctx.strokeText(text, x, y);
+      ctx.fillStyle = '#1d2433';
+      ctx.fillText(text, x, y);
+    };
+
+    // Compound circles, outermost first, named inside their top.
+    for (const c of this.compounds) {
+      const s = this.onScreen(c.x, c.y, c.r);
+      if (s.r * 2 < COMPOUND_LABEL_MIN) continue;
+      const w = Math.min(this.textWidth(ctx, c.label, bold), s.r * 1.6);
+      const box = { x: s.x - w / 2 - 2, y: s.y - s.r + 4 + (c.labelDrop ?? 0), w: w + 4, h: LABEL_SIZE + 4 };
+      if (!onScreen(box) || !this.boxes.offer(box, c.id, c.label)) continue;
+      draw(fit(ctx, c.label, w, bold), box.x + 2, box.y + LABEL_SIZE, bold);
+    }
+
+    // Nodes: the forced ones first, then the rest by size, those on screen
+    // (the graph's region the viewport shows, with a margin).
+    const m = 40;
+    const corners = [
+      this.sigma.viewportToGraph({ x: -m, y: -m }),
+      this.sigma.viewportToGraph({ x: width + m, y: height + m }),
+      this.sigma.viewportToGraph({ x: -m, y: height + m }),
+      this.sigma.viewportToGraph({ x: width + m, y: -m }),
+    ];
+    const minX = Math.min(...corners.map((c) => c.x));
+    const maxX = Math.max(...corners.map((c) => c.x));
+    const minY = Math.min(...corners.map((c) => c.y));
+    const maxY = Math.max(...corners.map((c) => c.y));
+    const seen = new Set<string>();
+    let scanned = 0;
+    const place = (id: string, forced: boolean): void => {
+      if (seen.has(id) || !this.graph.hasNode(id)) return;
+      seen.add(id);
+      const d = this.sigma.getNodeDisplayData(id);
+      if (!d || d.hidden || !d.label) return;
+      const size = this.sigma.scaleSize(d.size);
+      if (!forced && !d.forceLabel && size < this.labelThreshold) return;
+      const p = this.sigma.framedGraphToViewport(d);
+      if (p.x + size < 0 || p.x - size > width || p.y + size < 0 || p.y - size > height) return;
+      const isProject = this.level === 'projects' && this.graph.getNodeAttribute(id, 'kind') === 'project';
+      const f = isProject ? bold : font;
+      const w = this.textWidth(ctx, d.label, f);
+      // A project's circle is named across its middle; any other node to
+      // its right, as sigma does.
+      const box = isProject && size * 2 >= Math.min(w, 40)
+        ? { x: p.x - w / 2 - 2, y: p.y - LABEL_SIZE / 2 - 2, w: w + 4, h: LABEL_SIZE + 4 }
+        : { x: p.x + size + 2, y: p.y - LABEL_SIZE / 2 - 2, w: w + 4, h: LABEL_SIZE + 4 };
+      if (!onScreen(box) || !this.boxes.offer(box, id, d.label)) return;
+      draw(d.label, box.x + 2, box.y + LABEL_SIZE, f);
+    };
+    for (const id of this.forced) place(id, true);
+    for (const id of this.order) {
+      if (this.boxes.accepted.length >= MAX_LABELS || scanned >= MAX_SCANNED) break;
+      const a = this.graph.getNodeAttributes(id);
+      if (a.x < minX || a.x > maxX || a.y < minY || a.y > maxY) continue;
+      scanned++;
+      place(id, false);
+    }
+    core.labels = this.boxes.accepted.map((b) => ({ id: b.id, text: b.text, x: b.x, y: b.y, w: b.w, h: b.h }));
+  }
+}
+
+/** fit cuts text to width with an ellipsis. */
+function fit(ctx: CanvasRenderingContext2D, text: string, width: number, font: string): string {
+  ctx.font = font;
+  if (ctx.measureText(text).width <= width) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= width) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${text.slice(0, lo)}…`;
 }
 
 /** webglAvailable tells whether the browser can give sigma a WebGL context. */

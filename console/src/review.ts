@@ -8,13 +8,18 @@
 
 import { h, show } from './dom';
 import { ApiError, type Api } from './api';
-import { reach, sessionOp, splitPatch, type PatchLine, type ReviewComment, type ReviewFile, type ReviewPage, type ReviewSession } from './reviewmodel';
-import { commentsAt, elsewhere as forgeElsewhere, headline, safeLink, type ForgeComment, type ForgeReview } from './forgemodel';
+import { groupByProject, reach, reason, sessionOp, splitPatch, type PatchLine, type Reached, type ReviewComment, type ReviewFile, type ReviewPage, type ReviewSession } from './reviewmodel';
+import { commentsAt, elsewhere as forgeElsewhere, headline, safeLink, worthShowing, type ForgeComment, type ForgeReview } from './forgemodel';
 
 export interface ReviewHooks {
   /** openSymbol shows a changed symbol in the knowledge graph. */
   openSymbol(id: string, name: string): void;
+  /** status is called with the view's line for the status bar. */
+  status(text: string): void;
 }
+
+/** Above this many affected targets, their chains start folded (each summary still says why). */
+const OPEN_CHAINS = 20;
 
 export class ReviewView {
   private page: ReviewPage | null = null;
@@ -47,14 +52,40 @@ export class ReviewView {
     } catch (e) {
       this.root.replaceChildren(h('p', { className: 'review-error', text: `The review cannot be shown: ${(e as Error).message}` }));
       this.root.dataset.state = 'error';
+      this.hooks.status('review: cannot be read');
     }
+  }
+
+  /** statusLine is what the status bar says of the change shown. */
+  private statusLine(page: ReviewPage): string {
+    const files = page.files.length;
+    const added = page.files.reduce((n, f) => n + f.added, 0);
+    const deleted = page.files.reduce((n, f) => n + f.deleted, 0);
+    const against = page.baseRef === 'HEAD' ? 'HEAD' : `merge base with ${page.baseRef}`;
+    const viewed = page.files.filter((f) => f.hash !== '' && page.session.viewed.get(f.path) === f.hash).length;
+    return [
+      `review: ${files} file${files === 1 ? '' : 's'} changed against ${against} (+${added} −${deleted})`,
+      `affects ${page.projects.length} project${page.projects.length === 1 ? '' : 's'}, ${page.targets.length} target${page.targets.length === 1 ? '' : 's'}`,
+      `${viewed} of ${files} viewed`,
+    ].join(' · ');
   }
 
   private draw(notice: string | null): void {
     const page = this.page;
     if (page === null) return;
+    // Files by project, each group in reading order, the groups in the
+    // order of their first file.
     const files = h('ol', { className: 'review-files' });
-    for (const f of page.files) files.append(this.fileItem(f, page.session));
+    const groups = groupByProject(page.files);
+    for (const g of groups) {
+      const list = h('ol', { className: 'review-group-files' });
+      for (const f of g.files) list.append(this.fileItem(f, page.session));
+      const title = h('h3', { className: 'review-group-name', text: g.project || 'no project' });
+      title.append(h('span', { className: 'muted', text: ` · ${g.files.length} file${g.files.length === 1 ? '' : 's'}` }));
+      const li = h('li', { className: 'review-group' }, title, list);
+      li.dataset.project = g.project;
+      files.append(li);
+    }
     const against = page.baseRef === 'HEAD' ? 'HEAD' : `the merge base with ${page.baseRef}`;
     const head = h(
       'header',
@@ -62,7 +93,9 @@ export class ReviewView {
       h('h2', { text: page.files.length === 0 ? `No change against ${against}` : `${page.files.length} changed against ${against}` }),
       h('span', { className: 'review-session', text: sessionSummary(page.session, page.files.length) }),
     );
-    if (this.forge !== null) head.append(this.forgeHeader(this.forge));
+    // The forge only when one is configured or the remote names one: a
+    // local-path remote or none at all is not news.
+    if (this.forge !== null && worthShowing(this.forge)) head.append(this.forgeHeader(this.forge));
     const refresh = h('button', { type: 'button', className: 'review-refresh', text: 'Refresh', title: 'Read the working tree again' });
     refresh.addEventListener('click', () => void this.load());
     head.append(refresh);
@@ -73,6 +106,7 @@ export class ReviewView {
     const f = page.files.find((x) => x.path === this.selected);
     if (f) main.append(this.fileView(f, page.session));
     this.root.replaceChildren(side, main);
+    this.hooks.status(this.statusLine(page));
   }
 
   private fileItem(f: ReviewFile, s: ReviewSession): HTMLLIElement {
@@ -96,17 +130,25 @@ export class ReviewView {
     return li;
   }
 
+  /**
+   * affected lists the blast radius: each target, then each project, with
+   * why it is affected on its own line (the chain's first step and the
+   * change it ends at) and the whole chain under it, folded when there
+   * are many.
+   */
   private affected(page: ReviewPage): HTMLElement {
     const sec = h('section', { className: 'review-affected' }, h('h3', { text: `Affects ${page.projects.length} projects, ${page.targets.length} targets` }));
-    const list = h('ul');
-    for (const r of [...page.targets, ...page.projects]) {
-      const chain = h('p', { className: 'chain', text: r.chain.join(' ← ') });
-      show(chain, false);
-      const b = h('button', { type: 'button', className: 'review-reached', text: r.id, title: 'Why is it affected?' });
-      b.addEventListener('click', () => show(chain, chain.hidden));
-      list.append(h('li', {}, b, chain));
-    }
-    sec.append(list);
+    const open = page.targets.length <= OPEN_CHAINS;
+    const item = (r: Reached, kind: string) => {
+      const summary = h('summary', { className: 'review-reached', title: r.chain.join(' ← ') }, h('span', { className: 'reached-id', text: r.id }), h('span', { className: 'reason', text: reason(r.chain) }));
+      const chain = h('ol', { className: 'chain' }, ...r.chain.slice(1).map((step) => h('li', { text: step })));
+      const d = h('details', { className: `review-reason ${kind}` }, summary, chain);
+      d.open = open && kind === 'target';
+      d.dataset.id = r.id;
+      return h('li', {}, d);
+    };
+    if (page.targets.length > 0) sec.append(h('h4', { text: 'Targets' }), h('ul', { className: 'review-targets' }, ...page.targets.map((r) => item(r, 'target'))));
+    if (page.projects.length > 0) sec.append(h('h4', { text: 'Projects' }), h('ul', { className: 'review-projects' }, ...page.projects.map((r) => item(r, 'project'))));
     return sec;
   }
 

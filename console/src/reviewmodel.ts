@@ -245,3 +245,39 @@ export function splitPatch(text: string): Map<string, PatchLine[]> {
 export function sessionOp(version: number, op: Record<string, string | number>): string {
   return JSON.stringify({ version, ...op });
 }
+
+/** FileGroup is the changed files of one project, in reading order. */
+export interface FileGroup {
+  project: string;
+  files: ReviewFile[];
+}
+
+/**
+ * groupByProject groups files by project, keeping the reading order inside
+ * each group; groups come in the order of their first file, so the first
+ * file to read is still the first one listed. Files no project owns form
+ * a group with project ''.
+ */
+export function groupByProject(files: ReviewFile[]): FileGroup[] {
+  const groups = new Map<string, FileGroup>();
+  for (const f of files) {
+    let g = groups.get(f.project);
+    if (!g) groups.set(f.project, (g = { project: f.project, files: [] }));
+    g.files.push(f);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * reason is what a reason chain says in one line: why the node at its
+ * head is affected (the chain's first step after the node, and the change
+ * at its end when they differ). The chain runs from the affected node back
+ * to a changed file: ["api:build", "depends on util:build", "input
+ * libs/util/slug.go changed"].
+ */
+export function reason(chain: string[]): string {
+  const steps = chain.slice(1);
+  if (steps.length === 0) return 'affected';
+  if (steps.length === 1) return steps[0]!;
+  return `${steps[0]} … ${steps[steps.length - 1]}`;
+}

@@ -17,10 +17,10 @@ describe('errorMessageFromBody', () => {
 });
 
 describe('parseStatus', () => {
-  it('reads workspace, affected and diagnostic', () => {
+  it('reads workspace, node count, affected and diagnostic', () => {
     expect(
       parseStatus({ workspace: '/w/shop', pool: { capacity: 4, affected: ['project:api', 'target:api:build'] }, graph: { nodes: 3, diagnostic: 'bad' } }),
-    ).toEqual({ workspace: '/w/shop', affected: ['project:api', 'target:api:build'], diagnostic: 'bad', indexDiagnostics: 0, indexProblems: [] });
+    ).toEqual({ workspace: '/w/shop', nodes: 3, affected: ['project:api', 'target:api:build'], diagnostic: 'bad', indexDiagnostics: 0, indexProblems: [] });
   });
   it('treats a missing or empty affected set as none', () => {
     expect(parseStatus({ workspace: '/w', pool: { capacity: 4 } }).affected).toBeNull();

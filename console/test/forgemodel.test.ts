@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commentsAt, elsewhere, headline, parseForgeReview, safeLink } from '../src/forgemodel';
+import { commentsAt, elsewhere, headline, parseForgeReview, safeLink, worthShowing } from '../src/forgemodel';
 
 const answer = {
   state: 'ok',
@@ -33,5 +33,18 @@ describe('parseForgeReview', () => {
   it('keeps only http(s) links', () => {
     expect(safeLink('javascript:alert(1)')).toBe('');
     expect(safeLink('https://github.com/x')).toBe('https://github.com/x');
+  });
+});
+
+describe('worthShowing', () => {
+  it.each([
+    ['a pull request', { state: 'ok', forge: 'github' }, true],
+    ['a GitHub remote without a token', { state: 'no_token', forge: 'github', message: 'set GH_TOKEN' }, true],
+    ['a GitHub remote without a pull request', { state: 'no_pull_request', forge: 'github' }, true],
+    ['no remote at all', { state: 'no_remote', message: 'the repository has no origin remote' }, false],
+    ['a local-path remote', { state: 'unsupported_remote', message: 'the origin remote is not a forge repository: a local path' }, false],
+    ['a configured forge.api_url that does not work', { state: 'unsupported_remote', message: 'forge.api_url "x" is not usable' }, true],
+  ])('%s: %s', (_name, answer, want) => {
+    expect(worthShowing(parseForgeReview(answer))).toBe(want);
   });
 });

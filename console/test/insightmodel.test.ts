@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chordMatrix, parseInsight, pct } from '../src/insightmodel';
+import { chordMatrix, compact, logShare, parseInsight, pct, trendSentence } from '../src/insightmodel';
 
 const answer = {
   head: 'abc',
@@ -51,4 +51,56 @@ describe('chordMatrix', () => {
 
 it('pct rounds to whole percents', () => {
   expect(pct(0.667)).toBe('67%');
+});
+
+describe('the hotspots left out and the trend baseline', () => {
+  const i = parseInsight({
+    hotspots: {
+      files: [],
+      projects: [],
+      left_out: [{ kind: 'lockfiles', files: 1, top: ['package-lock.json'] }, { kind: '', files: 2 }],
+      included: ['docs'],
+      note: 'left out: 1 lockfile (package-lock.json); include them with include=lockfiles',
+    },
+    trend: { weeks: [], projects: [{ project: 'a', counts: [], direction: 'steady', recent: 8, baseline: 2.25, baseline_weeks: 8, first: '2026-01-02T00:00:00Z' }] },
+  });
+  it('reads what hotspots left out, and what it included', () => {
+    expect(i.hotspots?.leftOut).toEqual([{ kind: 'lockfiles', files: 1, top: ['package-lock.json'] }]);
+    expect(i.hotspots?.included).toEqual(['docs']);
+    expect(i.hotspots?.note).toContain('include=lockfiles');
+  });
+  it('reads the baseline of a trend', () => {
+    expect(i.trend?.projects[0]).toMatchObject({ recent: 8, baseline: 2.25, baselineWeeks: 8, first: '2026-01-02T00:00:00Z' });
+  });
+});
+
+describe('compact', () => {
+  it.each([
+    [2418, '2,418'],
+    [9999, '9,999'],
+    [20216900, '20.2M'],
+    [123456, '123k'],
+    [1500000000, '1.5G'],
+  ])('%d reads %s', (n, want) => {
+    expect(compact(n)).toBe(want);
+  });
+});
+
+describe('logShare', () => {
+  it('keeps a value four orders of magnitude below the top visible', () => {
+    expect(logShare(2418, 20216900)).toBeGreaterThan(0.45);
+    expect(logShare(20216900, 20216900)).toBe(1);
+    expect(logShare(0, 100)).toBe(0);
+  });
+});
+
+describe('trendSentence', () => {
+  const base = { project: 'a', counts: [], change: 0, first: '' };
+  it.each([
+    [{ ...base, direction: 'new', recent: 5, baseline: 0, baselineWeeks: 0 }, '5 commits in the last 4 weeks; new: too little history before them to compare'],
+    [{ ...base, direction: 'steady', recent: 8, baseline: 2.25, baselineWeeks: 8 }, '8 commits in the last 4 weeks against 2.3 a week over the 8 weeks before: steady'],
+    [{ ...base, direction: 'steady', recent: 0, baseline: 0, baselineWeeks: 0 }, '0 commits in the last 4 weeks; no commit yet'],
+  ])('%j', (p, want) => {
+    expect(trendSentence(p)).toBe(want);
+  });
 });

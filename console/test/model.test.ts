@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { basename, isTargetGraph, nodeLabel, parseGraph, parseGraphText, substringMatches, targetSubgraph } from '../src/model';
+import { basename, isTargetGraph, nodeLabel, parseGraph, parseGraphText, substringMatches, querySeeds, targetSubgraph } from '../src/model';
 import { symbolDefinition } from '../src/symbol';
 
 const golden = (name: string) => readFileSync(new URL(`../../testdata/golden/graph/${name}`, import.meta.url), 'utf8');
@@ -80,5 +80,28 @@ describe('graph model', () => {
       'libs/util/money.go:12 (func)',
     );
     expect(symbolDefinition({ id: 'symbol:a/b.py#T.m', kind: 'symbol', name: 'T.m', line: 3 })).toBe('a/b.py:3');
+  });
+});
+
+describe('querySeeds', () => {
+  const nodes = [
+    { id: 'file:cmd/core/main.go', kind: 'file', name: 'main.go', path: 'cmd/core/main.go' },
+    { id: 'package:main', kind: 'package', name: 'main' },
+    { id: 'project:cli', kind: 'project', name: 'cli' },
+    { id: 'target:cli:build', kind: 'target', name: 'build' },
+    { id: 'symbol:a.go#Handle', kind: 'symbol', name: 'Handle' },
+    { id: 'doc:docs/x.md', kind: 'doc', name: 'x.md', path: 'docs/x.md' },
+  ];
+  it.each([
+    ['main.go', ['file:cmd/core/main.go']],
+    ['MAIN', ['file:cmd/core/main.go', 'package:main']],
+    ['project:cli depth:2', ['project:cli']],
+    ['target:cli:build', ['target:cli:build']],
+    ['kind:doc', ['doc:docs/x.md']],
+    ['path:docs/**', ['doc:docs/x.md']],
+    ['path:cmd/*/main.go', ['file:cmd/core/main.go']],
+    ['symbol:Hand*', ['symbol:a.go#Handle']],
+  ])('%s selects %j', (q, want) => {
+    expect([...querySeeds(q, nodes)].sort()).toEqual(want);
   });
 });

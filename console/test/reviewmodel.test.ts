@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePage, reach, sessionOp, splitPatch } from '../src/reviewmodel';
+import { groupByProject, parsePage, reach, reason, sessionOp, splitPatch, type ReviewFile } from '../src/reviewmodel';
 
 const page = {
   base: { ref: 'HEAD', commit: 'abc', branch: 'main' },
@@ -94,5 +94,27 @@ describe('sessionOp', () => {
     const body = JSON.parse(sessionOp(3, { op: 'comment', path: 'a', line: 1, text: 'x', body: 'y' })) as Record<string, unknown>;
     expect(body.version).toBe(3);
     expect(body).not.toHaveProperty('author');
+  });
+});
+
+describe('groupByProject', () => {
+  const f = (path: string, project: string) => ({ ...parsePage({ files: [{ path, project }] }).files[0]! }) as ReviewFile;
+  it('keeps the reading order inside a group and orders groups by their first file', () => {
+    const groups = groupByProject([f('libs/util/a.go', 'util'), f('services/api/b.go', 'api'), f('libs/util/c.go', 'util'), f('README.md', '')]);
+    expect(groups.map((g) => [g.project, g.files.map((x) => x.path)])).toEqual([
+      ['util', ['libs/util/a.go', 'libs/util/c.go']],
+      ['api', ['services/api/b.go']],
+      ['', ['README.md']],
+    ]);
+  });
+});
+
+describe('reason', () => {
+  it.each([
+    [['util:build', 'input libs/util/slug.go changed'], 'input libs/util/slug.go changed'],
+    [['api:build', 'depends on util:build', 'input libs/util/slug.go changed'], 'depends on util:build … input libs/util/slug.go changed'],
+    [['api:build'], 'affected'],
+  ])('%j reads %s', (chain, want) => {
+    expect(reason(chain)).toBe(want);
   });
 });

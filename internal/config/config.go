@@ -51,7 +51,7 @@ type Config struct {
 		} `koanf:"remote"`
 	} `koanf:"cache"`
 
-	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" trust:"always" help:"base address of the hosted log viewer that --open points to"`
+	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" trust:"always" help:"base address of a log viewer for core run --open (run=<id> is added to its query); unset, --open opens the console's run viewer"`
 
 	Log struct {
 		Level  string `koanf:"level" validate:"oneof=debug info warn error" help:"log level"`

@@ -47,6 +47,16 @@ func TestBuild(t *testing.T) {
 			}
 		}
 	})
+	t.Run("the change to review builds", func(t *testing.T) {
+		if _, err := exec.LookPath("go"); err != nil {
+			t.Skip("no go")
+		}
+		c := exec.Command("go", "vet", "./libs/util/")
+		c.Dir = dst
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Errorf("go vet ./libs/util/ in the copy: %v\n%s", err, out)
+		}
+	})
 	t.Run("a copy of the same source is kept", func(t *testing.T) {
 		mark := filepath.Join(dst, "kept")
 		if err := os.WriteFile(mark, nil, 0o644); err != nil {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -177,6 +178,19 @@ func appendNode(b []byte, n *Node) []byte {
 	}
 	b = appendField(b, "diagnostic", n.Diagnostic)
 	b = appendField(b, "state", n.State)
+	if len(n.Holds) > 0 {
+		// Keys sorted, as encoding/json writes a map.
+		b = append(b, `,"holds":{`...)
+		for i, k := range slices.Sorted(maps.Keys(n.Holds)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonx.AppendString(b, k)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(n.Holds[k]), 10)
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 
@@ -232,5 +246,6 @@ func NodeEqual(x, y *Node) bool {
 	return x.ID == y.ID && x.Kind == y.Kind && x.Name == y.Name && x.Path == y.Path && x.Project == y.Project &&
 		x.Drift == y.Drift && x.Description == y.Description && x.Title == y.Title && x.Language == y.Language &&
 		x.SymbolKind == y.SymbolKind && x.Line == y.Line && x.External == y.External && x.Diagnostic == y.Diagnostic &&
-		x.State == y.State && slices.Equal(x.Command, y.Command) && slices.Equal(x.Inputs, y.Inputs) && slices.Equal(x.Outputs, y.Outputs)
+		x.State == y.State && slices.Equal(x.Command, y.Command) && slices.Equal(x.Inputs, y.Inputs) && slices.Equal(x.Outputs, y.Outputs) &&
+		maps.Equal(x.Holds, y.Holds)
 }

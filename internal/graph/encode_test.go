@@ -99,6 +99,17 @@ func randList(rng *rand.Rand) []string {
 	return out
 }
 
+func randHolds(rng *rand.Rand) map[string]int {
+	if rng.IntN(2) == 0 {
+		return nil
+	}
+	m := map[string]int{}
+	for i := rng.IntN(4); i >= 0; i-- {
+		m[randString(rng)] = rng.IntN(100000)
+	}
+	return m
+}
+
 func randGraph(rng *rand.Rand) *Graph {
 	g := &Graph{Nodes: []Node{}, Edges: []Edge{}}
 	for i := rng.IntN(12); i > 0; i-- {
@@ -107,6 +118,7 @@ func randGraph(rng *rand.Rand) *Graph {
 			Path: randString(rng), Project: randString(rng),
 			Command: randList(rng), Inputs: randList(rng), Outputs: randList(rng),
 			Drift: rng.IntN(2) == 0, Description: randString(rng), Title: randString(rng),
+			Holds: randHolds(rng),
 		})
 	}
 	for i := rng.IntN(12); i > 0; i-- {

@@ -59,6 +59,10 @@ type Node struct {
 	External    bool     `json:"external,omitempty"`    // package: not part of the workspace
 	Diagnostic  string   `json:"diagnostic,omitempty"`  // file: why it did not (fully) parse
 	State       string   `json:"state,omitempty"`       // target in the plan: idle, queued, running, succeeded, failed, cached
+	// Holds is, on a project of the project skeleton (level=projects), how
+	// many nodes of each kind the project owns in the knowledge graph: what
+	// the explorer says of a project before it is expanded.
+	Holds map[string]int `json:"holds,omitempty"`
 }
 
 // Edge is a directed, typed relation between two node ids.
@@ -121,7 +125,8 @@ func Targets(ws *workspace.Workspace) *Graph {
 
 // Projects returns the project skeleton (level=projects): project nodes,
 // their declared dependency edges, and the inferred ones given (those
-// between projects of ws; others are dropped).
+// between projects of ws; others are dropped). WithHolds adds what each
+// project owns.
 func Projects(ws *workspace.Workspace, inferred ...Edge) *Graph {
 	g := &Graph{}
 	addProjects(g, ws)
@@ -222,4 +227,41 @@ func OwnerOf(ws *workspace.Workspace, p string) *workspace.Project {
 		}
 	}
 	return best
+}
+
+// Holds counts, for each project of g, the nodes it owns by kind (its
+// owns edges): Node.Holds of the project skeleton.
+func Holds(g *Graph) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	if g == nil {
+		return out
+	}
+	kind := make(map[string]string, len(g.Nodes))
+	for i := range g.Nodes {
+		kind[g.Nodes[i].ID] = g.Nodes[i].Kind
+	}
+	for _, e := range g.Edges {
+		if e.Kind != EdgeOwns || !strings.HasPrefix(e.Source, "project:") {
+			continue
+		}
+		name := strings.TrimPrefix(e.Source, "project:")
+		m := out[name]
+		if m == nil {
+			m = map[string]int{}
+			out[name] = m
+		}
+		m[kind[e.Target]]++
+	}
+	return out
+}
+
+// WithHolds sets Holds on the project nodes of g (the skeleton) from
+// holds, as Holds counted it; a project that owns nothing gets none.
+func (g *Graph) WithHolds(holds map[string]map[string]int) *Graph {
+	for i := range g.Nodes {
+		if g.Nodes[i].Kind == KindProject {
+			g.Nodes[i].Holds = holds[g.Nodes[i].Name]
+		}
+	}
+	return g
 }

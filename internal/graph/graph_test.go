@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,5 +148,29 @@ projects:
 	}
 	if o.OfDir("services/api").Name != "api" || o.OfDir("services/api/internal").Name != "nested" || o.OfDir(".").Name != "root" {
 		t.Error("OfDir does not name the project rooted at the directory")
+	}
+}
+
+func TestHoldsCountsWhatEachProjectOwnsByKind(t *testing.T) {
+	t.Parallel()
+	g := &Graph{
+		Nodes: []Node{
+			{ID: "project:a", Kind: KindProject, Name: "a"}, {ID: "project:b", Kind: KindProject, Name: "b"},
+			{ID: "file:a/x.go", Kind: KindFile}, {ID: "file:a/y.go", Kind: KindFile}, {ID: "doc:a/README.md", Kind: KindDoc},
+			{ID: "target:a:build", Kind: KindTarget},
+		},
+		Edges: []Edge{
+			{Source: "project:a", Target: "file:a/x.go", Kind: EdgeOwns}, {Source: "project:a", Target: "file:a/y.go", Kind: EdgeOwns},
+			{Source: "project:a", Target: "doc:a/README.md", Kind: EdgeOwns}, {Source: "project:a", Target: "target:a:build", Kind: EdgeOwns},
+			{Source: "file:a/x.go", Target: "file:a/y.go", Kind: EdgeImports}, {Source: "project:a", Target: "project:b", Kind: EdgeDependsDeclared},
+		},
+	}
+	holds := Holds(g)
+	if want := map[string]int{KindFile: 2, KindDoc: 1, KindTarget: 1}; !maps.Equal(holds["a"], want) || len(holds) != 1 {
+		t.Fatalf("holds %v, want a: %v and nothing for b", holds, want)
+	}
+	skeleton := (&Graph{Nodes: []Node{{ID: "project:a", Kind: KindProject, Name: "a"}, {ID: "project:b", Kind: KindProject, Name: "b"}}}).WithHolds(holds)
+	if got := string(skeleton.Encode()); !strings.Contains(got, `"name":"a","holds":{"doc":1,"file":2,"target":1}}`) || strings.Count(got, "holds") != 1 {
+		t.Errorf("the skeleton encodes as %s", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/ignore"
@@ -104,11 +105,11 @@ type Options struct {
 
 // New returns the indexer of the workspace at root, caching in cacheDir.
 func New(root, cacheDir string, o Options) *Indexer {
-	dir := filepath.Join(cacheDir, cacheSubdir)
+	dir := cachedir.Index(cacheDir)
 	if o.Rule == nil {
 		o.Rule = ignore.New(root, cacheDir)
 	}
-	return &Indexer{root: root, store: store{dir: dir}, lockPath: filepath.Join(cacheDir, "index.lock"), rule: o.Rule, maxSize: o.MaxFileSize, setGC: o.SetGC}
+	return &Indexer{root: root, store: store{dir: dir}, lockPath: cachedir.IndexLock(cacheDir), rule: o.Rule, maxSize: o.MaxFileSize, setGC: o.SetGC}
 }
 
 // Rule is what the index skips as not the workspace's source.

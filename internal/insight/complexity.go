@@ -8,11 +8,12 @@ import (
 
 // cxEntry is a file's complexity as measured.
 type cxEntry struct {
-	cx int
-	ok bool
+	cx  int
+	ok  bool
+	gen bool // its bytes say it is generated (generatedContent)
 }
 
-// complexity is a file's indentation-weighted count of non-blank lines:
+// measured is a file's complexity, its indentation-weighted count of non-blank lines:
 // each non-blank line counts 1 plus its indentation depth (a tab or four
 // spaces per level), a cheap measure that works for any language. ok is
 // false for a file that is gone, binary (a NUL in its first 8 KiB) or over
@@ -20,23 +21,25 @@ type cxEntry struct {
 // when a commit read later touches it: the complexity of a hotspot is the
 // file's as of its last commit, and one new commit costs a measure of its
 // own files, not a stat of every file (update forgets what it touches).
-// e.mu is held.
-func (e *Engine) complexity(rel string) (int, bool) {
+// The same read says whether the file's bytes call it generated. e.mu is
+// held.
+func (e *Engine) measured(rel string) cxEntry {
 	if c, ok := e.cx[rel]; ok {
-		return c.cx, c.ok
+		return c
 	}
 	var c cxEntry
 	abs := filepath.Join(e.root, filepath.FromSlash(rel))
 	if st, err := os.Lstat(abs); err == nil && st.Mode().IsRegular() && st.Size() <= complexityFile {
 		if data, err := os.ReadFile(abs); err == nil {
 			c.cx, c.ok = measure(data)
+			c.gen = c.ok && generatedContent(data)
 		}
 	}
 	if e.cx == nil {
 		e.cx = map[string]cxEntry{}
 	}
 	e.cx[rel] = c
-	return c.cx, c.ok
+	return c
 }
 
 // measure computes the complexity of a file's bytes.

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -27,17 +28,21 @@ import (
 
 // Defaults and bounds of a question.
 const (
-	DefaultWindow  = "1y"
-	DefaultLimit   = 20
-	MaxLimit       = 500
-	DefaultBulk    = 100 // a commit touching more files is a bulk change
-	TrendWeeks     = 12
-	QuietAfter     = 90 * 24 * time.Hour // an owner with no commit for this long has gone quiet
-	MinTogether    = 2                   // affinity pairs need at least this many shared commits
-	MaxPairFiles   = 50                  // commits touching more files give no file pairs
-	MinFlipSample  = 3                   // volatility needs this many same-key run pairs
-	maxJournals    = 5000                // volatility reads at most this many recent runs
-	complexityFile = 1 << 20             // files over 1 MiB get no complexity
+	DefaultWindow = "1y"
+	DefaultLimit  = 20
+	MaxLimit      = 500
+	DefaultBulk   = 100 // a commit touching more files is a bulk change
+	TrendWeeks    = 12
+	TrendRecent   = 4 // the last weeks of the trend, compared with the baseline
+	// MinBaselineWeeks is the history a project needs before the recent
+	// weeks for its trend to have a direction; a younger one is "new".
+	MinBaselineWeeks = 2
+	QuietAfter       = 90 * 24 * time.Hour // an owner with no commit for this long has gone quiet
+	MinTogether      = 2                   // affinity pairs need at least this many shared commits
+	MaxPairFiles     = 50                  // commits touching more files give no file pairs
+	MinFlipSample    = 3                   // volatility needs this many same-key run pairs
+	maxJournals      = 5000                // volatility reads at most this many recent runs
+	complexityFile   = 1 << 20             // files over 1 MiB get no complexity
 )
 
 // Lenses, in the order the answer holds them.
@@ -53,6 +58,9 @@ type Params struct {
 	Window  string   // "90d", "1y", "all", or "<N>d"; "" is DefaultWindow
 	Project string   // "" for every project
 	Limit   int      // rows per list; 0 is DefaultLimit
+	// Include are the kinds of file hotspots counts although it leaves
+	// them out by default (LeftOutKinds, or "all").
+	Include []string
 }
 
 // Engine keeps the history of one workspace and answers questions.
@@ -110,7 +118,9 @@ func New(o Options) *Engine {
 // Root is the repository the engine reads.
 func (e *Engine) Root() string { return e.root }
 
-func (e *Engine) historyPath() string { return filepath.Join(e.cacheDir, "insight", "history.gob") }
+func (e *Engine) historyPath() string {
+	return filepath.Join(cachedir.Insight(e.cacheDir), "history.gob")
+}
 
 // Update brings the kept history up to HEAD: nothing when HEAD has not
 // moved, the new commits when it moved forward, everything again when the
@@ -262,6 +272,11 @@ func (p Params) normalize() (Params, error) {
 	if len(p.Lenses) == 0 {
 		p.Lenses = Lenses
 	}
+	inc, err := parseInclude(p.Include)
+	if err != nil {
+		return p, err
+	}
+	p.Include = inc
 	for _, l := range p.Lenses {
 		if !contains(Lenses, l) {
 			return p, &ParamError{Msg: fmt.Sprintf("lens %q is unknown: %s", l, strings.Join(Lenses, ", "))}
@@ -271,7 +286,7 @@ func (p Params) normalize() (Params, error) {
 }
 
 func (p Params) key() string {
-	return strings.Join(p.Lenses, ",") + "|" + p.Window + "|" + p.Project + "|" + fmt.Sprint(p.Limit)
+	return strings.Join(p.Lenses, ",") + "|" + p.Window + "|" + p.Project + "|" + fmt.Sprint(p.Limit) + "|" + strings.Join(p.Include, ",")
 }
 
 // windowStart is the first instant a window counts ("all": the zero time).

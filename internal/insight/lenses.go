@@ -47,6 +47,13 @@ type Bulk struct {
 type Hotspots struct {
 	Files    []FileHotspot    `json:"files"`
 	Projects []ProjectHotspot `json:"projects"`
+	// LeftOut are the kinds of file changed in the window that the lens
+	// did not count (lockfiles, generated, vendored, docs), unless
+	// Included names them; Note says so in a sentence, with how to
+	// include them.
+	LeftOut  []LeftOut `json:"left_out"`
+	Included []string  `json:"included"`
+	Note     string    `json:"note,omitempty"`
 }
 
 type FileHotspot struct {
@@ -118,10 +125,20 @@ type Trend struct {
 }
 
 type ProjectTrend struct {
-	Project   string  `json:"project"`
-	Counts    []int   `json:"counts"`
-	Direction string  `json:"direction"` // rising, falling or flat
-	Change    float64 `json:"change"`    // last 4 weeks over the 4 before, minus 1
+	Project string `json:"project"`
+	Counts  []int  `json:"counts"`
+	// Direction compares the last TrendRecent weeks with the baseline:
+	// rising, falling, steady, or new (less than MinBaselineWeeks of
+	// history before them, too young to compare).
+	Direction string  `json:"direction"`
+	Change    float64 `json:"change"` // the last 4 weeks over 4 weeks at the baseline's rate, minus 1 (0 without a baseline rate)
+	Recent    int     `json:"recent"` // commits in the last 4 weeks
+	// Baseline is the project's commits per week in the weeks of the chart
+	// before the last 4, counted from the week of its first commit;
+	// BaselineWeeks is how many weeks that is.
+	Baseline      float64   `json:"baseline"`
+	BaselineWeeks int       `json:"baseline_weeks"`
+	First         time.Time `json:"first,omitzero"` // the project's first commit
 }
 
 type Volatility struct {
@@ -180,7 +197,7 @@ func (e *Engine) compute(ctx context.Context, ws *workspace.Workspace, p Params,
 	for _, l := range p.Lenses {
 		switch l {
 		case "hotspots":
-			r.Hotspots = e.hotspots(window, counted, in, project, p.Limit)
+			r.Hotspots = e.hotspots(ws, window, counted, in, project, p.Limit, p.Include)
 		case "affinity":
 			r.Affinity = affinity(h, window, counted, in, project, r.Window.Commits-r.Bulk.Commits, func(a, b string) bool { return e.deps[[2]string{a, b}] }, p.Limit)
 		case "ownership":
@@ -225,8 +242,12 @@ func touches(c Commit, in func(int32) bool) bool {
 }
 
 // hotspots: per file, changes in the window (bulk commits excluded) times
-// its complexity now; files that no longer exist are left out.
-func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, limit int) *Hotspots {
+// its complexity now; files that no longer exist are left out, and so are
+// lockfiles, generated and vendored files and docs unless include names
+// their kind (the answer says how many of each it left out). A project's
+// score is its commits that touch a counted file times the summed
+// complexity of its counted files.
+func (e *Engine) hotspots(ws *workspace.Workspace, window []Commit, counted func(Commit) bool, in func(int32) bool, project []string, limit int, include []string) *Hotspots {
 	changes := make([]int, len(e.hist.Paths))
 	for _, c := range window {
 		if !counted(c) {
@@ -238,9 +259,35 @@ func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(in
 			}
 		}
 	}
-	out := &Hotspots{Files: []FileHotspot{}, Projects: []ProjectHotspot{}}
+	out := &Hotspots{Files: []FileHotspot{}, Projects: []ProjectHotspot{}, LeftOut: []LeftOut{}, Included: append([]string{}, include...)}
+	owners := graph.NewOwners(ws)
+	skipped := map[string][]int32{}
+	keep := make([]bool, len(e.hist.Paths)) // changed, measured, and of a kind the lens counts
 	byProject := map[string]*ProjectHotspot{}
-	projectCommits := map[string]int{}
+	for f, n := range changes {
+		if n == 0 {
+			continue
+		}
+		path := e.hist.Paths[f]
+		m := e.measured(path)
+		if !m.ok {
+			continue // deleted, binary or too big
+		}
+		if k := e.kindOf(ws, owners, path, m.gen); k != "" && !contains(include, k) {
+			skipped[k] = append(skipped[k], int32(f))
+			continue
+		}
+		keep[f] = true
+		out.Files = append(out.Files, FileHotspot{Path: path, Project: project[f], Changes: n, Complexity: m.cx, Score: int64(n) * int64(m.cx)})
+		if pr := project[f]; pr != "" {
+			ph := byProject[pr]
+			if ph == nil {
+				ph = &ProjectHotspot{Project: pr}
+				byProject[pr] = ph
+			}
+			ph.Complexity += m.cx
+		}
+	}
 	var ps []string
 	for _, c := range window {
 		if !counted(c) {
@@ -248,29 +295,10 @@ func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(in
 		}
 		ps = ps[:0]
 		for _, f := range c.Files {
-			if pr := project[f]; pr != "" && in(f) && !contains(ps, pr) {
+			if pr := project[f]; pr != "" && keep[f] && !contains(ps, pr) {
 				ps = append(ps, pr)
-				projectCommits[pr]++
+				byProject[pr].Changes++
 			}
-		}
-	}
-	for f, n := range changes {
-		if n == 0 {
-			continue
-		}
-		path := e.hist.Paths[f]
-		cx, ok := e.complexity(path)
-		if !ok {
-			continue // deleted, binary or too big
-		}
-		out.Files = append(out.Files, FileHotspot{Path: path, Project: project[f], Changes: n, Complexity: cx, Score: int64(n) * int64(cx)})
-		if pr := project[f]; pr != "" {
-			ph := byProject[pr]
-			if ph == nil {
-				ph = &ProjectHotspot{Project: pr, Changes: projectCommits[pr]}
-				byProject[pr] = ph
-			}
-			ph.Complexity += cx
 		}
 	}
 	sort.Slice(out.Files, func(i, j int) bool {
@@ -293,6 +321,25 @@ func (e *Engine) hotspots(window []Commit, counted func(Commit) bool, in func(in
 		return a.Project < b.Project
 	})
 	out.Projects = out.Projects[:min(limit, len(out.Projects))]
+	for _, k := range LeftOutKinds {
+		fs := skipped[k]
+		if len(fs) == 0 {
+			continue
+		}
+		sort.Slice(fs, func(i, j int) bool {
+			a, b := fs[i], fs[j]
+			if changes[a] != changes[b] {
+				return changes[a] > changes[b]
+			}
+			return e.hist.Paths[a] < e.hist.Paths[b]
+		})
+		l := LeftOut{Kind: k, Files: len(fs), Top: []string{}}
+		for _, f := range fs[:min(3, len(fs))] {
+			l.Top = append(l.Top, e.hist.Paths[f])
+		}
+		out.LeftOut = append(out.LeftOut, l)
+	}
+	out.Note = leftOutNote(out.LeftOut)
 	return out
 }
 
@@ -514,7 +561,14 @@ func shares(h *History, by map[int32]int) ([]Owner, int, int) {
 }
 
 // trend: commits touching each project per week (Monday UTC), the last
-// TrendWeeks weeks, bulk commits included (they are activity too).
+// TrendWeeks weeks, bulk commits included (they are activity too). The
+// last TrendRecent weeks are compared with the project's own baseline, its
+// weekly rate in the chart's weeks before them since its first commit: a
+// young project (or repository) has no baseline yet and is "new", rather
+// than "rising" against the empty weeks before it existed. A difference is
+// a direction only when it is large (a quarter more, a fifth less) and
+// unlikely by chance: commits arriving at the baseline's rate (a Poisson
+// count) would reach the recent count less than once in 20.
 func trend(h *History, ws *workspace.Workspace, project []string, only string, now time.Time) *Trend {
 	monday := now.Truncate(24 * time.Hour)
 	for monday.Weekday() != time.Monday {
@@ -526,22 +580,29 @@ func trend(h *History, ws *workspace.Workspace, project []string, only string, n
 		out.Weeks[i] = start.AddDate(0, 0, 7*i).Format("2006-01-02")
 	}
 	counts := map[string][]int{}
+	first := map[string]int64{}
 	for _, p := range ws.Projects {
 		if only == "" || p.Name == only {
 			counts[p.Name] = make([]int, TrendWeeks)
 		}
 	}
-	first := sort.Search(len(h.Commits), func(i int) bool { return h.Commits[i].Time >= start.Unix() })
 	var ps []string
-	for _, c := range h.Commits[first:] {
+	for _, c := range h.Commits {
 		w := int(time.Unix(c.Time, 0).UTC().Sub(start) / (7 * 24 * time.Hour))
-		if w < 0 || w >= TrendWeeks {
-			continue
+		if c.Time < start.Unix() {
+			w = -1
 		}
 		ps = ps[:0]
 		for _, f := range c.Files {
-			if pr := project[f]; pr != "" && !contains(ps, pr) && counts[pr] != nil {
-				ps = append(ps, pr)
+			pr := project[f]
+			if pr == "" || counts[pr] == nil || contains(ps, pr) {
+				continue
+			}
+			ps = append(ps, pr)
+			if t, ok := first[pr]; !ok || c.Time < t {
+				first[pr] = c.Time
+			}
+			if w >= 0 && w < TrendWeeks {
 				counts[pr][w]++
 			}
 		}
@@ -551,26 +612,70 @@ func trend(h *History, ws *workspace.Workspace, project []string, only string, n
 		if cs == nil {
 			continue
 		}
-		recent, before := 0, 0
-		for i := TrendWeeks - 4; i < TrendWeeks; i++ {
-			recent += cs[i]
-			before += cs[i-4]
+		pt := ProjectTrend{Project: p.Name, Counts: cs, Direction: "steady"}
+		for i := TrendWeeks - TrendRecent; i < TrendWeeks; i++ {
+			pt.Recent += cs[i]
 		}
-		pt := ProjectTrend{Project: p.Name, Counts: cs, Direction: "flat"}
-		switch {
-		case before == 0 && recent > 0:
-			pt.Direction, pt.Change = "rising", 1
-		case before > 0:
-			pt.Change = round(float64(recent)/float64(before) - 1)
-			if pt.Change >= 0.25 {
-				pt.Direction = "rising"
-			} else if pt.Change <= -0.2 {
-				pt.Direction = "falling"
+		t, ok := first[p.Name]
+		if ok {
+			pt.First = time.Unix(t, 0).UTC()
+			// The weeks of the chart before the recent ones, from the week
+			// of the first commit.
+			from := max(0, int(pt.First.Sub(start)/(7*24*time.Hour)))
+			pt.BaselineWeeks = max(0, TrendWeeks-TrendRecent-from)
+			total := 0
+			for i := from; i < TrendWeeks-TrendRecent; i++ {
+				total += cs[i]
 			}
+			if pt.BaselineWeeks > 0 {
+				pt.Baseline = round(float64(total) / float64(pt.BaselineWeeks))
+			}
+		}
+		switch {
+		case !ok:
+			// No commit at all: steady at nothing.
+		case pt.BaselineWeeks < MinBaselineWeeks:
+			pt.Direction = "new"
+		default:
+			pt.Direction, pt.Change = direction(pt.Recent, pt.Baseline*TrendRecent)
 		}
 		out.Projects = append(out.Projects, pt)
 	}
 	return out
+}
+
+// direction compares an observed count with the count expected at the
+// baseline's rate: rising or falling when the difference is both large
+// and unlikely under a Poisson count at that rate (an expectation under
+// one half counts as one half, so that a few commits after a quiet spell
+// are not yet a rise).
+func direction(observed int, expected float64) (string, float64) {
+	change := 0.0
+	if expected > 0 {
+		change = round(float64(observed)/expected - 1)
+	}
+	lambda := math.Max(expected, 0.5)
+	switch {
+	case float64(observed) >= 1.25*lambda && 1-poissonCDF(observed-1, lambda) < 0.05:
+		return "rising", change
+	case expected > 0 && float64(observed) <= 0.8*expected && poissonCDF(observed, expected) < 0.05:
+		return "falling", change
+	}
+	return "steady", change
+}
+
+// poissonCDF is P(X <= k) for a Poisson count X of mean lambda, summed in
+// log space (the terms of a large mean would underflow one by one).
+func poissonCDF(k int, lambda float64) float64 {
+	if k < 0 {
+		return 0
+	}
+	sum := 0.0
+	for i := 0; i <= k; i++ {
+		lg, _ := math.Lgamma(float64(i + 1))
+		sum += math.Exp(float64(i)*math.Log(lambda) - lambda - lg)
+	}
+	return math.Min(1, sum)
 }
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -52,6 +52,8 @@ type Snapshot struct {
 	qIdx     atomic.Pointer[query.Index]
 	infOnce  sync.Once
 	inferred []graph.Edge
+	hOnce    sync.Once
+	holds    map[string]map[string]int
 	res      resolved
 }
 
@@ -75,6 +77,13 @@ func (s *Snapshot) Gzip() []byte {
 func (s *Snapshot) QueryIndex() *query.Index {
 	s.qOnce.Do(func() { s.qIdx.Store(query.NewIndex(s.Graph())) })
 	return s.qIdx.Load()
+}
+
+// Holds counts what each project owns in this version, by kind (the
+// project skeleton's Node.Holds), once.
+func (s *Snapshot) Holds() map[string]map[string]int {
+	s.hOnce.Do(func() { s.holds = graph.Holds(s.Graph()) })
+	return s.holds
 }
 
 // Publisher receives events (the SSE hub).

@@ -9,10 +9,10 @@ package maintenance
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/corehq/core/internal/activity"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/drift"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
@@ -41,7 +41,7 @@ type Deps struct {
 }
 
 // reviewsFile is where check-review keeps the branches it watches.
-func reviewsFile(cacheDir string) string { return filepath.Join(cacheDir, "reviews.json") }
+func reviewsFile(cacheDir string) string { return cachedir.MergeWatch(cacheDir) }
 
 // Observe notes, as a server starts, what the jobs watch from then on: the
 // branch under review, so that its merge is noticed even if the server

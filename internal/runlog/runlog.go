@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/quote"
@@ -86,7 +87,7 @@ type Journal struct {
 	Output    string           `json:"output"` // last: listing skips over it
 }
 
-func Dir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }
+func Dir(cacheDir string) string { return cachedir.Runs(cacheDir) }
 
 // idPattern: "r" + UTC time to the nanosecond + "-" + 8 random hex digits,
 // so ids sort by start time.

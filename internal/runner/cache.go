@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 
 	"archive/tar"
@@ -41,7 +42,7 @@ const (
 	outputsFile = "outputs.tar"
 )
 
-func buildDir(cacheDir string) string { return filepath.Join(cacheDir, "build") }
+func buildDir(cacheDir string) string { return cachedir.Build(cacheDir) }
 
 // cacheMeta is meta.json.
 type cacheMeta struct {
@@ -431,7 +432,7 @@ func underAny(rel string, roots []string) bool {
 // stagingDir makes a directory to extract into under <cache>/restore, or
 // returns "" when that is not on projDir's file system.
 func stagingDir(cacheDir, projDir string) string {
-	base := filepath.Join(cacheDir, "restore")
+	base := cachedir.Restore(cacheDir)
 	if err := os.MkdirAll(base, 0o700); err != nil || !sameDevice(base, projDir) {
 		return ""
 	}
@@ -445,7 +446,7 @@ func stagingDir(cacheDir, projDir string) string {
 // removeStaleStaging removes staging directories a killed restore left
 // behind (an hour is far longer than any restore takes).
 func removeStaleStaging(cacheDir string) {
-	base := filepath.Join(cacheDir, "restore")
+	base := cachedir.Restore(cacheDir)
 	list, err := os.ReadDir(base)
 	if err != nil {
 		return

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/inputs"
@@ -399,9 +400,9 @@ func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []
 // projects' parts they name, once per part: <cache>/keys/parts/<sha256>.json
 // (a part is shared by every dependent, and a key of a target deep in a
 // workspace names hundreds of files through them).
-func keysDir(cacheDir string) string { return filepath.Join(cacheDir, "keys") }
+func keysDir(cacheDir string) string { return cachedir.Keys(cacheDir) }
 
-func partsDir(cacheDir string) string { return filepath.Join(keysDir(cacheDir), "parts") }
+func partsDir(cacheDir string) string { return cachedir.KeyParts(cacheDir) }
 
 // recordParts keeps n's key for a later --diff (best effort: a failure
 // loses only the explanation), and each dependency part's files the run

@@ -32,9 +32,12 @@ const (
 type Query struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "90d", "1y", "all" or a number of days such as "30d".
-	Window        string `protobuf:"bytes,1,opt,name=window,proto3" json:"window,omitempty"`
-	Project       string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
-	Limit         int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	Window  string `protobuf:"bytes,1,opt,name=window,proto3" json:"window,omitempty"`
+	Project string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
+	Limit   int32  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Kinds of file the hotspots lens counts although it leaves them out by
+	// default: "lockfiles", "generated", "vendored", "docs", or "all".
+	Include       []string `protobuf:"bytes,4,rep,name=include,proto3" json:"include,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -88,6 +91,13 @@ func (x *Query) GetLimit() int32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *Query) GetInclude() []string {
+	if x != nil {
+		return x.Include
+	}
+	return nil
 }
 
 // Summary is what every answer says of the history it counted.
@@ -244,10 +254,16 @@ func (x *GetHotspotsRequest) GetQuery() *Query {
 }
 
 type GetHotspotsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Summary       *Summary               `protobuf:"bytes,1,opt,name=summary,proto3" json:"summary,omitempty"`
-	Files         []*Hotspot             `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
-	Projects      []*Hotspot             `protobuf:"bytes,3,rep,name=projects,proto3" json:"projects,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Summary  *Summary               `protobuf:"bytes,1,opt,name=summary,proto3" json:"summary,omitempty"`
+	Files    []*Hotspot             `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	Projects []*Hotspot             `protobuf:"bytes,3,rep,name=projects,proto3" json:"projects,omitempty"`
+	// The kinds of file changed in the window that the lens left out.
+	LeftOut []*LeftOut `protobuf:"bytes,4,rep,name=left_out,json=leftOut,proto3" json:"left_out,omitempty"`
+	// The kinds the query's include counted.
+	Included []string `protobuf:"bytes,5,rep,name=included,proto3" json:"included,omitempty"`
+	// What was left out and how to include it, in a sentence.
+	Note          string `protobuf:"bytes,6,opt,name=note,proto3" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -303,6 +319,90 @@ func (x *GetHotspotsResponse) GetProjects() []*Hotspot {
 	return nil
 }
 
+func (x *GetHotspotsResponse) GetLeftOut() []*LeftOut {
+	if x != nil {
+		return x.LeftOut
+	}
+	return nil
+}
+
+func (x *GetHotspotsResponse) GetIncluded() []string {
+	if x != nil {
+		return x.Included
+	}
+	return nil
+}
+
+func (x *GetHotspotsResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// LeftOut is one kind of file the hotspots lens did not count.
+type LeftOut struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "lockfiles", "generated", "vendored" or "docs".
+	Kind  string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Files int32  `protobuf:"varint,2,opt,name=files,proto3" json:"files,omitempty"`
+	// The most changed of them, at most 3.
+	Top           []string `protobuf:"bytes,3,rep,name=top,proto3" json:"top,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeftOut) Reset() {
+	*x = LeftOut{}
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeftOut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeftOut) ProtoMessage() {}
+
+func (x *LeftOut) ProtoReflect() protoreflect.Message {
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeftOut.ProtoReflect.Descriptor instead.
+func (*LeftOut) Descriptor() ([]byte, []int) {
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *LeftOut) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *LeftOut) GetFiles() int32 {
+	if x != nil {
+		return x.Files
+	}
+	return 0
+}
+
+func (x *LeftOut) GetTop() []string {
+	if x != nil {
+		return x.Top
+	}
+	return nil
+}
+
 // Hotspot is a file (path set) or a project.
 type Hotspot struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -317,7 +417,7 @@ type Hotspot struct {
 
 func (x *Hotspot) Reset() {
 	*x = Hotspot{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[4]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -329,7 +429,7 @@ func (x *Hotspot) String() string {
 func (*Hotspot) ProtoMessage() {}
 
 func (x *Hotspot) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[4]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -342,7 +442,7 @@ func (x *Hotspot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hotspot.ProtoReflect.Descriptor instead.
 func (*Hotspot) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{4}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Hotspot) GetPath() string {
@@ -389,7 +489,7 @@ type GetAffinityRequest struct {
 
 func (x *GetAffinityRequest) Reset() {
 	*x = GetAffinityRequest{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[5]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +501,7 @@ func (x *GetAffinityRequest) String() string {
 func (*GetAffinityRequest) ProtoMessage() {}
 
 func (x *GetAffinityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[5]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +514,7 @@ func (x *GetAffinityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAffinityRequest.ProtoReflect.Descriptor instead.
 func (*GetAffinityRequest) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{5}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetAffinityRequest) GetQuery() *Query {
@@ -435,7 +535,7 @@ type GetAffinityResponse struct {
 
 func (x *GetAffinityResponse) Reset() {
 	*x = GetAffinityResponse{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[6]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -447,7 +547,7 @@ func (x *GetAffinityResponse) String() string {
 func (*GetAffinityResponse) ProtoMessage() {}
 
 func (x *GetAffinityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[6]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -460,7 +560,7 @@ func (x *GetAffinityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAffinityResponse.ProtoReflect.Descriptor instead.
 func (*GetAffinityResponse) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{6}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetAffinityResponse) GetSummary() *Summary {
@@ -499,7 +599,7 @@ type Pair struct {
 
 func (x *Pair) Reset() {
 	*x = Pair{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[7]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -511,7 +611,7 @@ func (x *Pair) String() string {
 func (*Pair) ProtoMessage() {}
 
 func (x *Pair) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[7]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -524,7 +624,7 @@ func (x *Pair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pair.ProtoReflect.Descriptor instead.
 func (*Pair) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{7}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Pair) GetA() string {
@@ -578,7 +678,7 @@ type GetOwnershipRequest struct {
 
 func (x *GetOwnershipRequest) Reset() {
 	*x = GetOwnershipRequest{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[8]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +690,7 @@ func (x *GetOwnershipRequest) String() string {
 func (*GetOwnershipRequest) ProtoMessage() {}
 
 func (x *GetOwnershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[8]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +703,7 @@ func (x *GetOwnershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOwnershipRequest.ProtoReflect.Descriptor instead.
 func (*GetOwnershipRequest) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{8}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetOwnershipRequest) GetQuery() *Query {
@@ -624,7 +724,7 @@ type GetOwnershipResponse struct {
 
 func (x *GetOwnershipResponse) Reset() {
 	*x = GetOwnershipResponse{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[9]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -636,7 +736,7 @@ func (x *GetOwnershipResponse) String() string {
 func (*GetOwnershipResponse) ProtoMessage() {}
 
 func (x *GetOwnershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[9]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -649,7 +749,7 @@ func (x *GetOwnershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOwnershipResponse.ProtoReflect.Descriptor instead.
 func (*GetOwnershipResponse) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{9}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetOwnershipResponse) GetSummary() *Summary {
@@ -689,7 +789,7 @@ type Owned struct {
 
 func (x *Owned) Reset() {
 	*x = Owned{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[10]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +801,7 @@ func (x *Owned) String() string {
 func (*Owned) ProtoMessage() {}
 
 func (x *Owned) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[10]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +814,7 @@ func (x *Owned) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Owned.ProtoReflect.Descriptor instead.
 func (*Owned) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{10}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Owned) GetPath() string {
@@ -772,7 +872,7 @@ type Owner struct {
 
 func (x *Owner) Reset() {
 	*x = Owner{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[11]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +884,7 @@ func (x *Owner) String() string {
 func (*Owner) ProtoMessage() {}
 
 func (x *Owner) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[11]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +897,7 @@ func (x *Owner) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Owner.ProtoReflect.Descriptor instead.
 func (*Owner) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{11}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Owner) GetAuthor() string {
@@ -837,7 +937,7 @@ type GetTrendRequest struct {
 
 func (x *GetTrendRequest) Reset() {
 	*x = GetTrendRequest{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[12]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -849,7 +949,7 @@ func (x *GetTrendRequest) String() string {
 func (*GetTrendRequest) ProtoMessage() {}
 
 func (x *GetTrendRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[12]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -862,7 +962,7 @@ func (x *GetTrendRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTrendRequest.ProtoReflect.Descriptor instead.
 func (*GetTrendRequest) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{12}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetTrendRequest) GetQuery() *Query {
@@ -884,7 +984,7 @@ type GetTrendResponse struct {
 
 func (x *GetTrendResponse) Reset() {
 	*x = GetTrendResponse{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[13]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -896,7 +996,7 @@ func (x *GetTrendResponse) String() string {
 func (*GetTrendResponse) ProtoMessage() {}
 
 func (x *GetTrendResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[13]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -909,7 +1009,7 @@ func (x *GetTrendResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTrendResponse.ProtoReflect.Descriptor instead.
 func (*GetTrendResponse) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{13}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetTrendResponse) GetSummary() *Summary {
@@ -937,16 +1037,25 @@ type ProjectTrend struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Project string                 `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
 	Counts  []int32                `protobuf:"varint,2,rep,packed,name=counts,proto3" json:"counts,omitempty"`
-	// "rising", "falling" or "flat".
-	Direction     string  `protobuf:"bytes,3,opt,name=direction,proto3" json:"direction,omitempty"`
-	Change        float64 `protobuf:"fixed64,4,opt,name=change,proto3" json:"change,omitempty"`
+	// The last 4 weeks against the project's baseline: "rising", "falling",
+	// "steady", or "new" (too little history before them to compare).
+	Direction string  `protobuf:"bytes,3,opt,name=direction,proto3" json:"direction,omitempty"`
+	Change    float64 `protobuf:"fixed64,4,opt,name=change,proto3" json:"change,omitempty"`
+	// Commits in the last 4 weeks.
+	Recent int32 `protobuf:"varint,5,opt,name=recent,proto3" json:"recent,omitempty"`
+	// Commits per week in the weeks of the chart before the last 4, from the
+	// project's first commit; baseline_weeks is how many weeks that is.
+	Baseline      float64 `protobuf:"fixed64,6,opt,name=baseline,proto3" json:"baseline,omitempty"`
+	BaselineWeeks int32   `protobuf:"varint,7,opt,name=baseline_weeks,json=baselineWeeks,proto3" json:"baseline_weeks,omitempty"`
+	// The project's first commit.
+	First         *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=first,proto3" json:"first,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProjectTrend) Reset() {
 	*x = ProjectTrend{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[14]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -958,7 +1067,7 @@ func (x *ProjectTrend) String() string {
 func (*ProjectTrend) ProtoMessage() {}
 
 func (x *ProjectTrend) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[14]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -971,7 +1080,7 @@ func (x *ProjectTrend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProjectTrend.ProtoReflect.Descriptor instead.
 func (*ProjectTrend) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{14}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ProjectTrend) GetProject() string {
@@ -1002,6 +1111,34 @@ func (x *ProjectTrend) GetChange() float64 {
 	return 0
 }
 
+func (x *ProjectTrend) GetRecent() int32 {
+	if x != nil {
+		return x.Recent
+	}
+	return 0
+}
+
+func (x *ProjectTrend) GetBaseline() float64 {
+	if x != nil {
+		return x.Baseline
+	}
+	return 0
+}
+
+func (x *ProjectTrend) GetBaselineWeeks() int32 {
+	if x != nil {
+		return x.BaselineWeeks
+	}
+	return 0
+}
+
+func (x *ProjectTrend) GetFirst() *timestamppb.Timestamp {
+	if x != nil {
+		return x.First
+	}
+	return nil
+}
+
 type GetVolatilityRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Query         *Query                 `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
@@ -1011,7 +1148,7 @@ type GetVolatilityRequest struct {
 
 func (x *GetVolatilityRequest) Reset() {
 	*x = GetVolatilityRequest{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[15]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1160,7 @@ func (x *GetVolatilityRequest) String() string {
 func (*GetVolatilityRequest) ProtoMessage() {}
 
 func (x *GetVolatilityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[15]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1173,7 @@ func (x *GetVolatilityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVolatilityRequest.ProtoReflect.Descriptor instead.
 func (*GetVolatilityRequest) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{15}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetVolatilityRequest) GetQuery() *Query {
@@ -1058,7 +1195,7 @@ type GetVolatilityResponse struct {
 
 func (x *GetVolatilityResponse) Reset() {
 	*x = GetVolatilityResponse{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[16]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1070,7 +1207,7 @@ func (x *GetVolatilityResponse) String() string {
 func (*GetVolatilityResponse) ProtoMessage() {}
 
 func (x *GetVolatilityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[16]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1083,7 +1220,7 @@ func (x *GetVolatilityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVolatilityResponse.ProtoReflect.Descriptor instead.
 func (*GetVolatilityResponse) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{16}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetVolatilityResponse) GetSummary() *Summary {
@@ -1128,7 +1265,7 @@ type Flakiness struct {
 
 func (x *Flakiness) Reset() {
 	*x = Flakiness{}
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[17]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1277,7 @@ func (x *Flakiness) String() string {
 func (*Flakiness) ProtoMessage() {}
 
 func (x *Flakiness) ProtoReflect() protoreflect.Message {
-	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[17]
+	mi := &file_core_insight_v1alpha1_insight_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1290,7 @@ func (x *Flakiness) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Flakiness.ProtoReflect.Descriptor instead.
 func (*Flakiness) Descriptor() ([]byte, []int) {
-	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{17}
+	return file_core_insight_v1alpha1_insight_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Flakiness) GetTarget() string {
@@ -1202,11 +1339,12 @@ var File_core_insight_v1alpha1_insight_proto protoreflect.FileDescriptor
 
 const file_core_insight_v1alpha1_insight_proto_rawDesc = "" +
 	"\n" +
-	"#core/insight/v1alpha1/insight.proto\x12\x15core.insight.v1alpha1\x1a\x1fgoogle/protobuf/timestamp.proto\"O\n" +
+	"#core/insight/v1alpha1/insight.proto\x12\x15core.insight.v1alpha1\x1a\x1fgoogle/protobuf/timestamp.proto\"i\n" +
 	"\x05Query\x12\x16\n" +
 	"\x06window\x18\x01 \x01(\tR\x06window\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x14\n" +
-	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xa2\x02\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12\x18\n" +
+	"\ainclude\x18\x04 \x03(\tR\ainclude\"\xa2\x02\n" +
 	"\aSummary\x12\x12\n" +
 	"\x04head\x18\x01 \x01(\tR\x04head\x12\x18\n" +
 	"\acommits\x18\x02 \x01(\x05R\acommits\x12\x18\n" +
@@ -1218,11 +1356,18 @@ const file_core_insight_v1alpha1_insight_proto_rawDesc = "" +
 	"\fbulk_commits\x18\b \x01(\x05R\vbulkCommits\x12\x14\n" +
 	"\x05notes\x18\t \x03(\tR\x05notes\"H\n" +
 	"\x12GetHotspotsRequest\x122\n" +
-	"\x05query\x18\x01 \x01(\v2\x1c.core.insight.v1alpha1.QueryR\x05query\"\xc1\x01\n" +
+	"\x05query\x18\x01 \x01(\v2\x1c.core.insight.v1alpha1.QueryR\x05query\"\xac\x02\n" +
 	"\x13GetHotspotsResponse\x128\n" +
 	"\asummary\x18\x01 \x01(\v2\x1e.core.insight.v1alpha1.SummaryR\asummary\x124\n" +
 	"\x05files\x18\x02 \x03(\v2\x1e.core.insight.v1alpha1.HotspotR\x05files\x12:\n" +
-	"\bprojects\x18\x03 \x03(\v2\x1e.core.insight.v1alpha1.HotspotR\bprojects\"\x87\x01\n" +
+	"\bprojects\x18\x03 \x03(\v2\x1e.core.insight.v1alpha1.HotspotR\bprojects\x129\n" +
+	"\bleft_out\x18\x04 \x03(\v2\x1e.core.insight.v1alpha1.LeftOutR\aleftOut\x12\x1a\n" +
+	"\bincluded\x18\x05 \x03(\tR\bincluded\x12\x12\n" +
+	"\x04note\x18\x06 \x01(\tR\x04note\"E\n" +
+	"\aLeftOut\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05files\x18\x02 \x01(\x05R\x05files\x12\x10\n" +
+	"\x03top\x18\x03 \x03(\tR\x03top\"\x87\x01\n" +
 	"\aHotspot\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x18\n" +
@@ -1270,12 +1415,16 @@ const file_core_insight_v1alpha1_insight_proto_rawDesc = "" +
 	"\x10GetTrendResponse\x128\n" +
 	"\asummary\x18\x01 \x01(\v2\x1e.core.insight.v1alpha1.SummaryR\asummary\x12\x14\n" +
 	"\x05weeks\x18\x02 \x03(\tR\x05weeks\x12?\n" +
-	"\bprojects\x18\x03 \x03(\v2#.core.insight.v1alpha1.ProjectTrendR\bprojects\"v\n" +
+	"\bprojects\x18\x03 \x03(\v2#.core.insight.v1alpha1.ProjectTrendR\bprojects\"\x83\x02\n" +
 	"\fProjectTrend\x12\x18\n" +
 	"\aproject\x18\x01 \x01(\tR\aproject\x12\x16\n" +
 	"\x06counts\x18\x02 \x03(\x05R\x06counts\x12\x1c\n" +
 	"\tdirection\x18\x03 \x01(\tR\tdirection\x12\x16\n" +
-	"\x06change\x18\x04 \x01(\x01R\x06change\"J\n" +
+	"\x06change\x18\x04 \x01(\x01R\x06change\x12\x16\n" +
+	"\x06recent\x18\x05 \x01(\x05R\x06recent\x12\x1a\n" +
+	"\bbaseline\x18\x06 \x01(\x01R\bbaseline\x12%\n" +
+	"\x0ebaseline_weeks\x18\a \x01(\x05R\rbaselineWeeks\x120\n" +
+	"\x05first\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x05first\"J\n" +
 	"\x14GetVolatilityRequest\x122\n" +
 	"\x05query\x18\x01 \x01(\v2\x1c.core.insight.v1alpha1.QueryR\x05query\"\xc0\x01\n" +
 	"\x15GetVolatilityResponse\x128\n" +
@@ -1311,66 +1460,69 @@ func file_core_insight_v1alpha1_insight_proto_rawDescGZIP() []byte {
 	return file_core_insight_v1alpha1_insight_proto_rawDescData
 }
 
-var file_core_insight_v1alpha1_insight_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_core_insight_v1alpha1_insight_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_core_insight_v1alpha1_insight_proto_goTypes = []any{
 	(*Query)(nil),                 // 0: core.insight.v1alpha1.Query
 	(*Summary)(nil),               // 1: core.insight.v1alpha1.Summary
 	(*GetHotspotsRequest)(nil),    // 2: core.insight.v1alpha1.GetHotspotsRequest
 	(*GetHotspotsResponse)(nil),   // 3: core.insight.v1alpha1.GetHotspotsResponse
-	(*Hotspot)(nil),               // 4: core.insight.v1alpha1.Hotspot
-	(*GetAffinityRequest)(nil),    // 5: core.insight.v1alpha1.GetAffinityRequest
-	(*GetAffinityResponse)(nil),   // 6: core.insight.v1alpha1.GetAffinityResponse
-	(*Pair)(nil),                  // 7: core.insight.v1alpha1.Pair
-	(*GetOwnershipRequest)(nil),   // 8: core.insight.v1alpha1.GetOwnershipRequest
-	(*GetOwnershipResponse)(nil),  // 9: core.insight.v1alpha1.GetOwnershipResponse
-	(*Owned)(nil),                 // 10: core.insight.v1alpha1.Owned
-	(*Owner)(nil),                 // 11: core.insight.v1alpha1.Owner
-	(*GetTrendRequest)(nil),       // 12: core.insight.v1alpha1.GetTrendRequest
-	(*GetTrendResponse)(nil),      // 13: core.insight.v1alpha1.GetTrendResponse
-	(*ProjectTrend)(nil),          // 14: core.insight.v1alpha1.ProjectTrend
-	(*GetVolatilityRequest)(nil),  // 15: core.insight.v1alpha1.GetVolatilityRequest
-	(*GetVolatilityResponse)(nil), // 16: core.insight.v1alpha1.GetVolatilityResponse
-	(*Flakiness)(nil),             // 17: core.insight.v1alpha1.Flakiness
-	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*LeftOut)(nil),               // 4: core.insight.v1alpha1.LeftOut
+	(*Hotspot)(nil),               // 5: core.insight.v1alpha1.Hotspot
+	(*GetAffinityRequest)(nil),    // 6: core.insight.v1alpha1.GetAffinityRequest
+	(*GetAffinityResponse)(nil),   // 7: core.insight.v1alpha1.GetAffinityResponse
+	(*Pair)(nil),                  // 8: core.insight.v1alpha1.Pair
+	(*GetOwnershipRequest)(nil),   // 9: core.insight.v1alpha1.GetOwnershipRequest
+	(*GetOwnershipResponse)(nil),  // 10: core.insight.v1alpha1.GetOwnershipResponse
+	(*Owned)(nil),                 // 11: core.insight.v1alpha1.Owned
+	(*Owner)(nil),                 // 12: core.insight.v1alpha1.Owner
+	(*GetTrendRequest)(nil),       // 13: core.insight.v1alpha1.GetTrendRequest
+	(*GetTrendResponse)(nil),      // 14: core.insight.v1alpha1.GetTrendResponse
+	(*ProjectTrend)(nil),          // 15: core.insight.v1alpha1.ProjectTrend
+	(*GetVolatilityRequest)(nil),  // 16: core.insight.v1alpha1.GetVolatilityRequest
+	(*GetVolatilityResponse)(nil), // 17: core.insight.v1alpha1.GetVolatilityResponse
+	(*Flakiness)(nil),             // 18: core.insight.v1alpha1.Flakiness
+	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
 }
 var file_core_insight_v1alpha1_insight_proto_depIdxs = []int32{
-	18, // 0: core.insight.v1alpha1.Summary.since:type_name -> google.protobuf.Timestamp
+	19, // 0: core.insight.v1alpha1.Summary.since:type_name -> google.protobuf.Timestamp
 	0,  // 1: core.insight.v1alpha1.GetHotspotsRequest.query:type_name -> core.insight.v1alpha1.Query
 	1,  // 2: core.insight.v1alpha1.GetHotspotsResponse.summary:type_name -> core.insight.v1alpha1.Summary
-	4,  // 3: core.insight.v1alpha1.GetHotspotsResponse.files:type_name -> core.insight.v1alpha1.Hotspot
-	4,  // 4: core.insight.v1alpha1.GetHotspotsResponse.projects:type_name -> core.insight.v1alpha1.Hotspot
-	0,  // 5: core.insight.v1alpha1.GetAffinityRequest.query:type_name -> core.insight.v1alpha1.Query
-	1,  // 6: core.insight.v1alpha1.GetAffinityResponse.summary:type_name -> core.insight.v1alpha1.Summary
-	7,  // 7: core.insight.v1alpha1.GetAffinityResponse.files:type_name -> core.insight.v1alpha1.Pair
-	7,  // 8: core.insight.v1alpha1.GetAffinityResponse.projects:type_name -> core.insight.v1alpha1.Pair
-	0,  // 9: core.insight.v1alpha1.GetOwnershipRequest.query:type_name -> core.insight.v1alpha1.Query
-	1,  // 10: core.insight.v1alpha1.GetOwnershipResponse.summary:type_name -> core.insight.v1alpha1.Summary
-	10, // 11: core.insight.v1alpha1.GetOwnershipResponse.files:type_name -> core.insight.v1alpha1.Owned
-	10, // 12: core.insight.v1alpha1.GetOwnershipResponse.projects:type_name -> core.insight.v1alpha1.Owned
-	11, // 13: core.insight.v1alpha1.Owned.owners:type_name -> core.insight.v1alpha1.Owner
-	11, // 14: core.insight.v1alpha1.Owned.quiet:type_name -> core.insight.v1alpha1.Owner
-	18, // 15: core.insight.v1alpha1.Owner.last:type_name -> google.protobuf.Timestamp
-	0,  // 16: core.insight.v1alpha1.GetTrendRequest.query:type_name -> core.insight.v1alpha1.Query
-	1,  // 17: core.insight.v1alpha1.GetTrendResponse.summary:type_name -> core.insight.v1alpha1.Summary
-	14, // 18: core.insight.v1alpha1.GetTrendResponse.projects:type_name -> core.insight.v1alpha1.ProjectTrend
-	0,  // 19: core.insight.v1alpha1.GetVolatilityRequest.query:type_name -> core.insight.v1alpha1.Query
-	1,  // 20: core.insight.v1alpha1.GetVolatilityResponse.summary:type_name -> core.insight.v1alpha1.Summary
-	17, // 21: core.insight.v1alpha1.GetVolatilityResponse.targets:type_name -> core.insight.v1alpha1.Flakiness
-	2,  // 22: core.insight.v1alpha1.InsightService.GetHotspots:input_type -> core.insight.v1alpha1.GetHotspotsRequest
-	5,  // 23: core.insight.v1alpha1.InsightService.GetAffinity:input_type -> core.insight.v1alpha1.GetAffinityRequest
-	8,  // 24: core.insight.v1alpha1.InsightService.GetOwnership:input_type -> core.insight.v1alpha1.GetOwnershipRequest
-	12, // 25: core.insight.v1alpha1.InsightService.GetTrend:input_type -> core.insight.v1alpha1.GetTrendRequest
-	15, // 26: core.insight.v1alpha1.InsightService.GetVolatility:input_type -> core.insight.v1alpha1.GetVolatilityRequest
-	3,  // 27: core.insight.v1alpha1.InsightService.GetHotspots:output_type -> core.insight.v1alpha1.GetHotspotsResponse
-	6,  // 28: core.insight.v1alpha1.InsightService.GetAffinity:output_type -> core.insight.v1alpha1.GetAffinityResponse
-	9,  // 29: core.insight.v1alpha1.InsightService.GetOwnership:output_type -> core.insight.v1alpha1.GetOwnershipResponse
-	13, // 30: core.insight.v1alpha1.InsightService.GetTrend:output_type -> core.insight.v1alpha1.GetTrendResponse
-	16, // 31: core.insight.v1alpha1.InsightService.GetVolatility:output_type -> core.insight.v1alpha1.GetVolatilityResponse
-	27, // [27:32] is the sub-list for method output_type
-	22, // [22:27] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	5,  // 3: core.insight.v1alpha1.GetHotspotsResponse.files:type_name -> core.insight.v1alpha1.Hotspot
+	5,  // 4: core.insight.v1alpha1.GetHotspotsResponse.projects:type_name -> core.insight.v1alpha1.Hotspot
+	4,  // 5: core.insight.v1alpha1.GetHotspotsResponse.left_out:type_name -> core.insight.v1alpha1.LeftOut
+	0,  // 6: core.insight.v1alpha1.GetAffinityRequest.query:type_name -> core.insight.v1alpha1.Query
+	1,  // 7: core.insight.v1alpha1.GetAffinityResponse.summary:type_name -> core.insight.v1alpha1.Summary
+	8,  // 8: core.insight.v1alpha1.GetAffinityResponse.files:type_name -> core.insight.v1alpha1.Pair
+	8,  // 9: core.insight.v1alpha1.GetAffinityResponse.projects:type_name -> core.insight.v1alpha1.Pair
+	0,  // 10: core.insight.v1alpha1.GetOwnershipRequest.query:type_name -> core.insight.v1alpha1.Query
+	1,  // 11: core.insight.v1alpha1.GetOwnershipResponse.summary:type_name -> core.insight.v1alpha1.Summary
+	11, // 12: core.insight.v1alpha1.GetOwnershipResponse.files:type_name -> core.insight.v1alpha1.Owned
+	11, // 13: core.insight.v1alpha1.GetOwnershipResponse.projects:type_name -> core.insight.v1alpha1.Owned
+	12, // 14: core.insight.v1alpha1.Owned.owners:type_name -> core.insight.v1alpha1.Owner
+	12, // 15: core.insight.v1alpha1.Owned.quiet:type_name -> core.insight.v1alpha1.Owner
+	19, // 16: core.insight.v1alpha1.Owner.last:type_name -> google.protobuf.Timestamp
+	0,  // 17: core.insight.v1alpha1.GetTrendRequest.query:type_name -> core.insight.v1alpha1.Query
+	1,  // 18: core.insight.v1alpha1.GetTrendResponse.summary:type_name -> core.insight.v1alpha1.Summary
+	15, // 19: core.insight.v1alpha1.GetTrendResponse.projects:type_name -> core.insight.v1alpha1.ProjectTrend
+	19, // 20: core.insight.v1alpha1.ProjectTrend.first:type_name -> google.protobuf.Timestamp
+	0,  // 21: core.insight.v1alpha1.GetVolatilityRequest.query:type_name -> core.insight.v1alpha1.Query
+	1,  // 22: core.insight.v1alpha1.GetVolatilityResponse.summary:type_name -> core.insight.v1alpha1.Summary
+	18, // 23: core.insight.v1alpha1.GetVolatilityResponse.targets:type_name -> core.insight.v1alpha1.Flakiness
+	2,  // 24: core.insight.v1alpha1.InsightService.GetHotspots:input_type -> core.insight.v1alpha1.GetHotspotsRequest
+	6,  // 25: core.insight.v1alpha1.InsightService.GetAffinity:input_type -> core.insight.v1alpha1.GetAffinityRequest
+	9,  // 26: core.insight.v1alpha1.InsightService.GetOwnership:input_type -> core.insight.v1alpha1.GetOwnershipRequest
+	13, // 27: core.insight.v1alpha1.InsightService.GetTrend:input_type -> core.insight.v1alpha1.GetTrendRequest
+	16, // 28: core.insight.v1alpha1.InsightService.GetVolatility:input_type -> core.insight.v1alpha1.GetVolatilityRequest
+	3,  // 29: core.insight.v1alpha1.InsightService.GetHotspots:output_type -> core.insight.v1alpha1.GetHotspotsResponse
+	7,  // 30: core.insight.v1alpha1.InsightService.GetAffinity:output_type -> core.insight.v1alpha1.GetAffinityResponse
+	10, // 31: core.insight.v1alpha1.InsightService.GetOwnership:output_type -> core.insight.v1alpha1.GetOwnershipResponse
+	14, // 32: core.insight.v1alpha1.InsightService.GetTrend:output_type -> core.insight.v1alpha1.GetTrendResponse
+	17, // 33: core.insight.v1alpha1.InsightService.GetVolatility:output_type -> core.insight.v1alpha1.GetVolatilityResponse
+	29, // [29:34] is the sub-list for method output_type
+	24, // [24:29] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_core_insight_v1alpha1_insight_proto_init() }
@@ -1384,7 +1536,7 @@ func file_core_insight_v1alpha1_insight_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_core_insight_v1alpha1_insight_proto_rawDesc), len(file_core_insight_v1alpha1_insight_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

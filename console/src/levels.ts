@@ -1,0 +1,243 @@
+// The project level of the knowledge graph: what the explorer opens on
+// when a workspace has more nodes than read as a picture. Projects are
+// circles sized by what they own, grouped into the directories that hold
+// them (compound circles, as Nx groups projects by folder); expanding a
+// project puts its folders and files inside its circle, folder circles
+// holding their files. The layout is d3-hierarchy's circle packing:
+// deterministic, instant at a few thousand circles, and a project keeps
+// about its size when it opens (its collapsed area is what it owns).
+// Pure: the sigma side is explorer.ts.
+
+import { hierarchy, pack, type HierarchyCircularNode } from 'd3-hierarchy';
+import type { GEdge, GNode, GraphData } from './model';
+
+/** A circle of the layout, in graph units (sigma draws them with sizes in the same units). */
+export interface Circle {
+  id: string;
+  /** What the circle is called: a group's or folder's directory below its parent's, a node's name. */
+  name: string;
+  x: number;
+  y: number;
+  r: number;
+  depth: number;
+  role: 'group' | 'project' | 'folder' | 'leaf';
+  /** The circle holding this one ('' at the top). */
+  parent: string;
+}
+
+/** holdsTotal is how many nodes a project of level=projects owns. */
+export function holdsTotal(n: GNode): number {
+  let t = 0;
+  for (const v of Object.values(n.holds ?? {})) t += v;
+  return t;
+}
+
+/** projectLabel is what a collapsed project says: its name and what it owns. */
+export function projectLabel(n: GNode): string {
+  const t = holdsTotal(n);
+  return t > 0 ? `${n.name} · ${t}` : n.name;
+}
+
+/**
+ * projectLevel is the level=projects answer made from a whole graph (a
+ * snapshot): the project nodes, each with what it owns by kind (holds),
+ * and the dependency edges between projects.
+ */
+export function projectLevel(g: GraphData): GraphData {
+  const kind = new Map(g.nodes.map((n) => [n.id, n.kind]));
+  const holds = new Map<string, Record<string, number>>();
+  for (const e of g.edges) {
+    if (e.kind !== 'owns' || !e.source.startsWith('project:')) continue;
+    let m = holds.get(e.source);
+    if (!m) holds.set(e.source, (m = {}));
+    const k = kind.get(e.target) ?? 'unknown';
+    m[k] = (m[k] ?? 0) + 1;
+  }
+  const nodes = g.nodes.filter((n) => n.kind === 'project').map((n) => ({ ...n, holds: holds.get(n.id) ?? {} }));
+  const edges = g.edges.filter((e) => e.source.startsWith('project:') && e.target.startsWith('project:') && e.kind !== 'owns');
+  return { nodes, edges };
+}
+
+/**
+ * projectContents is what `select=project:NAME` answers, made from a whole
+ * graph: the project, its neighbours (what it owns, the projects it
+ * depends on and that depend on it) and the edges among them.
+ */
+export function projectContents(g: GraphData, project: string): GraphData {
+  const seed = `project:${project}`;
+  const ids = new Set<string>([seed]);
+  for (const e of g.edges) {
+    if (e.source === seed) ids.add(e.target);
+    else if (e.target === seed) ids.add(e.source);
+  }
+  return { nodes: g.nodes.filter((n) => ids.has(n.id)), edges: g.edges.filter((e) => ids.has(e.source) && ids.has(e.target)) };
+}
+
+/**
+ * owned are the nodes a project's contents hold that belong inside its
+ * circle: what it owns (its owns edges), not the projects around it.
+ */
+export function owned(contents: GraphData, project: string): GNode[] {
+  const seed = `project:${project}`;
+  const mine = new Set(contents.edges.filter((e) => e.kind === 'owns' && e.source === seed).map((e) => e.target));
+  return contents.nodes.filter((n) => mine.has(n.id));
+}
+
+/** Node ids of the layout's own circles. */
+export const groupId = (dir: string): string => `group:${dir}`;
+export const folderId = (project: string, dir: string): string => `folder:${project}/${dir}`;
+
+interface Tree {
+  id: string;
+  name: string;
+  /** A group's or folder's directory (from the root, or from its project). */
+  dir?: string;
+  role: Circle['role'];
+  value?: number;
+  children?: Tree[];
+}
+
+const dirOf = (p: string): string => {
+  const i = p.lastIndexOf('/');
+  return i < 0 ? '' : p.slice(0, i);
+};
+
+/**
+ * dirTree hangs items in the directory tree of their paths under root,
+ * then folds every directory with a single child into that child (a chain
+ * of lone directories is one step, not several nested circles).
+ */
+function dirTree(root: Tree, items: Array<{ dir: string; node: Tree }>, makeDir: (dir: string) => Tree): Tree {
+  const dirs = new Map<string, Tree>([['', root]]);
+  const ensure = (dir: string): Tree => {
+    let t = dirs.get(dir);
+    if (t) return t;
+    t = makeDir(dir);
+    t.children = [];
+    dirs.set(dir, t);
+    ensure(dirOf(dir)).children!.push(t);
+    return t;
+  };
+  for (const it of items) ensure(it.dir).children!.push(it.node);
+  const fold = (t: Tree): Tree => {
+    if (!t.children) return t;
+    t.children = t.children.map(fold);
+    if (t !== root && (t.role === 'group' || t.role === 'folder') && t.children.length === 1) return t.children[0]!;
+    return t;
+  };
+  return fold(root);
+}
+
+/**
+ * packLayout lays out the project level: projects grouped by the
+ * directories holding them, each collapsed project a circle whose area is
+ * what it owns, each expanded one holding its folders and what it owns
+ * (files and docs in their folders; targets, packages and the rest at its
+ * top). Leaves have radius 1.
+ */
+export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, GNode[]>): Map<string, Circle> {
+  const root: Tree = { id: 'group:', name: '', role: 'group', children: [] };
+  const items = projects.map((p) => {
+    const inside = expanded.get(p.name);
+    let node: Tree;
+    if (inside) {
+      const top: Tree = { id: p.id, name: p.name, role: 'project', children: [] };
+      const base = p.path && p.path !== '.' ? `${p.path}/` : '';
+      const leaves = inside.map((n) => {
+        const leaf: Tree = { id: n.id, name: n.name, role: 'leaf', value: 1 };
+        const path = (n.kind === 'file' || n.kind === 'doc') && n.path ? n.path : '';
+        const rel = path.startsWith(base) ? path.slice(base.length) : '';
+        return { dir: rel ? dirOf(rel) : '', node: leaf };
+      });
+      node = dirTree(top, leaves, (dir) => ({ id: folderId(p.name, dir), name: dir, dir, role: 'folder' }));
+      if (!node.children || node.children.length === 0) node = { id: p.id, name: p.name, role: 'project', value: 1 };
+    } else {
+      node = { id: p.id, name: p.name, role: 'project', value: Math.max(1, holdsTotal(p)) };
+    }
+    return { dir: p.path && p.path !== '.' ? dirOf(p.path) : '', node };
+  });
+  const tree = dirTree(root, items, (dir) => ({ id: groupId(dir), name: dir, dir, role: 'group' }));
+  // A folded chain is named by its whole path below the directory that
+  // holds it ("src/lib", not "lib").
+  const rename = (t: Tree, parentDir: string) => {
+    if (t.dir !== undefined) {
+      t.name = parentDir && t.dir.startsWith(`${parentDir}/`) ? t.dir.slice(parentDir.length + 1) : t.dir;
+      if (t.role === 'folder' && t.name === '') t.name = '.';
+    }
+    const next = t.role === 'project' ? '' : (t.dir ?? parentDir);
+    for (const c of t.children ?? []) rename(c, next);
+  };
+  rename(tree, '');
+  const h = hierarchy(tree, (t) => t.children)
+    .sum((t) => (t.children ? 0 : (t.value ?? 1)))
+    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0) || (a.data.id < b.data.id ? -1 : 1));
+  const laid = pack<Tree>()
+    .size([0, 0])
+    .radius((n) => Math.sqrt(n.value ?? 1))
+    .padding((n) => (n.data.role === 'group' ? 3 : 0.6))(h);
+  const out = new Map<string, Circle>();
+  laid.each((n: HierarchyCircularNode<Tree>) => {
+    if (n.data.id === 'group:') return; // the whole: no circle of its own
+    const parent = n.parent && n.parent.data.id !== 'group:' ? n.parent.data.id : '';
+    out.set(n.data.id, { id: n.data.id, name: n.data.name, x: n.x, y: n.y, r: n.r, depth: n.depth, role: n.data.role, parent });
+  });
+  return out;
+}
+
+/**
+ * shownEdges are the edges the project level draws: dependencies between
+ * projects, and among what is inside expanded projects the relations
+ * (imports, links, references, depends); ownership is the circles'
+ * nesting and is not drawn again.
+ */
+export function shownEdges(edges: GEdge[], shown: (id: string) => boolean): GEdge[] {
+  return edges.filter((e) => e.kind !== 'owns' && e.kind !== 'contains' && shown(e.source) && shown(e.target));
+}
+
+/**
+ * within is the part of g within hops edges of id, either way, with the
+ * edges among it: what `select=<id's term> depth:N` answers, made from a
+ * whole graph (the focus of a snapshot).
+ */
+export function within(g: GraphData, id: string, hops: number): GraphData {
+  const adj = new Map<string, string[]>();
+  const link = (a: string, b: string) => {
+    let l = adj.get(a);
+    if (!l) adj.set(a, (l = []));
+    l.push(b);
+  };
+  for (const e of g.edges) {
+    link(e.source, e.target);
+    link(e.target, e.source);
+  }
+  const seen = new Set<string>([id]);
+  let frontier = [id];
+  for (let d = 0; d < hops && frontier.length > 0; d++) {
+    const next: string[] = [];
+    for (const u of frontier) for (const v of adj.get(u) ?? []) if (!seen.has(v)) (seen.add(v), next.push(v));
+    frontier = next;
+  }
+  return { nodes: g.nodes.filter((n) => seen.has(n.id)), edges: g.edges.filter((e) => seen.has(e.source) && seen.has(e.target)) };
+}
+
+/**
+ * selectTerm is the query term that selects one node for a focus on the
+ * server (`select=TERM depth:N`), or '' when no term names it alone.
+ */
+export function selectTerm(n: GNode): string {
+  const glob = (p: string) => p.replace(/[*?[\]{}\\]/g, (c) => `\\${c}`);
+  switch (n.kind) {
+    case 'project':
+      return `project:${n.name}`;
+    case 'target':
+      return n.id.startsWith('target:') ? n.id : '';
+    case 'spell':
+      return `spell:${n.name}`;
+    case 'file':
+    case 'doc':
+      return n.path && !/\s/.test(n.path) ? `path:${glob(n.path)}` : '';
+    case 'symbol':
+      return n.name && !/\s/.test(n.name) ? `symbol:${n.name}` : '';
+  }
+  return '';
+}
