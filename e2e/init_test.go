@@ -70,8 +70,8 @@ func TestInitOnAnNpmWorkspaceRunsOnTheFirstTry(t *testing.T) {
 	npmInstall(t, repo)
 
 	initOut, first := initThenNext(t, repo, nil)
-	if !strings.Contains(initOut.Stdout, "next: core run build test\n") {
-		t.Errorf("core init's next line:\n%s", initOut.Stdout)
+	if !strings.Contains(initOut.Stdout, "next: core run build test\n") || strings.Contains(initOut.Stdout, "note:") {
+		t.Errorf("core init's next line, or a note it should not need:\n%s", initOut.Stdout)
 	}
 	text := readFile(t, filepath.Join(repo, "targets.yaml"))
 	for _, want := range []string{"\ndefaults:\n  build:\n    deps: [\"^build\"]", "outputs: [dist/]", "outputs: [lib/]"} {
@@ -91,6 +91,10 @@ func TestInitOnAnNpmWorkspaceRunsOnTheFirstTry(t *testing.T) {
 	order("app:build", "docs:test")
 	if !strings.Contains(first.Stderr, "5 targets: 5 succeeded") {
 		t.Errorf("the first run:\n%s", first.Stderr)
+	}
+
+	if r := mustCore(t, repo, nil, "hash", "app:test"); !strings.Contains(r.Stdout, "defaults  deps from defaults.test") {
+		t.Errorf("core hash does not say what app:test takes from defaults:\n%s", r.Stdout)
 	}
 
 	// Replayed, with what the builds wrote restored.

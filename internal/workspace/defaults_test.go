@@ -175,6 +175,11 @@ projects:
 		want      []string // each exactly once
 	}{
 		{
+			name: "a target without run whose default gives none",
+			src:  "defaults:\n  build: {deps: [\"^build\"]}\n" + strings.Replace(projects, "build: {run: [make]}", "build: {outputs: [o/]}", 1),
+			want: []string{`targets.yaml:8:7: projects.a.targets.build: missing run: give the command as an argv list, e.g. run: [go, build, ./...] (defaults.build gives none)`},
+		},
+		{
 			name: "a default of a target no project declares",
 			src:  "defaults:\n  biuld: {deps: [\"^build\"]}\n" + projects,
 			want: []string{`targets.yaml:2:3: defaults.biuld: no project declares a target "biuld": a default applies to the targets of its name that projects declare (did you mean "build"?)`},

@@ -402,7 +402,11 @@ func (p *parser) targets(n *yaml.Node, field, project string, defaults map[strin
 			p.checkCoverage(own, nil)
 		}
 		if _, written := f["run"]; !written && (d == nil || d.written["run"] == nil) {
-			p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
+			if d != nil {
+				p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...] (%s gives none)", d.field)
+			} else {
+				p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
+			}
 		}
 	}
 	return out

@@ -104,11 +104,19 @@ func (w *nodeWorkspace) checkInstalled(s *scaffolder, found []Scaffolded) {
 	if !slices.ContainsFunc(found, func(p Scaffolded) bool { return p.node }) {
 		return
 	}
-	if _, err := os.Stat(filepath.Join(s.root, "node_modules")); err == nil {
-		return
+	if !s.o.Runs(s.root, w.manager, "--version") {
+		how := "install it"
+		if w.manager == "pnpm" || w.manager == "yarn" {
+			how = "`corepack enable` installs it"
+		}
+		s.note("the targets run %s, which does not run here (%s)", w.manager, how)
 	}
-	install := w.manager + " install"
-	s.note("the packages are not installed (no node_modules at the root): run `%s` before `core run`", install)
+	for _, installed := range []string{"node_modules", ".pnp.cjs"} { // yarn's Plug'n'Play has no node_modules
+		if _, err := os.Stat(filepath.Join(s.root, installed)); err == nil {
+			return
+		}
+	}
+	s.note("the packages are not installed (no node_modules at the root): run `%s install` before `core run`", w.manager)
 }
 
 // scriptArgv is the argv that runs the package.json script name.

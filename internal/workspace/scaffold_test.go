@@ -152,7 +152,10 @@ func TestInitUsesTheWorkspacesPackageManager(t *testing.T) {
 			t.Parallel()
 			c.files["packages/a/package.json"] = `{"name": "a", "scripts": {"build": "tsc"}}`
 			c.files["packages/a/tsconfig.json"] = `{"compilerOptions": {"outDir": "out"}}`
-			_, ws := scaffoldRepo(t, c.files, nil)
+			sc, ws := scaffoldRepo(t, c.files, map[string]bool{})
+			if notes := strings.Join(sc.Notes, "\n"); !strings.Contains(notes, "the targets run "+c.want+", which does not run here") || !strings.Contains(notes, "run `"+c.want+" install` before") {
+				t.Errorf("notes: %q", sc.Notes)
+			}
 			tg := target(t, ws, "a:build")
 			equal(t, "run", tg.Run, []string{c.want, "run", "build"})
 			equal(t, "outputs", tg.Outputs, []string{"out/"})
