@@ -109,8 +109,9 @@ type Scaffolded struct {
 	Skipped []string
 	targets []scaffoldTarget
 	// node marks a package of a JavaScript workspace: its builds need
-	// its dependencies' builds first.
-	node bool
+	// its dependencies' builds first; manager runs its scripts.
+	node    bool
+	manager string
 }
 
 // scaffoldTarget is a target written for a project.
@@ -181,9 +182,7 @@ func (s *scaffolder) discover() ([]Scaffolded, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.node != nil && len(found) > 0 {
-		s.node.checkInstalled(s, found)
-	}
+	s.checkInstalled(found)
 	// One project per directory (the first manifest found names it), named
 	// after the directory, unique.
 	slices.SortStableFunc(found, func(a, b Scaffolded) int { return strings.Compare(a.Path, b.Path) })

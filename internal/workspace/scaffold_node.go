@@ -98,25 +98,66 @@ func (w *nodeWorkspace) member(dir string) bool {
 	return in
 }
 
-// checkInstalled notes a workspace whose packages are not installed: a
-// build that imports a sibling by its package name cannot find it.
-func (w *nodeWorkspace) checkInstalled(s *scaffolder, found []Scaffolded) {
-	if !slices.ContainsFunc(found, func(p Scaffolded) bool { return p.node }) {
-		return
-	}
-	if !s.o.Runs(s.root, w.manager, "--version") {
-		how := "install it"
-		if w.manager == "pnpm" || w.manager == "yarn" {
-			how = "`corepack enable` installs it"
+// checkInstalled notes what the JavaScript projects found need before
+// their first run: a package manager that does not run here, packages not
+// installed (a build that imports a sibling by its package name cannot
+// find it).
+func (s *scaffolder) checkInstalled(found []Scaffolded) {
+	var managers, missing []string
+	workspace := s.node != nil && len(s.node.globs) > 0
+	for _, p := range found {
+		if !p.node {
+			continue
 		}
-		s.note("the targets run %s, which does not run here (%s)", w.manager, how)
-	}
-	for _, installed := range []string{"node_modules", ".pnp.cjs"} { // yarn's Plug'n'Play has no node_modules
-		if _, err := os.Stat(filepath.Join(s.root, installed)); err == nil {
-			return
+		if !slices.Contains(managers, p.manager) {
+			managers = append(managers, p.manager)
+		}
+		if !installed(s.root, p.Path) {
+			dir := p.Path
+			if workspace {
+				dir = "."
+			}
+			if !slices.Contains(missing, dir) {
+				missing = append(missing, dir)
+			}
 		}
 	}
-	s.note("the packages are not installed (no node_modules at the root): run `%s install` before `core run`", w.manager)
+	for _, m := range managers {
+		if !s.o.Runs(s.root, m, "--version") {
+			how := "install it"
+			if m == "pnpm" || m == "yarn" {
+				how = "`corepack enable` installs it"
+			}
+			s.note("the targets run %s, which does not run here (%s)", m, how)
+		}
+	}
+	for _, dir := range missing {
+		manager := "npm"
+		if i := slices.IndexFunc(found, func(p Scaffolded) bool { return p.node && (p.Path == dir || dir == ".") }); i >= 0 {
+			manager = found[i].manager
+		}
+		if dir == "." {
+			s.note("the packages are not installed (no node_modules at the root): run `%s install` before `core run`", manager)
+		} else {
+			s.note("the packages of %s are not installed (no node_modules): run `%s install` in %s before `core run`", dir, manager, dir)
+		}
+	}
+}
+
+// installed reports whether a package's dependencies are installed where
+// Node looks for them: a node_modules in its directory or one above it
+// within the root (or yarn's Plug'n'Play, which has none).
+func installed(root, dir string) bool {
+	for d := dir; ; d = path.Dir(d) {
+		for _, name := range []string{"node_modules", ".pnp.cjs"} {
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(d), name)); err == nil {
+				return true
+			}
+		}
+		if d == "." {
+			return false
+		}
+	}
 }
 
 // scriptArgv is the argv that runs the package.json script name.
@@ -133,16 +174,19 @@ var noTestScript = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // out, a package without a build, test or lint script.
 func (s *scaffolder) nodePackage(dir string) *Scaffolded {
 	w := s.node
-	if w == nil {
-		w = &nodeWorkspace{manager: "npm"}
-	}
-	if dir == "." && len(w.globs) > 0 {
+	if dir == "." && w != nil && len(w.globs) > 0 {
 		return nil // the workspace root, not a package
 	}
-	if !w.member(dir) {
+	if w != nil && !w.member(dir) {
 		return nil
 	}
 	abs := filepath.Join(s.root, filepath.FromSlash(dir))
+	if w == nil || len(w.globs) == 0 {
+		// no workspace: a package of its own, with its own lockfile
+		if w = readNodeWorkspace(abs); w == nil {
+			w = &nodeWorkspace{manager: "npm"}
+		}
+	}
 	data, err := os.ReadFile(filepath.Join(abs, "package.json"))
 	if err != nil {
 		return nil
@@ -152,7 +196,7 @@ func (s *scaffolder) nodePackage(dir string) *Scaffolded {
 		return nil
 	}
 	scripts, _ := pj["scripts"].(map[string]any)
-	p := &Scaffolded{Path: dir, From: "package.json", node: true}
+	p := &Scaffolded{Path: dir, From: "package.json", node: true, manager: w.manager}
 	for _, name := range []string{"build", "test", "lint"} {
 		script, ok := scripts[name].(string)
 		if !ok {

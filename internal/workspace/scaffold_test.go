@@ -334,3 +334,22 @@ func TestInitOnAMixedRepository(t *testing.T) {
 	equal(t, "api test deps", target(t, ws, "api:test").Deps, []string{"api:build"})
 	equal(t, "py test deps", target(t, ws, "py:test").Deps, []string(nil))
 }
+
+// TestInitOnLonePackages: without a workspace at the root, each package
+// is run by its own package manager, and each one not installed is named.
+func TestInitOnLonePackages(t *testing.T) {
+	t.Parallel()
+	sc, ws := scaffoldRepo(t, map[string]string{
+		"console/package.json":    `{"scripts": {"build": "vite build"}}`,
+		"console/pnpm-lock.yaml":  "",
+		"site/package.json":       `{"scripts": {"build": "hugo"}}`,
+		"site/node_modules/.keep": "",
+		"tools/gen/package.json":  `{"scripts": {"test": "node --test"}}`,
+	}, nil)
+	equal(t, "console", target(t, ws, "console:build").Run, []string{"pnpm", "run", "build"})
+	equal(t, "site", target(t, ws, "site:build").Run, []string{"npm", "run", "build"})
+	equal(t, "notes", sc.Notes, []string{
+		"the packages of console are not installed (no node_modules): run `pnpm install` in console before `core run`",
+		"the packages of tools/gen are not installed (no node_modules): run `npm install` in tools/gen before `core run`",
+	})
+}
