@@ -169,9 +169,10 @@ func TestInitOnAGoWorkspaceRunsOnTheFirstTry(t *testing.T) {
 	}
 }
 
-// TestInitOnAPythonRepositoryRunsOnTheFirstTry: a project that lists
-// pytest among its development dependencies, with unittest tests in a
-// tests/ directory that is no package. Where python3 cannot import
+// TestInitOnAPythonRepositoryRunsOnTheFirstTry: a project of the src
+// layout, not installed, that lists pytest among its development
+// dependencies, with unittest tests in a tests/ directory that is no
+// package. Where python3 cannot import
 // pytest, init writes unittest, which finds them, and says so; where it
 // can, pytest. Either runs.
 func TestInitOnAPythonRepositoryRunsOnTheFirstTry(t *testing.T) {
@@ -180,10 +181,10 @@ func TestInitOnAPythonRepositoryRunsOnTheFirstTry(t *testing.T) {
 	}
 	repo := t.TempDir()
 	for path, content := range map[string]string{
-		"pyproject.toml":      "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[project.optional-dependencies]\ndev = [\"pytest>=8\"]\n",
-		"calc/__init__.py":    "def add(a, b):\n    return a + b\n",
-		"tests/test_calc.py":  "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
-		"tests/test_other.py": "import unittest\n\n\nclass OtherTest(unittest.TestCase):\n    def test_true(self):\n        self.assertTrue(True)\n",
+		"pyproject.toml":       "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[project.optional-dependencies]\ndev = [\"pytest>=8\"]\n",
+		"src/calc/__init__.py": "def add(a, b):\n    return a + b\n",
+		"tests/test_calc.py":   "import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+		"tests/test_other.py":  "import unittest\n\n\nclass OtherTest(unittest.TestCase):\n    def test_true(self):\n        self.assertTrue(True)\n",
 	} {
 		writeFileAtomicAt(t, filepath.Join(repo, path), content)
 	}
@@ -193,13 +194,13 @@ func TestInitOnAPythonRepositoryRunsOnTheFirstTry(t *testing.T) {
 	}
 	text := readFile(t, filepath.Join(repo, "targets.yaml"))
 	if exec.Command("python3", "-c", "import pytest").Run() != nil {
-		if !strings.Contains(text, "run: [python3, -m, unittest, discover, -s, tests]") || !strings.Contains(initOut.Stdout, "python3 cannot import") {
+		if !strings.Contains(text, "run: [env, PYTHONPATH=src, python3, -m, unittest, discover, -s, tests]") || !strings.Contains(initOut.Stdout, "python3 cannot import") {
 			t.Errorf("without pytest, init wrote:\n%s\nand said:\n%s", text, initOut.Stdout)
 		}
 		if !strings.Contains(res.Stdout+res.Stderr, "Ran 2 tests") {
 			t.Errorf("unittest did not run both tests:\n%s", res)
 		}
-	} else if !strings.Contains(text, "run: [python3, -m, pytest]") {
+	} else if !strings.Contains(text, "python3, -m, pytest]") {
 		t.Errorf("with pytest installed, init wrote:\n%s", text)
 	}
 	if strings.Contains(text, "build:") || strings.Contains(text, "lint:") {

@@ -55,6 +55,12 @@ func (s *scaffolder) python(dir, manifest string) *Scaffolded {
 	default:
 		p.targets = append(p.targets, scaffoldTarget{name: "test", run: unittestArgv(abs, use.tests)})
 	}
+	if i := slices.IndexFunc(p.targets, func(t scaffoldTarget) bool { return t.name == "test" }); i >= 0 {
+		if pkg := srcPackage(abs); pkg != "" && !s.o.Runs(abs, "python3", "-c", "import "+pkg) {
+			// src layout, not installed: the tests import it from src/
+			p.targets[i].run = append([]string{"env", "PYTHONPATH=src"}, p.targets[i].run...)
+		}
+	}
 	if use.ruff {
 		switch {
 		case s.o.Runs(abs, "ruff", "--version"):
@@ -107,6 +113,24 @@ func unittestArgv(abs string, tests []string) []string {
 	}
 	return argv
 }
+
+// srcPackage is a package of a src layout (src/NAME/__init__.py), which
+// Python imports only once the project is installed or src is on its
+// path; "" when the project has none.
+func srcPackage(abs string) string {
+	entries, err := os.ReadDir(filepath.Join(abs, "src"))
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(abs, "src", e.Name(), "__init__.py")); err == nil && e.IsDir() && pyIdentifier().MatchString(e.Name()) {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+var pyIdentifier = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 var importsUnittest = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^\s*(?:import\s+unittest|from\s+unittest(?:\.\w+)*\s+import)\b`)

@@ -270,6 +270,18 @@ func TestInitOnPythonWritesWhatRunsHere(t *testing.T) {
 			skipped: "no lint target: the project uses ruff, which is not installed here",
 		},
 		{
+			name:  "a src layout not installed",
+			files: map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "src/calc/__init__.py": "", "tests/test_a.py": unittestFile},
+			runs:  []string{python},
+			test:  []string{"env", "PYTHONPATH=src", "python3", "-m", "unittest", "discover", "-s", "tests"},
+		},
+		{
+			name:  "a src layout installed",
+			files: map[string]string{"pyproject.toml": "[tool.pytest.ini_options]\n", "src/calc/__init__.py": "", "tests/test_a.py": pytestFile},
+			runs:  []string{python, pytest, "python3 -c import calc"},
+			test:  []string{"python3", "-m", "pytest"},
+		},
+		{
 			name:    "no python3",
 			files:   map[string]string{"pyproject.toml": "", "test_a.py": unittestFile},
 			skipped: "no targets: python3 does not run here",
