@@ -32,9 +32,13 @@ run on the first try:
   - Python projects (pyproject.toml, setup.py, setup.cfg): test with the
     runner the project uses, pytest (configured, required, a conftest.py, or
     tests unittest would not find) when python3 can import it, else unittest
-    when the tests are unittest's; lint with ruff when the project uses it
-    and it is installed. What cannot run here is left out, with why and the
-    fix, as a comment in the file.
+    when the tests are unittest's (with env PYTHONPATH=src in front for a
+    src layout that is not installed); lint with ruff when the project uses
+    it and it is installed. What cannot run here is left out, with why and
+    the fix, as a comment in the file.
+It names what to do before the first run: packages not installed (npm
+install), a package manager that does not run here, a module go.work leaves
+out.
 At the top it writes what those tools usually need of the environment, since
 a target gets only the base variables and those targets.yaml lists: env: the
 variables that change what they make (GOFLAGS, GOOS, NODE_ENV: in every key),
