@@ -85,6 +85,9 @@ existing targets.yaml is kept unless --force.`,
 			}
 			out := cmd.OutOrStdout()
 			if print {
+				for _, n := range sc.Notes {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+				}
 				_, err := out.Write([]byte(sc.Text))
 				return err
 			}
