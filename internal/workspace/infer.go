@@ -481,3 +481,10 @@ func (py *pyprojects) local(dir, p string) (string, bool) {
 	}
 	return r, true
 }
+
+// table is m[key] when it is a TOML table, else nil (which reads as
+// empty): core init's reading of a pyproject.toml (scaffold_python.go).
+func table(m map[string]any, key string) map[string]any {
+	t, _ := m[key].(map[string]any)
+	return t
+}
