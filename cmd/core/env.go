@@ -53,6 +53,12 @@ func (g *globals) load(flags map[string]any) (*env, error) {
 		}
 		flags["log.level"] = g.logLevel
 	}
+	if g.logFormat != "" {
+		if flags == nil {
+			flags = map[string]any{}
+		}
+		flags["log.format"] = g.logFormat
+	}
 	cfg, err := config.Load(config.Sources{WorkspaceRoot: root, Flags: flags, Warn: warnUntrusted})
 	if err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		return nil, Stats{}, err
 	}
 	defer lock.Unlock()
+	ix.prog.start()
 	return ix.syncLocked(ws, start, nil)
 }
 
@@ -89,7 +90,10 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 		// restores the caller's setting.
 		setGC(gcBigPass)
 	}
+	ix.prog.toParse.Store(int64(len(todo)))
+	ix.prog.phase.Store(int32(PhaseParsing))
 	parsed := ix.parse(todo)
+	ix.prog.phase.Store(int32(PhaseAssembling))
 	for _, rec := range parsed {
 		files[rec.Path] = rec
 	}
@@ -150,6 +154,7 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 		})
 	}
 	ix.asm, ix.ver = asm, asm.cur
+	ix.prog.phase.Store(int32(PhaseDone))
 	return asm.cur, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
 
@@ -404,6 +409,7 @@ func (ix *Indexer) parse(todo []Found) []*parse.FileRecord {
 		}
 		rec.Size, rec.ModTime = f.Size, f.ModTime
 		out[i] = &rec
+		ix.prog.parsed.Add(1)
 	})
 	ix.parsed.Add(int64(len(todo)))
 	return out
@@ -449,5 +455,5 @@ func (ix *Indexer) saveLayout(l string) error {
 
 // walkOptions are the options of every walk of ws by this indexer.
 func (ix *Indexer) walkOptions(ws *workspace.Workspace) WalkOptions {
-	return WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize}
+	return WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, found: &ix.prog.found}
 }

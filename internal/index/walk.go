@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -45,6 +46,8 @@ type WalkOptions struct {
 	only string
 	// record makes the walk note what it stats (see seenPath).
 	record bool
+	// found, if set, counts the files found as the walk goes (Progress).
+	found *atomic.Int64
 }
 
 // DefaultMaxFileSize is the indexing limit per file.
@@ -275,6 +278,9 @@ func (w *walker) add(rel string, info fs.FileInfo) {
 		return
 	}
 	w.found = append(w.found, Found{Path: rel, Size: info.Size(), ModTime: info.ModTime().UnixNano(), Lang: lang})
+	if w.opts.found != nil {
+		w.opts.found.Add(1)
+	}
 }
 
 func (w *walker) isDoc(rel string) bool {
