@@ -78,6 +78,9 @@ func LangOf(name string) string {
 	case "package.json":
 		return parse.LangPackageJSON
 	}
+	if parse.IsTSConfig(name) {
+		return parse.LangTSConfig
+	}
 	switch strings.ToLower(path.Ext(name)) {
 	case ".go":
 		return parse.LangGo
