@@ -208,7 +208,7 @@ func TestInvalidConfig(t *testing.T) {
 		value string
 		allow string
 	}{
-		{"a_bad_mcp_address", "CORE_MCP_ADDRESS=nonsense", "mcp.address", "nonsense", "host:port"},
+		{"a_bad_mcp_address", "CORE_MCP_ADDRESS=nonsense", "server.address", "nonsense", "host:port"}, // the old name of the key, still read
 		{"a_bad_console_enabled", "CORE_CONSOLE_ENABLED=maybe", "console.enabled", "maybe", "true, false"},
 		{"a_too_short_keepalive", "CORE_EVENTS_KEEPALIVE=1ms", "events.keepalive", "1ms", "at least"},
 		{"a_bad_log_level", "CORE_LOG_LEVEL=loud", "log.level", "loud", "debug, info, warn, error"},
