@@ -3,13 +3,11 @@
 // the file's bytes and returns what core uses of it, with the decoder's
 // own error (a *json.SyntaxError or a *toml.DecodeError names where);
 // what the entries mean (dependencies between projects, targets core init
-// writes, a script a target runs, a package's entry for the index) is the
-// caller's.
+// writes, a script a target runs) is the caller's.
 package manifest
 
 import (
 	"encoding/json"
-	"path"
 	"slices"
 
 	"golang.org/x/mod/modfile"
@@ -66,35 +64,6 @@ func PackageWorkspaces(data []byte) []string {
 		list = obj.Packages
 	}
 	return list
-}
-
-// PackageEntry reads a package.json's name and its entry: the first of
-// exports "." (or exports as a string), module, main and types, cleaned;
-// "" when it names none.
-func PackageEntry(data []byte) (name, entry string, err error) {
-	var pkg struct {
-		Name    string          `json:"name"`
-		Main    string          `json:"main"`
-		Module  string          `json:"module"`
-		Types   string          `json:"types"`
-		Exports json.RawMessage `json:"exports"`
-	}
-	if err := json.Unmarshal(data, &pkg); err != nil {
-		return "", "", err
-	}
-	var exp string
-	if len(pkg.Exports) > 0 && json.Unmarshal(pkg.Exports, &exp) != nil {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(pkg.Exports, &m) == nil {
-			_ = json.Unmarshal(m["."], &exp)
-		}
-	}
-	for _, e := range []string{exp, pkg.Module, pkg.Main, pkg.Types} {
-		if e != "" {
-			return pkg.Name, path.Clean(e), nil
-		}
-	}
-	return pkg.Name, "", nil
 }
 
 // GoModulePath is the module path of a go.mod, "" when it has no module

@@ -6,8 +6,7 @@ import (
 )
 
 func TestAPackageJSONReadsAsEachCallerNeedsIt(t *testing.T) {
-	data := []byte(`{"name": "@shop/web", "main": "./lib/index.js", "module": "esm/index.mjs",
-		"exports": {".": "./dist/./index.js"}, "scripts": {"build": "tsc"},
+	data := []byte(`{"name": "@shop/web", "scripts": {"build": "tsc"},
 		"dependencies": {"b": "1"}, "devDependencies": {"a": "1", "b": "2"}, "peerDependencies": {"c": "1"},
 		"workspaces": {"packages": ["packages/*"]}}`)
 	if name, deps, err := PackageDeps(data); err != nil || name != "@shop/web" || !slices.Equal(deps, []string{"a", "b", "c"}) {
@@ -21,12 +20,6 @@ func TestAPackageJSONReadsAsEachCallerNeedsIt(t *testing.T) {
 	}
 	if w := PackageWorkspaces([]byte(`{"workspaces": ["a", "b/*"]}`)); !slices.Equal(w, []string{"a", "b/*"}) {
 		t.Errorf("PackageWorkspaces (a list) = %q", w)
-	}
-	if name, entry, err := PackageEntry(data); err != nil || name != "@shop/web" || entry != "dist/index.js" {
-		t.Errorf("PackageEntry = %q, %q, %v", name, entry, err)
-	}
-	if _, entry, _ := PackageEntry([]byte(`{"main": "lib/index.js", "types": "x.d.ts"}`)); entry != "lib/index.js" {
-		t.Errorf("PackageEntry without exports or module = %q, want main", entry)
 	}
 	for _, bad := range []string{`{`, `{"name": 1}`} {
 		if _, _, err := PackageDeps([]byte(bad)); err == nil {
