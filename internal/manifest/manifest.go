@@ -1,9 +1,9 @@
-// Package manifest is the one home of reading what a project's manifests
-// say: package.json, go.mod and go.work, pyproject.toml. Each reader takes
-// the file's bytes and returns what core uses of it, with the decoder's
-// own error (a *json.SyntaxError or a *toml.DecodeError names where);
-// what the entries mean (dependencies between projects, targets core init
-// writes, a script a target runs) is the caller's.
+// Package manifest reads what a project's manifests say, for every
+// package that asks: package.json, go.mod and go.work, pyproject.toml.
+// Each reader takes the file's bytes and returns what core uses of it,
+// with the decoder's own error (a *json.SyntaxError or a *toml.DecodeError
+// names where); what the entries mean (dependencies between projects,
+// targets core init writes, a script a target runs) is the caller's.
 package manifest
 
 import (
