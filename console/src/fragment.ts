@@ -5,6 +5,8 @@
 //          (boot.ts tells the two apart and refuses anything else)
 //   #data=<base64url(raw DEFLATE(graph JSON))>[&flavor=targets]
 //   #src=<url of a graph JSON>[&flavor=targets]
+// Each may end with &level=all or &level=projects: which level the
+// knowledge view opens on (fragmentLevel), whatever the graph's size.
 // Anything else (no fragment, an unknown key) is "none"; a recognised key
 // with an unusable value is "invalid" with a reason to show.
 
@@ -19,7 +21,7 @@ export type Fragment =
 
 const MODES = ['token', 'data', 'src'] as const;
 type Mode = (typeof MODES)[number];
-const KNOWN = new Set<string>([...MODES, 'flavor']);
+const KNOWN = new Set<string>([...MODES, 'flavor', 'level']);
 
 function decode(v: string): string {
   try {
@@ -102,4 +104,16 @@ export function srcProvenance(url: string, base: string): string {
 /** Whether a page's location.hostname is one the live console accepts. */
 export function isLoopbackHostname(hostname: string): boolean {
   return hostname === '127.0.0.1' || hostname === '[::1]';
+}
+
+/** fragmentLevel is the level a fragment asks the knowledge view to open on (level=all or level=projects), or null. */
+export function fragmentLevel(hash: string): 'all' | 'projects' | null {
+  const h = hash.startsWith('#') ? hash.slice(1) : hash;
+  for (const seg of h.split('&')) {
+    const [k, v] = splitPair(seg);
+    if (decode(k).trim().toLowerCase() !== 'level') continue;
+    const level = decode(v).trim();
+    return level === 'all' || level === 'projects' ? level : null;
+  }
+  return null;
 }
