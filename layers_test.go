@@ -13,19 +13,26 @@ import (
 
 const module = "github.com/corehq/core"
 
-// TestLayers holds the dependency rule: cmd -> server -> handlers ->
-// gateway -> internal/*. It reads the imports of every non-generated Go
-// file (tests included) and fails on one that points up or sideways.
+// TestLayers holds the dependency rule: cmd -> server -> front doors
+// (handlers: HTTP, Connect, MCP; the CLI's commands) -> backend ->
+// internal/* (domain, then plumbing). The gateway sits beside the backend,
+// below the handlers. It reads the imports of every non-generated Go file
+// (tests included) and fails on one that points up or sideways.
 func TestLayers(t *testing.T) {
 	forbidden := []struct {
 		dir, why string
 		imports  []string
+		codeOnly bool // its tests may import them (to check against them)
 	}{
-		{"cmd/", "the CLI builds servers through package server, never from handlers", []string{"/handlers"}},
-		{"internal/", "domain packages sit below the gateway and know nothing of routes", []string{"/gateway", "/handlers", "/server", "/cmd/"}},
-		{"gateway/", "the gateway serves whatever handlers are registered", []string{"/handlers", "/server", "/cmd/"}},
-		{"handlers/", "handlers are registered by the server, never the reverse", []string{"/server", "/cmd/"}},
-		{"server/", "the server is the composition root below the CLI", []string{"/cmd/"}},
+		{"cmd/", "the CLI builds servers through package server, never from handlers", []string{"/handlers"}, false},
+		{"internal/", "domain packages sit below the gateway and the backend and know nothing of routes", []string{"/gateway", "/handlers", "/server", "/cmd/", "/backend"}, false},
+		{"backend/", "the backend is what the front doors call: it knows no door, no route and no server", []string{"/gateway", "/handlers", "/server", "/cmd/"}, false},
+		{"gateway/", "the gateway serves whatever handlers are registered", []string{"/handlers", "/server", "/cmd/", "/backend"}, false},
+		{"internal/diff/", "the review reads git and the inputs rule, not the runner", []string{"/internal/runner"}, true},
+		{"internal/affected/", "what a change affects is the inputs rule's, not the runner's", []string{"/internal/runner"}, true},
+		{"internal/insight/", "insight reads the run log (runlog), not the runner", []string{"/internal/runner"}, true},
+		{"handlers/", "handlers are registered by the server, never the reverse", []string{"/server", "/cmd/"}, false},
+		{"server/", "the server is the composition root below the CLI", []string{"/cmd/"}, false},
 	}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -50,7 +57,7 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			for _, rule := range forbidden {
-				if !strings.HasPrefix(slash, rule.dir) {
+				if !strings.HasPrefix(slash, rule.dir) || rule.codeOnly && strings.HasSuffix(slash, "_test.go") {
 					continue
 				}
 				for _, bad := range rule.imports {

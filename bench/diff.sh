@@ -81,7 +81,7 @@ ms() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 bench_ws() {
 	local name=$1 ws=$2
 	local cache="$OUT/cache-$name"
-	CORE_CACHE_DIR="$cache" CORE_MCP_ADDRESS=127.0.0.1:0 "$OUT/core" --workspace "$ws" server start >"$OUT/server-$name.log" 2>"$OUT/server-$name.err" &
+	CORE_CACHE_DIR="$cache" CORE_SERVER_ADDRESS=127.0.0.1:0 "$OUT/core" --workspace "$ws" server start >"$OUT/server-$name.log" 2>"$OUT/server-$name.err" &
 	local pid=$!
 	for _ in $(seq 1 600); do
 		grep -q '^core server: serving' "$OUT/server-$name.log" && break

@@ -158,22 +158,31 @@ func consoleLines(out string) []string {
 // TestDoctor checks the console line of `core doctor` in its three states.
 func TestDoctor(t *testing.T) {
 	t.Parallel()
+	off := []string{"CORE_CONSOLE_ENABLED=false"}
 	for _, tc := range []struct {
-		name  string
-		start bool
-		env   []string
-		want  string
+		name      string
+		start     bool
+		serverEnv []string // the server's environment, when it differs from doctor's
+		env       []string
+		want      string
 	}{
-		{"reports_console_reachable_while_the_server_runs", true, nil, "console: reachable"},
-		{"reports_console_skipped_when_no_server_runs", false, nil, "console: skipped (server not running)"},
-		{"reports_console_disabled_when_console_enabled_is_false", true, []string{"CORE_CONSOLE_ENABLED=false"}, "console: disabled"},
-		{"reports_console_disabled_without_a_server_too", false, []string{"CORE_CONSOLE_ENABLED=false"}, "console: disabled"},
+		{"reports_console_reachable_while_the_server_runs", true, nil, nil, "console: reachable"},
+		{"reports_console_skipped_when_no_server_runs", false, nil, nil, "console: skipped (server not running)"},
+		{"reports_console_disabled_when_console_enabled_is_false", true, nil, off, "console: disabled"},
+		{"reports_console_disabled_without_a_server_too", false, nil, off, "console: disabled"},
+		// The server's setting decides, not doctor's own configuration.
+		{"reports_console_disabled_when_only_the_server_was_started_with_it_off", true, off, nil, "console: disabled"},
+		{"reports_console_reachable_when_only_doctor_has_it_off", true, []string{}, off, "console: reachable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := copyDemo(t)
 			if tc.start {
-				startServer(t, ws, tc.env...)
+				env := tc.env
+				if tc.serverEnv != nil {
+					env = tc.serverEnv
+				}
+				startServer(t, ws, env...)
 			}
 			res := runCore(t, ws, tc.env, "doctor")
 			if res.Code != 0 {

@@ -19,15 +19,17 @@ func TestConsoleMount(t *testing.T) {
 		ws := copyDemo(t)
 		_, token := createToken(t, ws, "--grant", "console=read")
 		s := startServer(t, ws, "CORE_MCP_ADDRESS=0.0.0.0:0")
-		if !strings.Contains(s.Stdout.String(), "console: not mounted") {
-			t.Errorf("stdout does not say the console is not mounted:\n%s", s.logs())
+		if !strings.Contains(s.Stdout.String(), "console: not mounted (server.address 0.0.0.0:0 is not a loopback address") {
+			t.Errorf("stdout does not say the console is not mounted because of the bind:\n%s", s.logs())
 		}
 		logs := s.Stderr.String()
 		if !strings.Contains(logs, `"level":"warn"`) || !strings.Contains(logs, "not a loopback address") {
 			t.Errorf("stderr has no warning about the non-loopback bind:\n%s", s.logs())
 		}
 		for _, path := range []string{"/api/v1/graph", "/api/v1/events", "/api/v1/graph?flavor=targets"} {
-			wantAPIError(t, get(t, s.URL+path, token), http.StatusNotFound, "not_found")
+			if msg := wantAPIError(t, get(t, s.URL+path, token), http.StatusNotFound, "not_found"); !strings.Contains(msg, "not a loopback address") {
+				t.Errorf("GET %s: the 404 does not say why: %q", path, msg)
+			}
 		}
 		// The rest of the server still answers.
 		if _, err := tokenClient(s, s.AdminToken).ListTokens(rpcCtx(t), &tokenv1alpha1.ListTokensRequest{}); err != nil {
@@ -47,8 +49,8 @@ func TestConsoleMount(t *testing.T) {
 			t.Errorf("server status of a running, answering server: want exit 0\n%s", res)
 		}
 		res := runCore(t, ws, env, "doctor")
-		if lines := consoleLines(res.Stdout); len(lines) != 1 || !strings.HasPrefix(lines[0], "console: not mounted") {
-			t.Errorf("doctor console lines = %q, want one `console: not mounted ...`\n%s", lines, res)
+		if lines := consoleLines(res.Stdout); len(lines) != 1 || !strings.HasPrefix(lines[0], "console: not mounted (server.address 0.0.0.0:0 is not a loopback address") || strings.Contains(lines[0], "console.enabled") {
+			t.Errorf("doctor console lines = %q, want one `console: not mounted (server.address 0.0.0.0:0 is not a loopback address...)` that names the bind alone\n%s", lines, res)
 		}
 	})
 
@@ -78,12 +80,17 @@ func TestConsoleMount(t *testing.T) {
 		ws := copyDemo(t)
 		_, token := createToken(t, ws, "--grant", "console=read")
 		s := startServer(t, ws, "CORE_CONSOLE_ENABLED=false")
-		if !strings.Contains(s.Stdout.String(), "console: not mounted") {
-			t.Errorf("stdout does not say the console is not mounted:\n%s", s.logs())
+		if !strings.Contains(s.Stdout.String(), "console: not mounted (console.enabled is false on this server)") {
+			t.Errorf("stdout does not say the console is not mounted because console.enabled is false:\n%s", s.logs())
 		}
-		for _, path := range []string{"/api/v1/graph", "/api/v1/events", "/api/v1/graph?level=projects"} {
+		for _, path := range []string{"/api/v1/graph", "/api/v1/events", "/api/v1/graph?level=projects", "/console/graph/"} {
 			wantAPIError(t, get(t, s.URL+path, token), http.StatusNotFound, "not_found")
-			wantAPIError(t, get(t, s.URL+path, ""), http.StatusNotFound, "not_found")
+			if msg := wantAPIError(t, get(t, s.URL+path, ""), http.StatusNotFound, "not_found"); msg != "console.enabled is false on this server" {
+				t.Errorf("GET %s without a token: the 404 says %q, not why", path, msg)
+			}
+		}
+		if res := runCore(t, ws, nil, "open", "--print"); res.Code == 0 || !strings.Contains(res.Stderr, "has no console (console.enabled is false on this server)") {
+			t.Errorf("core open on a server without a console does not say why:\n%s", res)
 		}
 		if _, err := tokenClient(s, s.AdminToken).ListTokens(rpcCtx(t), &tokenv1alpha1.ListTokensRequest{}); err != nil {
 			t.Errorf("token management with the console disabled: %v", err)

@@ -67,8 +67,12 @@ func TestABuildWithoutMCPServesOnlyWhatTheCLINeeds(t *testing.T) {
 	st := readState(t, ws)
 	for _, path := range []string{"/mcp", "/api/v1/graph", "/api/v1/attention", "/console/graph/"} {
 		for _, m := range []string{http.MethodGet, http.MethodPost} {
-			if r := do(t, newRequest(t, m, base+path, st.AdminToken, nil)); r.Status != http.StatusNotFound {
+			r := do(t, newRequest(t, m, base+path, st.AdminToken, nil))
+			if r.Status != http.StatusNotFound {
 				t.Errorf("%s %s in a nomcp build: %s", m, path, r)
+			}
+			if !strings.Contains(string(r.Body), "built with -tags nomcp") {
+				t.Errorf("%s %s in a nomcp build: the 404 does not name the build: %s", m, path, r)
 			}
 		}
 	}
@@ -79,5 +83,24 @@ func TestABuildWithoutMCPServesOnlyWhatTheCLINeeds(t *testing.T) {
 	}
 	if _, err := jobs.HandJob(context.Background(), &jobv1alpha1.HandJobRequest{Text: "x"}); connect.CodeOf(err) != connect.CodeUnimplemented {
 		t.Errorf("HandJob in a nomcp build: %v", err)
+	}
+
+	// Every message about the missing console names the build, not a
+	// setting or the address.
+	const cause = "this build of core has no console: it was built with -tags nomcp"
+	if !strings.Contains(out.String(), "console: not mounted ("+cause+")") {
+		t.Errorf("the server's ready lines do not name the build:\n%s", out)
+	}
+	for _, running := range []bool{true, false} {
+		if !running {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Wait()
+		}
+		doctor := exec.Command(bin, "--workspace", ws, "doctor")
+		doctor.Env = isolatedEnv(t)
+		text, _ := doctor.Output()
+		if lines := consoleLines(string(text)); len(lines) != 1 || lines[0] != "console: none ("+cause+")" {
+			t.Errorf("doctor of a nomcp build (server running: %v): console lines %q\n%s", running, lines, text)
+		}
 	}
 }

@@ -200,3 +200,61 @@ func TestAccessLogIsOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalsNameTheirCause: the share listener's Host refusal names the
+// address it answers (not the loopback names, which it refuses too), and a
+// row Keep dropped answers 404 with Dropped's reason, not "no such route".
+func TestRefusalsNameTheirCause(t *testing.T) {
+	reg := NewRegistry()
+	reg.Handle("who", func(http.ResponseWriter, *http.Request) error { return nil })
+	reg.Handle("page", func(http.ResponseWriter, *http.Request) error { return nil })
+	table, err := Load("call.yaml", []byte(callRoutes), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve := func(l *Listener, host, path string) (int, string) {
+		r := httptest.NewRequest(http.MethodGet, "http://"+host+path, nil)
+		w := httptest.NewRecorder()
+		l.ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	quiet := logx.New(io.Discard, "error", "json")
+
+	t.Run("the share listener's Host refusal names its own address", func(t *testing.T) {
+		l, err := NewListener(table, reg, ListenerConfig{Exposure: ExposureLoopback, Port: "41234", Own: "192.168.1.5:41234", MaxBody: 1 << 20, Log: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, body := serve(l, "127.0.0.1:41234", "/files/x")
+		if code != http.StatusForbidden || !strings.Contains(body, "answers 192.168.1.5:41234 only") || strings.Contains(body, "loopback") {
+			t.Errorf("Host 127.0.0.1 on the share listener: %d %s", code, body)
+		}
+	})
+	t.Run("the loopback listener's Host refusal names the loopback hosts", func(t *testing.T) {
+		l, err := NewListener(table, reg, ListenerConfig{Exposure: ExposureLoopback, Port: "7391", MaxBody: 1 << 20, Log: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := serve(l, "evil.example", "/files/x"); code != http.StatusForbidden || !strings.Contains(body, "loopback hosts only") {
+			t.Errorf("Host evil.example on the loopback listener: %d %s", code, body)
+		}
+	})
+	t.Run("a dropped row's path says why it is not served", func(t *testing.T) {
+		l, err := NewListener(table, reg, ListenerConfig{
+			Exposure: ExposureLoopback, Port: "7391", MaxBody: 1 << 20, Log: quiet,
+			Keep:    func(r *Row) bool { return r.Name != "files.page" },
+			Dropped: func(r *Row) string { return "the files are switched off here" },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"/files/", "/files/deep/x"} {
+			if code, body := serve(l, "127.0.0.1:7391", p); code != http.StatusNotFound || !strings.Contains(body, `"message":"the files are switched off here"`) {
+				t.Errorf("GET %s: %d %s", p, code, body)
+			}
+		}
+		if code, body := serve(l, "127.0.0.1:7391", "/nowhere"); code != http.StatusNotFound || !strings.Contains(body, "no such route") {
+			t.Errorf("GET /nowhere: %d %s", code, body)
+		}
+	})
+}

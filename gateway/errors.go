@@ -12,7 +12,7 @@ import (
 
 // The pipeline's own refusals, built once.
 var (
-	errForbiddenHost   = &apierr.Error{Status: http.StatusForbidden, Code: apierr.CodeForbiddenHost, Message: "this Host is not allowed: the server answers loopback hosts only (127.0.0.1, [::1], localhost)"}
+	errForbiddenHost   = forbiddenHost("the server answers loopback hosts only (127.0.0.1, [::1], localhost)")
 	errForbiddenOrigin = &apierr.Error{Status: http.StatusForbidden, Code: apierr.CodeForbiddenOrigin, Message: "this Origin is not allowed to call the server"}
 	errNotFound        = &apierr.Error{Status: http.StatusNotFound, Code: apierr.CodeNotFound, Message: "no such route"}
 	errMethod          = &apierr.Error{Status: http.StatusMethodNotAllowed, Code: apierr.CodeMethodNotAllowed, Message: "method not allowed on this route; see the Allow header"}
@@ -21,6 +21,18 @@ var (
 	errPeer            = &apierr.Error{Status: http.StatusForbidden, Code: apierr.CodePermission, Message: "this route answers loopback peers only"}
 	errInternal        = &apierr.Error{Status: http.StatusInternalServerError, Code: apierr.CodeInternal, Message: "internal error"}
 )
+
+// forbiddenHost is the Host guard's refusal; why names what the listener
+// answers instead.
+func forbiddenHost(why string) *apierr.Error {
+	return &apierr.Error{Status: http.StatusForbidden, Code: apierr.CodeForbiddenHost, Message: "this Host is not allowed: " + why}
+}
+
+// notMounted is the 404 of a path whose row the listener left out, saying
+// why.
+func notMounted(why string) *apierr.Error {
+	return &apierr.Error{Status: http.StatusNotFound, Code: apierr.CodeNotFound, Message: why}
+}
 
 func unauthenticated(err error) *apierr.Error {
 	return &apierr.Error{Status: http.StatusUnauthorized, Code: apierr.CodeUnauthenticated, Message: err.Error()}

@@ -55,7 +55,12 @@ type ListenerConfig struct {
 	// Keep, when set, drops the rows for which it is false (the console
 	// routes when the console is disabled or the bind is not loopback).
 	Keep func(*Row) bool
-	Log  zerolog.Logger
+	// Dropped, when set, says why Keep dropped a row: a request to its
+	// path is 404 with that message rather than "no such route", so that a
+	// client learns the cause from the server that knows it (core doctor
+	// asks /api/v1/graph without a token).
+	Dropped func(*Row) string
+	Log     zerolog.Logger
 	// Metrics, when set, counts requests by status class.
 	Metrics *metrics.Counters
 	// AccessLog writes an access line for every request; without it only
@@ -73,6 +78,8 @@ type Listener struct {
 	exposure   string
 	exact      map[string]*route
 	prefixes   []*route // longest first
+	dropped    []dropped
+	errHost    error // the Host guard's refusal, naming what this listener answers
 	origins    originPolicy
 	hostedHost string
 	hostedPort string
@@ -86,6 +93,13 @@ type Listener struct {
 	noRoute    zerolog.Logger   // the access log of paths no row serves
 	accessAll  bool             // log every request, not only the 5xx
 	counts     [6]*atomic.Int64 // requests_total, then 1xx..5xx by status/100
+}
+
+// dropped is the path of a row Keep left out, with the 404 that says why.
+type dropped struct {
+	path   string
+	prefix bool
+	err    error
 }
 
 // route is every row of one path, compiled.
@@ -135,6 +149,7 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		peersOnly: cfg.LoopbackPeersOnly,
 		noRoute:   routeLog(cfg.Log, cfg.Exposure, "-"),
 		accessAll: cfg.AccessLog,
+		errHost:   errForbiddenHost,
 	}
 	if cfg.HostedOrigin != "" {
 		u, err := config.ParseOrigin(cfg.HostedOrigin)
@@ -160,6 +175,9 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 			return nil, fmt.Errorf("own address %q is not host:port", cfg.Own)
 		}
 		l.origins.own = &o
+		// The share listener admits its own address alone: its refusal
+		// names it, not the loopback names it refuses too.
+		l.errHost = forbiddenHost("this listener answers " + cfg.Own + " only")
 	}
 	l.cors = newCORS(func(o string) bool { return l.origins.corsAllowed(o, false) })
 	l.corsHosted = newCORS(func(o string) bool { return l.origins.corsAllowed(o, true) })
@@ -208,7 +226,28 @@ func NewListener(t *Table, reg *Registry, cfg ListenerConfig) (*Listener, error)
 		rt.allow = strings.Join(allow, ", ")
 	}
 	sort.Slice(l.prefixes, func(i, j int) bool { return len(l.prefixes[i].path) > len(l.prefixes[j].path) })
+	if cfg.Keep != nil && cfg.Dropped != nil {
+		for i := range t.Rows {
+			row := &t.Rows[i]
+			if row.Exposed(cfg.Exposure) && !cfg.Keep(row) {
+				if why := cfg.Dropped(row); why != "" {
+					l.dropped = append(l.dropped, dropped{path: row.Path, prefix: row.Prefix, err: notMounted(why)})
+				}
+			}
+		}
+	}
 	return l, nil
+}
+
+// droppedErr is the 404 of a path whose row Keep dropped, nil for any
+// other path.
+func (l *Listener) droppedErr(path string) error {
+	for _, d := range l.dropped {
+		if path == d.path || d.prefix && strings.HasPrefix(path, d.path) {
+			return d.err
+		}
+	}
+	return nil
 }
 
 func newCORS(allowed func(string) bool) *cors.Cors {
@@ -265,7 +304,7 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hosted := rt != nil && rt.hosted
 	anyOrigin := rt != nil && rt.anyOrig
 	if !anyOrigin && !l.hostAllowed(r.Host, hosted) {
-		writeError(rec, r, rt, errForbiddenHost)
+		writeError(rec, r, rt, l.errHost)
 		return
 	}
 	// One Origin at most: with two, CORS would answer for both.
@@ -285,6 +324,10 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // a preflight; rs/cors answered it
 	}
 	if rt == nil {
+		if err := l.droppedErr(r.URL.Path); err != nil {
+			writeError(rec, r, rt, err)
+			return
+		}
 		writeError(rec, r, rt, errNotFound)
 		return
 	}

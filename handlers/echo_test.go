@@ -22,7 +22,7 @@ func TestErrorsQuoteInputShort(t *testing.T) {
 		}
 	}
 	t.Run("RunTool with an unknown spell", func(t *testing.T) {
-		_, err := (&toolService{ws: ws}).RunTool(context.Background(), &toolv1alpha1.RunToolRequest{Name: huge})
+		_, err := (&toolService{b: backendOf(ws)}).RunTool(context.Background(), &toolv1alpha1.RunToolRequest{Name: huge})
 		if err == nil {
 			t.Fatal("ran")
 		}
@@ -30,7 +30,7 @@ func TestErrorsQuoteInputShort(t *testing.T) {
 	})
 	t.Run("diff/run with an unknown target", func(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/diff/run", strings.NewReader(`{"target":"`+huge+`"}`))
-		a := serve(t, diffRunHandler(ws, nil, context.Background()), r)
+		a := serve(t, diffRunHandler(backendOf(ws)), r)
 		if a.Code != http.StatusBadRequest {
 			t.Fatalf("status %d", a.Code)
 		}
@@ -38,18 +38,18 @@ func TestErrorsQuoteInputShort(t *testing.T) {
 	})
 	t.Run("diff/run with an unknown field", func(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/api/v1/diff/run", strings.NewReader(`{"`+huge+`":1}`))
-		a := serve(t, diffRunHandler(ws, nil, context.Background()), r)
+		a := serve(t, diffRunHandler(backendOf(ws)), r)
 		if a.Code != http.StatusBadRequest {
 			t.Fatalf("status %d", a.Code)
 		}
 		check(t, a.message())
 	})
 	t.Run("the graph route with an unknown parameter", func(t *testing.T) {
-		a := serve(t, graphHandler(ws), httptest.NewRequest(http.MethodGet, "/api/v1/graph?"+huge+"=1", nil))
+		a := serve(t, graphHandler(backendOf(ws)), httptest.NewRequest(http.MethodGet, "/api/v1/graph?"+huge+"=1", nil))
 		check(t, a.message())
 	})
 	t.Run("a query with an unknown term", func(t *testing.T) {
-		a := serve(t, graphHandler(ws), httptest.NewRequest(http.MethodGet, "/api/v1/graph?select=x:"+huge, nil))
+		a := serve(t, graphHandler(backendOf(ws)), httptest.NewRequest(http.MethodGet, "/api/v1/graph?select=x:"+huge, nil))
 		check(t, a.message())
 	})
 }

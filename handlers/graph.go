@@ -6,13 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/live"
-	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/workspace"
 )
 
 const graphParams = "flavor=targets, level=projects or select=<terms>"
@@ -21,10 +18,14 @@ const graphParams = "flavor=targets, level=projects or select=<terms>"
 // live snapshot's pre-encoded bytes (with an ETag and gzip); the
 // flavor=targets and level=projects variants reparse targets.yaml on every
 // request, as rule G2 requires.
-func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
+func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if r.URL.RawQuery == "" {
-			return serveCurrent(w, r, ws)
+			snap, err := b.Graph.Current()
+			if err != nil {
+				return err
+			}
+			return serveCurrent(w, r, snap, snap.ETag)
 		}
 		q, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
@@ -43,6 +44,7 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 		_, hasFlavor := q["flavor"]
 		_, hasLevel := q["level"]
 		_, hasSelect := q["select"]
+		var g interface{ Encode() []byte }
 		switch {
 		case hasFlavor && hasLevel, hasSelect && (hasFlavor || hasLevel):
 			return apierr.BadRequest("flavor, level and select are alternatives; give one of them")
@@ -50,38 +52,34 @@ func graphHandler(ws *live.Workspace) gateway.HandlerFunc {
 			if f := q.Get("flavor"); f != "targets" {
 				return apierr.BadRequest("flavor %s is not allowed; allowed: targets", quote.Short(f))
 			}
-			return serveReparsed(w, ws.Root(), graph.Targets)
+			g, err = b.Graph.Targets()
 		case hasLevel:
 			if l := q.Get("level"); l != "projects" {
 				return apierr.BadRequest("level %s is not allowed; allowed: projects", quote.Short(l))
 			}
-			inferred := ws.InferredDeps()
-			var holds map[string]map[string]int
-			if snap, err := ws.Current(); err == nil {
-				holds = snap.Holds()
-			}
-			return serveReparsed(w, ws.Root(), func(wsp *workspace.Workspace) *graph.Graph {
-				return graph.Projects(wsp, inferred...).WithHolds(holds)
-			})
+			g, err = b.Graph.Projects()
 		default:
-			q, err := query.Parse(q.Get("select"))
+			g, err = b.Graph.Query(q.Get("select"))
 			if err != nil {
-				return apierr.BadRequest("select: %v", err)
+				if e := apierr.As(err); e.Code == apierr.CodeInvalidArgument {
+					return apierr.BadRequest("select: %s", e.Message)
+				}
 			}
-			g, err := ws.Query(q)
-			if err != nil {
-				return apierr.Unavailable("%v", err)
-			}
-			return writeJSONBody(w, g.Encode())
 		}
+		if err != nil {
+			return err
+		}
+		return writeJSONBody(w, g.Encode())
 	}
 }
 
-func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) error {
-	snap, err := ws.Current()
-	if err != nil {
-		return apierr.Unavailable("%v", err)
-	}
+// encoded is a snapshot's bytes, made once per version.
+type encoded interface {
+	JSON() []byte
+	Gzip() []byte
+}
+
+func serveCurrent(w http.ResponseWriter, r *http.Request, snap encoded, etag string) error {
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache")
 	h.Add("Vary", "Accept-Encoding") // beside the Vary: Origin of CORS
@@ -90,15 +88,15 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) er
 	// can take that representation: a 304 naming the gzip ETag tells a
 	// cache to serve its gzip copy. When both match ("*", or a cache
 	// listing all it holds), the 304 names the one a 200 would carry.
-	gzipETag := snap.ETag[:len(snap.ETag)-1] + `-gzip"`
+	gzipETag := etag[:len(etag)-1] + `-gzip"`
 	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
 		match := ""
 		switch {
 		case gz && etagMatches(inm, gzipETag):
 			match = gzipETag
-		case etagMatches(inm, snap.ETag):
-			match = snap.ETag
+		case etagMatches(inm, etag):
+			match = etag
 		}
 		if match != "" {
 			h.Set("ETag", match)
@@ -107,7 +105,7 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) er
 		}
 	}
 	h.Set("Content-Type", "application/json")
-	body, etag := snap.JSON(), snap.ETag
+	body := snap.JSON()
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 		body, etag = snap.Gzip(), gzipETag
@@ -116,14 +114,6 @@ func serveCurrent(w http.ResponseWriter, r *http.Request, ws *live.Workspace) er
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body)
 	return nil
-}
-
-func serveReparsed(w http.ResponseWriter, root string, variant func(*workspace.Workspace) *graph.Graph) error {
-	wsp, err := workspace.Load(root)
-	if err != nil {
-		return apierr.Unavailable("%v", err)
-	}
-	return writeJSONBody(w, variant(wsp).Encode())
 }
 
 // etagMatches implements If-None-Match's weak comparison for one ETag.

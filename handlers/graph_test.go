@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"github.com/corehq/core/backend"
+
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -23,6 +25,11 @@ import (
 )
 
 // demoWorkspace is the live view of a fresh copy of testdata/demo.
+// backendOf is the backend of a server over ws alone.
+func backendOf(ws *live.Workspace) *backend.Backend {
+	return backend.New(backend.Options{Workspace: ws})
+}
+
 func demoWorkspace(t *testing.T) *live.Workspace {
 	t.Helper()
 	root := t.TempDir()
@@ -76,7 +83,7 @@ func (g graphDoc) has(id string) bool {
 func TestGraphQueryParameters(t *testing.T) {
 	t.Parallel()
 	ws := demoWorkspace(t)
-	h := graphHandler(ws)
+	h := graphHandler(backendOf(ws))
 
 	t.Run("variants are served fresh as JSON", func(t *testing.T) {
 		t.Parallel()
@@ -213,7 +220,7 @@ func graphETags(t *testing.T, h gateway.HandlerFunc) (plain, zipped string) {
 func TestGraphETag(t *testing.T) {
 	t.Parallel()
 	ws := demoWorkspace(t)
-	h := graphHandler(ws)
+	h := graphHandler(backendOf(ws))
 	plainTag, gzipTag := graphETags(t, h)
 
 	t.Run("each representation has its own strong ETag", func(t *testing.T) {
@@ -281,7 +288,7 @@ func TestGraphETag(t *testing.T) {
 func TestAStaleGraphETagIs200WithTheNewVersion(t *testing.T) {
 	t.Parallel()
 	ws := demoWorkspace(t)
-	h := graphHandler(ws)
+	h := graphHandler(backendOf(ws))
 	oldPlain, oldGzip := graphETags(t, h)
 	if err := os.WriteFile(filepath.Join(ws.Root(), "docs", "guide.md"), []byte("# Guide\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -332,7 +339,7 @@ func gunzip(t *testing.T, b []byte) []byte {
 func TestGraphGzip(t *testing.T) {
 	t.Parallel()
 	ws := demoWorkspace(t)
-	h := graphHandler(ws)
+	h := graphHandler(backendOf(ws))
 	snap, err := ws.Current()
 	if err != nil {
 		t.Fatal(err)
@@ -387,7 +394,7 @@ func TestGraphGzip(t *testing.T) {
 func TestGraphVaryAddsAcceptEncodingBesideCORS(t *testing.T) {
 	t.Parallel()
 	ws := demoWorkspace(t)
-	h := graphHandler(ws)
+	h := graphHandler(backendOf(ws))
 	plainTag, _ := graphETags(t, h)
 	for _, c := range []struct{ name, ifNoneMatch, acceptEncoding string }{
 		{"a plain 200", "", ""},

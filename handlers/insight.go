@@ -3,18 +3,15 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
-	"github.com/corehq/core/internal/gitx"
-	"github.com/corehq/core/internal/insight"
 
 	insightv1alpha1 "github.com/corehq/core/proto/gen/core/insight/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/insight/v1alpha1/insightv1alpha1connect"
@@ -24,13 +21,13 @@ import (
 // lens=, over window= (90d, 1y, all, Nd), for project=, limit= rows each;
 // include= names the kinds of file hotspots counts although it leaves
 // them out by default (lockfiles, generated, vendored, docs, or all).
-func insightHandler(e *insight.Engine) gateway.HandlerFunc {
+func insightHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := diffParams(r, "lens", "window", "project", "limit", "include")
 		if err != nil {
 			return err
 		}
-		p := insight.Params{Window: q.Get("window"), Project: q.Get("project")}
+		p := backend.InsightParams{Window: q.Get("window"), Project: q.Get("project")}
 		if l := q.Get("lens"); l != "" {
 			p.Lenses = strings.Split(l, ",")
 		}
@@ -40,13 +37,13 @@ func insightHandler(e *insight.Engine) gateway.HandlerFunc {
 		if s := q.Get("limit"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return apierr.BadRequest("limit must be a whole number from 1 to %d", insight.MaxLimit)
+				return apierr.BadRequest("limit must be a whole number from 1 to %d", backend.MaxInsightRows)
 			}
 			p.Limit = n
 		}
-		rep, err := e.Report(r.Context(), p)
+		rep, err := b.Insight.Report(r.Context(), p)
 		if err != nil {
-			return insightError(err)
+			return err
 		}
 		body, err := json.Marshal(rep)
 		if err != nil {
@@ -56,44 +53,17 @@ func insightHandler(e *insight.Engine) gateway.HandlerFunc {
 	}
 }
 
-// insightError maps the engine's errors to answers.
-func insightError(err error) error {
-	var pe *insight.ParamError
-	switch {
-	case errors.As(err, &pe):
-		return apierr.BadRequest("%v", err)
-	case errors.Is(err, insight.ErrNotRepository):
-		return apierr.FailedPrecondition("%v", err)
-	case errors.Is(err, gitx.ErrNotInstalled):
-		return apierr.Unavailable("%v", err)
-	}
-	return err
-}
-
 // insightService implements core.insight.v1alpha1.InsightService over the
 // same engine and answers as GET /api/v1/insight, one lens per RPC.
 var _ insightv1alpha1connect.InsightServiceHandler = (*insightService)(nil)
 
-type insightService struct{ engine *insight.Engine }
+type insightService struct{ b *backend.Backend }
 
-func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*insight.Report, error) {
-	rep, err := s.engine.Report(ctx, insight.Params{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit()), Include: q.GetInclude()})
-	if err == nil {
-		return rep, nil
-	}
-	var pe *insight.ParamError
-	switch err = insightError(err); {
-	case errors.As(err, &pe), apierr.As(err) != nil && apierr.As(err).Status == http.StatusBadRequest:
-		return nil, connect.NewError(connect.CodeInvalidArgument, err)
-	case apierr.As(err) != nil && apierr.As(err).Status == http.StatusConflict:
-		return nil, connect.NewError(connect.CodeFailedPrecondition, err)
-	case apierr.As(err) != nil && apierr.As(err).Status == http.StatusServiceUnavailable:
-		return nil, connect.NewError(connect.CodeUnavailable, err)
-	}
-	return nil, connect.NewError(connect.CodeInternal, err)
+func (s *insightService) report(ctx context.Context, q *insightv1alpha1.Query, lens string) (*backend.InsightReport, error) {
+	return s.b.Insight.Report(ctx, backend.InsightParams{Lenses: []string{lens}, Window: q.GetWindow(), Project: q.GetProject(), Limit: int(q.GetLimit()), Include: q.GetInclude()})
 }
 
-func summary(r *insight.Report) *insightv1alpha1.Summary {
+func summary(r *backend.InsightReport) *insightv1alpha1.Summary {
 	s := &insightv1alpha1.Summary{
 		Head: r.Head, Commits: int32(r.Commits), Shallow: r.Shallow, Window: r.Window.Name,
 		WindowCommits: int32(r.Window.Commits), BulkThreshold: int32(r.Bulk.Threshold), BulkCommits: int32(r.Bulk.Commits), Notes: r.Notes,
@@ -123,7 +93,7 @@ func (s *insightService) GetHotspots(ctx context.Context, req *insightv1alpha1.G
 	return out, nil
 }
 
-func pairs(ps []insight.Pair) []*insightv1alpha1.Pair {
+func pairs(ps []backend.InsightPair) []*insightv1alpha1.Pair {
 	out := make([]*insightv1alpha1.Pair, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, &insightv1alpha1.Pair{A: p.A, B: p.B, Together: int32(p.Together), Support: p.Support, Confidence: p.Confidence, Hidden: p.Hidden})
@@ -139,7 +109,7 @@ func (s *insightService) GetAffinity(ctx context.Context, req *insightv1alpha1.G
 	return &insightv1alpha1.GetAffinityResponse{Summary: summary(r), Files: pairs(r.Affinity.Files), Projects: pairs(r.Affinity.Projects)}, nil
 }
 
-func owners(os []insight.Owner) []*insightv1alpha1.Owner {
+func owners(os []backend.InsightOwner) []*insightv1alpha1.Owner {
 	out := make([]*insightv1alpha1.Owner, 0, len(os))
 	for _, o := range os {
 		out = append(out, &insightv1alpha1.Owner{Author: o.Author, Changes: int32(o.Changes), Share: o.Share})

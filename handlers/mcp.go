@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
-	"github.com/corehq/core/internal/reviewstate"
 )
 
 // WithMCP says whether this build serves /mcp (built without -tags nomcp).
@@ -21,7 +22,7 @@ const WithMCP = true
 
 // mcpInstructions is what an agent reads first, on initialize.
 const mcpInstructions = `core serves the knowledge graph of this monorepo (projects, targets, spells, docs, files, packages, symbols), runs the targets targets.yaml declares, and shows the person's working change with its blast radius.
-Start with query_graph or explain_node to learn the workspace, find_symbol for code, affected and read_diff for the change. run_target runs only declared targets; read_run reads a run's journal.
+Start with query_graph or explain_node to learn the workspace, find_symbol and symbol_context for code, read_diff (summary, then full with paths) and affected for the change, run_affected to run the tests it affects, insight for the history. Every answer fits about 20k tokens: lists come a page at a time (next_cursor), and a note says how to narrow.
 review comments, suggests and resolves on the person's review of their change; your writes are stamped as you.
 request_attention asks the person and waits for their answer; use it before anything risky or when you are unsure. claim_job and complete_job take work the person handed to agent sessions.`
 
@@ -32,41 +33,72 @@ request_attention asks the person and waits for their answer; use it before anyt
 // in the context the tools read, and bounded the body; so the SDK's own
 // localhost protection is off (the spec: /mcp has no Host guard) and its
 // body limit is the row's.
-func mcpHandler(d mcpDeps) gateway.HandlerFunc {
-	if d.ws == nil { // `core routes`: names only
+func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
+	if !b.Serves() { // `core routes`: names only
 		return func(http.ResponseWriter, *http.Request) error { return apierr.NotFound("no workspace") }
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: d.version},
-		&mcp.ServerOptions{Instructions: mcpInstructions})
-	addTools(s, d)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	// One server per token scope (at most 32): a tool the token's scope
+	// does not open is not listed, and refused by name if called.
+	var mu sync.Mutex
+	servers := map[string]*mcp.Server{}
+	server := func(r *http.Request) *mcp.Server {
+		var scope backend.MCPScope
+		if p, ok := caller.Principal(r.Context()); ok {
+			scope = backend.ScopeOf(p.Grants)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		s := servers[scope.String()]
+		if s == nil {
+			s = newMCPServer(b, scope, b.Status.Version())
+			servers[scope.String()] = s
+		}
+		return s
+	}
+	h := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		DisableLocalhostProtection:   true,
 		MaxRequestBodyBytes:          -1, // the gateway's MaxBytesReader holds the row's max_body
 		PropagateRequestCancellation: true,
 	})
 	return func(w http.ResponseWriter, r *http.Request) error {
-		h.ServeHTTP(w, r)
+		// The request's context ends with its token (revoked, expired) and
+		// with the client. The SDK stops delivering when its request's
+		// context ends, so the tools get that end as their lifeline instead
+		// (addTool): a call whose token died answers so, rather than
+		// vanish without a response.
+		life := r.Context()
+		h.ServeHTTP(w, r.WithContext(context.WithValue(context.WithoutCancel(life), lifelineKey{}, life)))
 		return nil
 	}
 }
 
+// lifelineKey holds the context a tool call lives by: its request's.
+type lifelineKey struct{}
+
 // agent is the caller of a tool: the mcp token the gateway authenticated.
 // Authorship of every write comes from here, never from a tool's input.
-func agent(ctx context.Context) (reviewstate.Author, error) {
+func agent(ctx context.Context) (backend.Author, error) {
 	p, ok := caller.Principal(ctx)
 	if !ok {
-		return reviewstate.Author{}, errors.New("no authenticated caller")
+		return backend.Author{}, errors.New("no authenticated caller")
 	}
-	return reviewstate.Author{Kind: string(p.Kind), ID: p.ID}, nil
+	return backend.Author{Kind: string(p.Kind), ID: p.ID}, nil
 }
 
-// textResult is a tool's answer as one JSON text block, which every MCP
-// client shows and every model reads.
-func textResult(v any) (*mcp.CallToolResult, any, error) {
+// newMCPServer is the MCP server of b for tokens of scope.
+func newMCPServer(b *backend.Backend, scope backend.MCPScope, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: version},
+		&mcp.ServerOptions{Instructions: mcpInstructions})
+	addTools(s, b, scope)
+	return s
+}
+
+// answerLen is the length of an answer's JSON.
+func answerLen(v any) int {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, nil, err
+		return 0
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+	return len(b)
 }

@@ -5,6 +5,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
 )
@@ -16,7 +17,7 @@ const WithMCP = false
 
 // mcpHandler is registered under its name so that routes.yaml loads; the
 // row is never mounted in this build.
-func mcpHandler(mcpDeps) gateway.HandlerFunc {
+func mcpHandler(*backend.Backend) gateway.HandlerFunc {
 	return func(http.ResponseWriter, *http.Request) error {
 		return apierr.NotFound("this build of core has no /mcp (built with -tags nomcp)")
 	}

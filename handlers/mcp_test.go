@@ -13,16 +13,19 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/corehq/core/backend"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/mcp.md from the tools the server registers")
 
-// TestTheToolReferenceIsTheServersOwn keeps docs/mcp.md in step with the
-// tools /mcp serves: it lists them through an MCP client, as an agent
-// does, and renders each name, description and input schema.
-func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
+// listTools lists, through an MCP client as an agent does, the tools a
+// server for tokens of scope offers; it returns the tools and every tool's
+// info.
+func listTools(t *testing.T, scope backend.MCPScope) ([]*mcp.Tool, []toolInfo, *mcp.ClientSession) {
+	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "core", Version: "test"}, &mcp.ServerOptions{Instructions: mcpInstructions})
-	addTools(s, mcpDeps{})
+	infos := addTools(s, &backend.Backend{}, scope)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := s.Connect(ctx, st, nil); err != nil {
@@ -32,10 +35,23 @@ func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { _ = cs.Close() })
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return list.Tools, infos, cs
+}
+
+// TestTheToolReferenceIsTheServersOwn keeps docs/mcp.md in step with the
+// tools /mcp serves: it lists them through an MCP client, as an agent
+// does, and renders each name, description, toolset, annotations, budget
+// and schemas.
+func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
+	tools, infos, _ := listTools(t, backend.MCPScope{})
+	info := map[string]toolInfo{}
+	for _, ti := range infos {
+		info[ti.name] = ti
 	}
 	var b strings.Builder
 	b.WriteString("# The MCP tools of core\n\n")
@@ -44,15 +60,69 @@ func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
 	for _, l := range strings.Split(mcpInstructions, "\n") {
 		b.WriteString("> " + l + "\n")
 	}
-	for _, tool := range list.Tools {
-		if tool.Description == "" {
-			t.Errorf("%s has no description", tool.Name)
+	fmt.Fprintf(&b, `
+## Budget
+
+Every answer is at most %d KB of JSON (%d bytes), about 20k tokens (JSON
+runs 3 to 4 bytes a token), under the 25k tokens a client such as Claude
+Code refuses. A list comes a page at a time: `+"`limit`"+` asks for fewer or
+more items (up to the tool's most), `+"`total`"+` counts them all,
+`+"`next_cursor`"+`, passed back as `+"`cursor`"+` with the same other arguments,
+reads on, and `+"`note`"+` says what was left out and how to narrow the question.
+A text (a patch, a run's output) is cut at a line's end and says so. A cursor
+holds only for the arguments it came with.
+
+Every tool answers `+"`structuredContent`"+` that its `+"`outputSchema`"+` describes, and
+the same JSON as a text block for clients that read text (`+"`read_patch`"+`: the
+patch itself).
+
+## Toolsets
+
+An mcp token opens every tool unless it is scoped:
+`+"`core config mcp token create --toolsets read,review,run,attention`"+` opens
+those toolsets, and `+"`--read-only`"+` only the tools that change nothing
+(`+"`readOnlyHint`"+`). A tool outside the
+token's scope is not listed, and a call of it is refused with a message that
+says which toolset it needs.
+
+| Toolset | Tools |
+|---|---|
+`, backend.AnswerBudget>>10, backend.AnswerBudget)
+	for _, set := range backend.Toolsets {
+		var names []string
+		for _, ti := range infos {
+			if ti.set == set {
+				ro := ""
+				if ti.readOnly() {
+					ro = " (read-only)"
+				}
+				names = append(names, "`"+ti.name+"`"+ro)
+			}
 		}
-		schema, err := json.MarshalIndent(tool.InputSchema, "", "  ")
+		fmt.Fprintf(&b, "| %s | %s |\n", set, strings.Join(names, ", "))
+	}
+	if len(tools) != len(infos) {
+		t.Errorf("the server lists %d tools of %d", len(tools), len(infos))
+	}
+	for _, tool := range tools {
+		ti, ok := info[tool.Name]
+		if !ok || tool.Description == "" || tool.OutputSchema == nil || tool.Annotations == nil || tool.Annotations.OpenWorldHint == nil || tool.Annotations.DestructiveHint == nil {
+			t.Errorf("%s lacks its info, a description, an output schema or its annotations", tool.Name)
+			continue
+		}
+		in, err := json.MarshalIndent(tool.InputSchema, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&b, "\n## `%s`: %s\n\n%s\n\n```json\n%s\n```\n", tool.Name, tool.Title, tool.Description, schema)
+		out, err := json.MarshalIndent(tool.OutputSchema, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := tool.Annotations
+		fmt.Fprintf(&b, "\n## `%s`: %s\n\n%s\n\n", tool.Name, tool.Title, tool.Description)
+		fmt.Fprintf(&b, "| toolset | readOnlyHint | idempotentHint | destructiveHint | openWorldHint | budget |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| %s | %v | %v | %v | %v | %s |\n\n", ti.set, a.ReadOnlyHint, a.IdempotentHint, *a.DestructiveHint, *a.OpenWorldHint, ti.budget)
+		fmt.Fprintf(&b, "Input:\n\n```json\n%s\n```\n\n<details><summary>Output schema</summary>\n\n```json\n%s\n```\n\n</details>\n", in, out)
 	}
 	const path = "../docs/mcp.md"
 	if *update {
@@ -66,6 +136,70 @@ func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
 	}
 	if string(want) != b.String() {
 		t.Errorf("docs/mcp.md is out of date: run go test ./handlers -run TestTheToolReferenceIsTheServersOwn -update")
+	}
+}
+
+// TestAScopedTokenSeesOnlyItsToolsAndIsRefusedTheRest: a server for a
+// scope lists the tools it opens, and answers a call of another with a
+// tool error that names the toolset it needs.
+func TestAScopedTokenSeesOnlyItsToolsAndIsRefusedTheRest(t *testing.T) {
+	for _, tc := range []struct {
+		scope      backend.MCPScope
+		want, not  []string
+		refusedSay string
+	}{
+		{backend.MCPScope{Toolsets: []string{"read"}}, []string{"query_graph", "read_diff", "insight", "read_run"}, []string{"review", "run_target", "request_attention"}, "--toolsets "},
+		{backend.MCPScope{ReadOnly: true}, []string{"query_graph", "await_attention", "list_session_jobs"}, []string{"review", "run_affected", "claim_job", "request_attention"}, "without --read-only"},
+		{backend.MCPScope{Toolsets: []string{"run", "review"}, ReadOnly: false}, []string{"run_affected", "run_target", "review"}, []string{"read_diff", "claim_job"}, "--toolsets"},
+	} {
+		tools, _, cs := listTools(t, tc.scope)
+		var names []string
+		for _, tool := range tools {
+			names = append(names, tool.Name)
+		}
+		for _, n := range tc.want {
+			if !slices.Contains(names, n) {
+				t.Errorf("%s: %s is not listed (%v)", tc.scope, n, names)
+			}
+		}
+		for _, n := range tc.not {
+			if slices.Contains(names, n) {
+				t.Errorf("%s: %s is listed", tc.scope, n)
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: n, Arguments: map[string]any{}})
+			if err != nil || !res.IsError {
+				t.Errorf("%s: calling %s: %v %+v", tc.scope, n, err, res)
+				continue
+			}
+			if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "outside this token's scope") || !strings.Contains(text, tc.refusedSay) {
+				t.Errorf("%s: calling %s says %q", tc.scope, n, text)
+			}
+		}
+	}
+}
+
+// TestEveryToolIsAnnotatedAndClosedSetsAreEnums: clients act on the
+// hints, and an agent picks from an enum rather than guessing a word.
+func TestEveryToolIsAnnotatedAndClosedSetsAreEnums(t *testing.T) {
+	tools, _, _ := listTools(t, backend.MCPScope{})
+	enums := map[string]string{"review": "op", "complete_job": "result", "read_diff": "mode", "insight": "lens", "list_runs": "status", "list_session_jobs": "state"}
+	for _, tool := range tools {
+		a := tool.Annotations
+		if *a.DestructiveHint || *a.OpenWorldHint != (tool.Name == "review_status") {
+			t.Errorf("%s: destructive %v, open world %v", tool.Name, *a.DestructiveHint, *a.OpenWorldHint)
+		}
+		if a.ReadOnlyHint && !a.IdempotentHint {
+			t.Errorf("%s reads but is not idempotent", tool.Name)
+		}
+		if prop, ok := enums[tool.Name]; ok {
+			schema, _ := json.Marshal(tool.InputSchema)
+			var s struct {
+				Properties map[string]struct{ Enum []string }
+			}
+			if err := json.Unmarshal(schema, &s); err != nil || len(s.Properties[prop].Enum) < 2 {
+				t.Errorf("%s.%s is not an enum: %s", tool.Name, prop, schema)
+			}
+		}
 	}
 }
 
@@ -99,24 +233,9 @@ func TestAToolThatPanicsIsAToolErrorNotACrash(t *testing.T) {
 // dispose (the person's POST /api/v1/attention) closes a request, so the
 // agent's attention tools ask and wait, and nothing else.
 func TestNoToolLetsAnAgentCloseAnAttentionRequest(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "core", Version: "test"}, nil)
-	addTools(s, mcpDeps{})
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	if _, err := s.Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	list, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools, _, _ := listTools(t, backend.MCPScope{})
 	var attention []string
-	for _, tool := range list.Tools {
+	for _, tool := range tools {
 		if strings.Contains(tool.Name, "attention") {
 			attention = append(attention, tool.Name)
 		}

@@ -2,26 +2,26 @@ package handlers
 
 import (
 	"context"
-	"errors"
 
-	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/corehq/core/internal/notes"
+	"github.com/corehq/core/backend"
 
 	notesv1alpha1 "github.com/corehq/core/proto/gen/core/notes/v1alpha1"
 	"github.com/corehq/core/proto/gen/core/notes/v1alpha1/notesv1alpha1connect"
 )
 
-// notesService implements core.notes.v1alpha1.NotesService.
 var _ notesv1alpha1connect.NotesServiceHandler = (*notesService)(nil)
 
-type notesService struct{ notes *notes.Store }
+// notesService is core.notes.v1alpha1.NotesService: the person's notes on
+// graph nodes.
+type notesService struct{ b *backend.Backend }
 
+// ListNotes lists the notes of a node (all, without one).
 func (s *notesService) ListNotes(_ context.Context, req *notesv1alpha1.ListNotesRequest) (*notesv1alpha1.ListNotesResponse, error) {
-	list, err := s.notes.List(req.GetNodeId())
+	list, err := s.b.Notes.List(req.GetNodeId())
 	if err != nil {
-		return nil, noteError(err)
+		return nil, err
 	}
 	out := &notesv1alpha1.ListNotesResponse{}
 	for _, n := range list {
@@ -30,31 +30,23 @@ func (s *notesService) ListNotes(_ context.Context, req *notesv1alpha1.ListNotes
 	return out, nil
 }
 
+// PutNote creates or replaces a note.
 func (s *notesService) PutNote(_ context.Context, req *notesv1alpha1.PutNoteRequest) (*notesv1alpha1.PutNoteResponse, error) {
-	n, err := s.notes.Put(req.GetId(), req.GetNodeId(), req.GetText())
+	n, err := s.b.Notes.Put(req.GetId(), req.GetNodeId(), req.GetText())
 	if err != nil {
-		return nil, noteError(err)
+		return nil, err
 	}
 	return &notesv1alpha1.PutNoteResponse{Note: noteMessage(n)}, nil
 }
 
+// DeleteNote deletes a note.
 func (s *notesService) DeleteNote(_ context.Context, req *notesv1alpha1.DeleteNoteRequest) (*notesv1alpha1.DeleteNoteResponse, error) {
-	if err := s.notes.Delete(req.GetId()); err != nil {
-		return nil, noteError(err)
+	if err := s.b.Notes.Delete(req.GetId()); err != nil {
+		return nil, err
 	}
 	return &notesv1alpha1.DeleteNoteResponse{}, nil
 }
 
-func noteError(err error) error {
-	switch {
-	case errors.Is(err, notes.ErrNotFound):
-		return connect.NewError(connect.CodeNotFound, err)
-	case errors.Is(err, notes.ErrInvalid):
-		return connect.NewError(connect.CodeInvalidArgument, err)
-	}
-	return connect.NewError(connect.CodeInternal, err)
-}
-
-func noteMessage(n notes.Note) *notesv1alpha1.Note {
+func noteMessage(n backend.Note) *notesv1alpha1.Note {
 	return &notesv1alpha1.Note{Id: n.ID, NodeId: n.NodeID, Text: n.Text, CreateTime: timestamppb.New(n.Created), UpdateTime: timestamppb.New(n.Updated)}
 }

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,41 +9,25 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/caller"
-	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/quote"
-	"github.com/corehq/core/internal/runner"
-	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
 )
 
 // planHandler serves GET /api/v1/plan: the target DAG, reparsed from
 // targets.yaml, with each target's live state from the server's runner
 // (idle until it has been queued in this server's life).
-func planHandler(ws *live.Workspace, rn *runner.Runner) gateway.HandlerFunc {
+func planHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if r.URL.RawQuery != "" {
 			return apierr.BadRequest("/api/v1/plan takes no query parameters")
 		}
-		wsp, err := workspace.Load(ws.Root())
+		g, err := b.Runs.Plan(b.Graph)
 		if err != nil {
-			return apierr.Unavailable("%v", err)
-		}
-		g := graph.Targets(wsp)
-		var states map[string]string
-		if rn != nil {
-			states = rn.States()
-		}
-		for i := range g.Nodes {
-			n := &g.Nodes[i]
-			n.State = "idle"
-			if st, ok := states[n.Project+":"+n.Name]; ok {
-				n.State = st
-			}
+			return err
 		}
 		return writeJSONBody(w, g.Encode())
 	}
@@ -60,7 +43,7 @@ type runRequest struct {
 // request) and answers 202 with the run's id, under which the viewer shows
 // it at once. The runner's observer keeps the books on it (counters, the
 // activity trail).
-func diffRunHandler(ws *live.Workspace, rn *runner.Runner, runCtx context.Context) gateway.HandlerFunc {
+func diffRunHandler(b *backend.Backend) gateway.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		req, err := decodeStrict[runRequest](r.Body)
 		if err != nil {
@@ -69,19 +52,12 @@ func diffRunHandler(ws *live.Workspace, rn *runner.Runner, runCtx context.Contex
 		if req.Target == "" {
 			return apierr.BadRequest(`target is required: {"target":"project:target"}`)
 		}
-		declared, err := ws.ForRun()
-		if err != nil {
-			return apierr.Unavailable("%v", err)
-		}
-		if declared.Target(req.Target) == nil {
-			return apierr.BadRequest("%s is not a target targets.yaml declares%s; write project:target", quote.Short(req.Target), suggest.DidYouMean(req.Target, declared.TargetIDs()))
-		}
-		id, _, err := rn.Start(runCtx, declared, req.Target)
+		id, _, err := b.Runs.Start(req.Target)
 		if err != nil {
 			return err
 		}
 		caller.Log(r.Context()).Info().Str(logx.Run, id).Msg("run started")
-		body, _ := json.Marshal(map[string]any{"run": map[string]string{"id": id, "target": req.Target, "status": runner.StateQueued}})
+		body, _ := json.Marshal(map[string]any{"run": map[string]string{"id": id, "target": req.Target, "status": backend.StateQueued}})
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write(append(body, '\n'))

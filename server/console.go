@@ -13,23 +13,32 @@ import (
 	"github.com/corehq/core/internal/config"
 )
 
-// consoleRow is the row of routes.yaml whose path is the explorer's
-// address: every link to the console is built from it.
-const consoleRow = "console.page"
+// The rows of routes.yaml whose paths are the console's pages: every link
+// to the console is built from them.
+const (
+	consoleRow = "console.page"
+	runsRow    = "console.runs"
+)
 
 // ConsolePath is the explorer's path on the server ("/console/graph/"),
 // read from routes.yaml's console.page row.
-var ConsolePath = sync.OnceValue(func() string {
+var ConsolePath = sync.OnceValue(func() string { return rowPath(consoleRow) })
+
+// RunsPath is the run viewer's path on the server ("/console/runs/"), read
+// from routes.yaml's console.runs row.
+var RunsPath = sync.OnceValue(func() string { return rowPath(runsRow) })
+
+func rowPath(name string) string {
 	t, err := gateway.Load(core.RoutesFile, core.Routes, nil)
 	if err != nil {
 		panic(fmt.Sprintf("the route table compiled into this binary is invalid (a bug): %v", err))
 	}
-	r, ok := t.Row(consoleRow)
+	r, ok := t.Row(name)
 	if !ok {
-		panic("routes.yaml has no " + consoleRow + " row (a bug)")
+		panic("routes.yaml has no " + name + " row (a bug)")
 	}
 	return r.Path
-})
+}
 
 // workspaceConsole is where a workspace keeps a built console of its own,
 // the spec's fallback when CORE_CONSOLE_DIR is not set.

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"github.com/corehq/core/backend"
+	"github.com/corehq/core/internal/cachedir"
+
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -37,10 +39,10 @@ type engine struct {
 func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, ws *live.Workspace, counters *metrics.Counters, log zerolog.Logger) (*engine, error) {
 	e := &engine{}
 	var err error
-	if e.activity, err = activity.Open(filepath.Join(cacheDir, "activity.jsonl"), activity.DefaultCap); err != nil {
+	if e.activity, err = activity.Open(cachedir.Activity(cacheDir), activity.DefaultCap); err != nil {
 		return nil, err
 	}
-	if e.notes, err = notes.Open(filepath.Join(cacheDir, "notes.json")); err != nil {
+	if e.notes, err = notes.Open(cachedir.Notes(cacheDir)); err != nil {
 		return nil, err
 	}
 	if n, err := runner.RecoverInterrupted(cacheDir); err != nil {
@@ -50,8 +52,8 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 	}
 
 	capacity, reason := runner.Capacity(cfg.Concurrency, os.Getenv)
-	log.Info().Int("capacity", capacity).Str(logx.Reason, reason).Msg("run pool")
-	remote, err := RemoteCache(cfg, os.Getenv)
+	log.Info().Int("capacity", capacity).Str(logx.Reason, reason).Str("env_mode", cfg.EnvMode).Msg("run pool")
+	remote, err := backend.RemoteCache(cfg, os.Getenv)
 	switch {
 	case err != nil:
 		// Runs build locally; the server still starts (core doctor says why).
@@ -64,6 +66,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 		Observer: &runBooks{counters: counters, activity: e.activity},
 		Remote:   remote,
 		Warn:     func(msg string) { log.Warn().Str(logx.Reason, msg).Msg("remote cache") },
+		EnvMode:  cfg.EnvMode,
 	})
 
 	e.jobs = jobs.NewManager(func(s jobs.Snapshot, r *jobs.Run) {
@@ -77,7 +80,7 @@ func newEngine(ctx context.Context, root, cacheDir string, cfg *config.Config, w
 		}
 		e.activity.Add(kind, s.Name+" "+r.Result+": "+r.Message, s.Name)
 	})
-	if err := e.jobs.Persist(filepath.Join(cacheDir, "jobs.json")); err != nil {
+	if err := e.jobs.Persist(cachedir.Jobs(cacheDir)); err != nil {
 		log.Warn().Str(logx.Reason, err.Error()).Msg("job history")
 	}
 	// One forge client, so that check-review and GET /api/v1/diff/review

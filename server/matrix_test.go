@@ -32,7 +32,7 @@ func startServer(t *testing.T, mutate func(*config.Config)) *running {
 	t.Helper()
 	root := copyDemo(t)
 	cfg := config.Defaults()
-	cfg.MCP.Address = "127.0.0.1:0"
+	cfg.Server.Address = "127.0.0.1:0"
 	cfg.Console.HostedOrigin = hostedOrigin
 	cfg.Server.ShutdownTimeout = 2 * time.Second
 	if mutate != nil {
@@ -371,7 +371,7 @@ func TestANonLoopbackBindServesLoopbackPeersOnly(t *testing.T) {
 	if lan == "" {
 		t.Skip("no non-loopback address")
 	}
-	s := startServer(t, func(c *config.Config) { c.MCP.Address = "0.0.0.0:0" })
+	s := startServer(t, func(c *config.Config) { c.Server.Address = "0.0.0.0:0" })
 	tok := s.Tokens.Mint(auth.KindAdmin, allGrants, time.Hour)
 	for _, row := range realTable(t).Select(gateway.ExposureLoopback, Keep(true)) {
 		if row.IsConsole() {

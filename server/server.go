@@ -20,10 +20,12 @@ import (
 	"github.com/rs/zerolog"
 
 	core "github.com/corehq/core"
+	"github.com/corehq/core/backend"
 	"github.com/corehq/core/gateway"
 	"github.com/corehq/core/handlers"
 	"github.com/corehq/core/internal/attention"
 	"github.com/corehq/core/internal/auth"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/fsx"
@@ -34,7 +36,6 @@ import (
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/metrics"
-	"github.com/corehq/core/internal/remotecache"
 	"github.com/corehq/core/internal/reviewstate"
 	"github.com/corehq/core/internal/state"
 )
@@ -57,9 +58,15 @@ type Ready struct {
 	Address      string
 	AdminToken   string
 	ConsoleMount bool
-	Tokens       *auth.Store
-	Workspace    *live.Workspace
+	// ConsoleOff says why the console is not mounted ("" when it is).
+	ConsoleOff string
+	Tokens     *auth.Store
+	Workspace  *live.Workspace
 }
+
+// PairingCode mints a one-time code that the console trades for a token
+// (the pairing link's fragment carries it).
+func (r Ready) PairingCode() string { return r.Tokens.Mint(auth.KindPair, auth.Pair, auth.PairTTL) }
 
 // CacheDir is the cache directory of a workspace under cfg.
 func CacheDir(root string, cfg *config.Config) string {
@@ -72,34 +79,11 @@ func CacheDir(root string, cfg *config.Config) string {
 	return filepath.Join(root, ignore.DefaultCacheDir)
 }
 
-// RemoteCache is the remote build cache cfg names, or nil when none is
-// configured. getenv reads the credential's variable.
-func RemoteCache(cfg *config.Config, getenv func(string) string) (*remotecache.Client, error) {
-	rc := cfg.Cache.Remote
-	if rc.URL == "" {
-		return nil, nil
-	}
-	value := ""
-	switch {
-	case rc.Header == "" && rc.HeaderEnv == "":
-	case rc.Header == "" || rc.HeaderEnv == "":
-		return nil, errors.New("cache.remote.header and cache.remote.header_env go together: the header's name, and the environment variable holding its value (e.g. Authorization and CORE_CACHE_TOKEN)")
-	default:
-		if value = getenv(rc.HeaderEnv); value == "" {
-			return nil, fmt.Errorf("the remote cache's credential is missing: cache.remote.header_env names %s, which is not set; export it (e.g. %s='Bearer …'), or unset cache.remote.header", rc.HeaderEnv, rc.HeaderEnv)
-		}
-	}
-	return remotecache.New(remotecache.Config{
-		URL: rc.URL, Mode: rc.Mode, Header: rc.Header, HeaderValue: value,
-		Timeout: rc.Timeout, Parallelism: rc.Parallelism,
-	})
-}
-
 // RouteTable is the routes.yaml compiled into this binary, checked against
 // the handlers exactly as the server checks it: `core routes` prints it.
 func RouteTable() (*gateway.Table, error) {
 	reg := gateway.NewRegistry()
-	handlers.Register(reg, handlers.Deps{})
+	handlers.Register(reg, nil, nil)
 	return gateway.Load(core.RoutesFile, core.Routes, reg)
 }
 
@@ -112,7 +96,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	// One server per workspace: the lock is held for the server's life and
 	// dies with its process, so a crash never leaves it behind.
-	lock, err := fsx.TryLockFile(filepath.Join(cacheDir, state.LockName))
+	lock, err := fsx.TryLockFile(cachedir.ServerLock(cacheDir))
 	if errors.Is(err, fsx.ErrLocked) {
 		if st, err := state.Read(cacheDir); err == nil {
 			return fmt.Errorf("a core server already runs for this workspace at %s (pid %d); stop it with `core server stop`", st.BaseURL, st.PID)
@@ -188,36 +172,34 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer sharing.Stop()
 	reg := gateway.NewRegistry()
-	handlers.Register(reg, handlers.Deps{
+	b := backend.New(backend.Options{
 		Attention: queue, Handoff: handed, Insight: lenses, Share: sharing,
 		Workspace: ws, Hub: hub, Tokens: tokens, Metrics: counters,
 		Runner: eng.runner, Jobs: eng.jobs, Activity: eng.activity, Notes: eng.notes,
-		CacheDir: cacheDir, RunContext: runCtx, Console: consoleFS, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
-		Facts: handlers.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
+		CacheDir: cacheDir, RunContext: runCtx, Sessions: reviewstate.NewStore(cacheDir), Forge: eng.forge,
+		Facts: backend.Facts{Version: Version, Started: started, Config: config.Effective(cfg)},
 	})
+	handlers.Register(reg, b, consoleFS)
 	table, err := gateway.Load(core.RoutesFile, core.Routes, reg)
 	if err != nil {
 		return fmt.Errorf("the route table compiled into this binary is invalid (a bug):\n%w", err)
 	}
 	sharing.table, sharing.reg = table, reg
 
-	ln, err := listen(cfg.MCP.Address)
+	ln, err := listen(cfg.Server.Address)
 	if err != nil {
 		return err
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	baseURL := "http://" + net.JoinHostPort(dialHost(addr.IP), strconv.Itoa(addr.Port))
 
-	consoleMount := cfg.Console.Enabled
+	consoleOff := ConsoleOff(cfg, addr)
+	consoleMount := consoleOff == ""
 	if !addr.IP.IsLoopback() {
-		consoleMount = false
-		log.Warn().Str(logx.Address, cfg.MCP.Address).Msg("mcp.address is not a loopback address: the console refuses to mount there, so no console route is registered; bind 127.0.0.1 to use the console")
+		log.Warn().Str(logx.Address, cfg.Server.Address).Msg("server.address is not a loopback address: the console refuses to mount there, so no console route is registered; bind 127.0.0.1 to use the console")
 	}
 	if !cfg.Console.Enabled {
 		log.Info().Msg("console.enabled is false: no console route is registered")
-	}
-	if !handlers.WithMCP {
-		consoleMount = false // the spec: builds without MCP have no console
 	}
 	// Without the console there is no hosted console either: its origin
 	// would otherwise still reach the Connect rows flagged hosted.
@@ -237,6 +219,7 @@ func Run(ctx context.Context, o Options) error {
 		Kinds:             []auth.Kind{auth.KindConsole, auth.KindAdmin, auth.KindPair, auth.KindMCP},
 		MaxBody:           cfg.Server.MaxBody,
 		Keep:              Keep(consoleMount),
+		Dropped:           dropped(consoleOff),
 		Log:               log,
 		Metrics:           counters,
 		AccessLog:         cfg.Log.Access,
@@ -272,7 +255,7 @@ func Run(ctx context.Context, o Options) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info().Str(logx.Address, baseURL).Str(logx.Workspace, o.Root).Msg("serving")
 	if o.Ready != nil {
-		o.Ready(Ready{BaseURL: baseURL, Address: addr.String(), AdminToken: admin, ConsoleMount: consoleMount, Tokens: tokens, Workspace: ws})
+		o.Ready(Ready{BaseURL: baseURL, Address: addr.String(), AdminToken: admin, ConsoleMount: consoleMount, ConsoleOff: consoleOff, Tokens: tokens, Workspace: ws})
 	}
 
 	select {
@@ -317,6 +300,45 @@ func Keep(consoleMount bool) func(*gateway.Row) bool {
 	}
 }
 
+// Why the console is not mounted, as the server says it: on its ready
+// line, and in the 404 of every console path, where core doctor and core
+// open read it (a client's own configuration may differ from the
+// server's).
+const (
+	ConsoleNotBuilt = "this build of core has no console: it was built with -tags nomcp"
+	ConsoleDisabled = "console.enabled is false on this server"
+	noMCPBuilt      = "this build of core has no /mcp: it was built with -tags nomcp"
+)
+
+// ConsoleOff says why a server under cfg, bound to addr, does not mount
+// the console, "" when it does: the build first (the spec: builds without
+// MCP have no console), then console.enabled, then a bind that is not
+// loopback (not asked when addr is nil: no server is bound).
+func ConsoleOff(cfg *config.Config, addr *net.TCPAddr) string {
+	switch {
+	case !handlers.WithMCP:
+		return ConsoleNotBuilt
+	case !cfg.Console.Enabled:
+		return ConsoleDisabled
+	case addr != nil && !addr.IP.IsLoopback():
+		return fmt.Sprintf("server.address %s is not a loopback address, and the console mounts on loopback only", cfg.Server.Address)
+	}
+	return ""
+}
+
+// dropped is the reason a loopback listener gives for a row Keep left out.
+func dropped(consoleOff string) func(*gateway.Row) string {
+	return func(r *gateway.Row) string {
+		if r.AnyOrigin && !handlers.WithMCP {
+			return noMCPBuilt
+		}
+		if r.IsConsole() {
+			return consoleOff
+		}
+		return ""
+	}
+}
+
 // openAgentStores opens the attention queue and the session jobs, which
 // only a build with MCP has (agents are their other half); a change to the
 // queue is announced on the event stream as `event: attention`.
@@ -329,11 +351,11 @@ func openAgentStores(cacheDir string, hub *events.Hub) (*attention.Queue, *hando
 		data, _ := json.Marshal(events.Attention{Open: q.List().Open})
 		hub.Publish(events.KindAttention, data)
 	}
-	q, err := attention.Open(filepath.Join(cacheDir, "attention.json"), announce)
+	q, err := attention.Open(cachedir.Attention(cacheDir), announce)
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := handoff.Open(filepath.Join(cacheDir, "session-jobs.json"), nil)
+	h, err := handoff.Open(cachedir.SessionJobs(cacheDir), nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -365,7 +387,7 @@ func listen(address string) (net.Listener, error) {
 		return ln, nil
 	}
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another core server? try `core server status`); pick another with --address or CORE_MCP_ADDRESS", address)
+		return nil, fmt.Errorf("cannot listen on %s: the address is already in use (another core server? try `core server status`); pick another with --address or CORE_SERVER_ADDRESS", address)
 	}
 	return nil, fmt.Errorf("cannot listen on %s: %w", address, err)
 }

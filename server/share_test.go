@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/corehq/core/backend"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -184,7 +186,7 @@ func TestAShareClosesAtTheEndOfItsTimeBox(t *testing.T) {
 	reg := gateway.NewRegistry()
 	hub := events.NewHub(time.Hour)
 	t.Cleanup(func() { _ = hub.Shutdown(context.Background()) })
-	handlers.Register(reg, handlers.Deps{Hub: hub})
+	handlers.Register(reg, &backend.Backend{Hub: hub}, nil)
 	tokens, err := auth.OpenStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -81,7 +81,7 @@ func main() {
 		{"execx", func(int) int {
 			return parallel(*targets, *capacity, func() bool {
 				c := &execx.Capture{Max: runner.OutputCap}
-				r := execx.Exec(context.Background(), []string{"/bin/true", "p000:t0"}, dir, c)
+				r := execx.Exec(context.Background(), []string{"/bin/true", "p000:t0"}, dir, nil, c)
 				_, _ = c.Result()
 				return r.ExitCode == 0 && r.Err == ""
 			})

@@ -220,7 +220,7 @@ func startProcess(ws, cacheDir, core string) (state.State, func()) {
 // --log-level warn --address 127.0.0.1:0` would be.
 func startInProcess(ws, cacheDir string) (state.State, func()) {
 	_ = os.Unsetenv("CORE_CACHE_DIR")
-	cfg, err := config.Load(config.Sources{WorkspaceRoot: ws, Flags: map[string]any{"mcp.address": "127.0.0.1:0", "log.level": "warn"}})
+	cfg, err := config.Load(config.Sources{WorkspaceRoot: ws, Flags: map[string]any{"server.address": "127.0.0.1:0", "log.level": "warn"}})
 	check(err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/affected"
 
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
 )
@@ -44,16 +44,16 @@ To run a target in every affected project: core run --affected TARGET.`,
 			if err != nil {
 				return err
 			}
-			changed, err := affected.Changed(cmd.Context(), e.root, base)
+			ch, err := e.local().Affected(cmd.Context(), ws, base)
 			if err != nil {
 				return err
 			}
-			set := affected.Compute(ws, changed)
+			set := ch.Set
 			out := cmd.OutOrStdout()
 			publishAffected(cmd, e, set, base)
 			if asJSON {
 				data, err := json.MarshalIndent(struct {
-					affected.Set
+					backend.AffectedSet
 					NodeIDs []string `json:"node_ids"`
 				}{set, set.NodeIDs()}, "", "  ")
 				if err != nil {
@@ -87,13 +87,13 @@ func joinOrNone(s []string) string {
 // publishAffected hands the set to the running server, if there is one, so
 // its status snapshot carries pool.affected; without a server it does
 // nothing.
-func publishAffected(cmd *cobra.Command, e *env, set affected.Set, base string) {
+func publishAffected(cmd *cobra.Command, e *env, set backend.AffectedSet, base string) {
 	c, err := e.server()
 	if err != nil {
 		return
 	}
 	if base == "" {
-		base, _ = affected.DefaultBase(cmd.Context(), e.root)
+		base = e.local().DefaultBase(cmd.Context())
 	}
 	_, err = c.status().PublishAffected(cmd.Context(), &statusv1alpha1.PublishAffectedRequest{Affected: set.NodeIDs(), Base: base})
 	if err != nil {

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"errors"
 	"net/http"
 	"time"
 
-	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/state"
 	"github.com/corehq/core/proto/gen/core/job/v1alpha1/jobv1alpha1connect"
 	"github.com/corehq/core/proto/gen/core/status/v1alpha1/statusv1alpha1connect"
@@ -31,7 +32,7 @@ func (e *env) server() (*serverConn, error) {
 	}
 	return &serverConn{st: st, client: &http.Client{
 		Timeout:   30 * time.Second,
-		Transport: auth.Transport{Token: st.AdminToken},
+		Transport: backend.BearerTransport{Token: st.AdminToken},
 	}}, nil
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -8,11 +10,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/diff"
-	"github.com/corehq/core/internal/live"
-	"github.com/corehq/core/internal/reviewstate"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newDiffCmd(g *globals) *cobra.Command {
@@ -47,22 +44,14 @@ No server is needed: the index is read (or built) from the cache.`,
 			out := cmd.OutOrStdout()
 			if patch {
 				bw := bufio.NewWriterSize(out, 64<<10)
-				if err := diff.WritePatch(cmd.Context(), bw, e.root, base); err != nil {
+				if err := e.local().WritePatch(cmd.Context(), bw, base); err != nil {
 					return err
 				}
 				return bw.Flush()
 			}
-			_, ix, err := live.Build(e.root, e.cacheDir)
-			if err != nil {
-				return err
-			}
-			src := diff.Source{
-				Root:     e.root,
-				Declared: func() (*workspace.Workspace, error) { return e.resolved(cmd.ErrOrStderr()) },
-				Index:    ix,
-				Sessions: reviewstate.NewStore(e.cacheDir),
-			}
-			page, err := src.Page(cmd.Context(), base)
+			page, err := e.local().ReviewPage(cmd.Context(), base, func(warning string) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "core: warning: "+warning)
+			})
 			if err != nil {
 				return err
 			}
@@ -85,7 +74,7 @@ No server is needed: the index is read (or built) from the cache.`,
 }
 
 // printReview is the terminal's reading of a diff page.
-func printReview(w io.Writer, p diff.Page) {
+func printReview(w io.Writer, p backend.ReviewPage) {
 	against := "HEAD"
 	if p.Base.Ref != "HEAD" {
 		against = "the merge base with " + p.Base.Ref

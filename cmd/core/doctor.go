@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"context"
 	"errors"
 	"fmt"
@@ -16,7 +18,6 @@ import (
 
 	"github.com/corehq/core/internal/config"
 	"github.com/corehq/core/internal/state"
-	"github.com/corehq/core/internal/workspace"
 	"github.com/corehq/core/server"
 )
 
@@ -32,7 +33,11 @@ and writable in read-write mode), the server and the console. A check that canno
 which is not a failure; the command exits 1 when any check fails.
 
 The console line reads "console: reachable", "console: skipped (server not
-running)" or "console: disabled".`,
+running)" or "console: disabled" (console.enabled is false). A running
+server says itself whether its console is mounted, and why not, whatever
+this command's own configuration: "console: none (...)" from a build
+without MCP (-tags nomcp), "console: not mounted (...)" on a bind that is
+not loopback.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -49,9 +54,9 @@ running)" or "console: disabled".`,
 				line(false, "workspace: %v", err)
 				return &exitError{code: 1}
 			}
-			ws, err := workspace.Load(root)
+			ws, err := backend.Open(root, "", nil).Workspace()
 			if err != nil {
-				line(false, "workspace: %s does not load:\n%v", filepath.Join(root, workspace.FileName), err)
+				line(false, "workspace: %s does not load:\n%v", filepath.Join(root, backend.TargetsFile), err)
 			} else {
 				line(true, "workspace: ok (%s, %d projects, %d spells)", root, len(ws.Projects), len(ws.Spells))
 				for _, tc := range toolchains(cmd.Context(), ws) {
@@ -78,7 +83,7 @@ running)" or "console: disabled".`,
 				line(true, "cache: ok (%s)", cacheDir)
 			}
 
-			remote, err := server.RemoteCache(cfg, os.Getenv)
+			remote, err := backend.RemoteCache(cfg, os.Getenv)
 			switch {
 			case err != nil:
 				line(false, "remote cache: %v", err)
@@ -105,21 +110,27 @@ running)" or "console: disabled".`,
 				line(false, "server: %v", err)
 			}
 
+			// The console line: a running server says whether its console is
+			// mounted and, when not, why (its configuration and build may
+			// differ from this command's); with none running, this build and
+			// configuration say what a server started here would do.
 			switch {
-			case !cfg.Console.Enabled:
-				line(true, "console: disabled")
-			case !running:
-				line(true, "console: skipped (server not running)")
-			default:
-				mounted, err := probeConsole(cmd.Context(), st.BaseURL)
+			case running:
+				off, err := probeConsole(cmd.Context(), st.BaseURL)
 				switch {
 				case err != nil:
 					line(false, "console: unreachable (%v)", err)
-				case !mounted:
-					line(false, "console: not mounted (is mcp.address a loopback address? was the server started with console.enabled=false?)")
-				default:
+				case off == "":
 					line(true, "console: reachable")
+				default:
+					ok, text := consoleLine(off)
+					line(ok, "%s", text)
 				}
+			case server.ConsoleOff(cfg, nil) != "":
+				ok, text := consoleLine(server.ConsoleOff(cfg, nil))
+				line(ok, "%s", text)
+			default:
+				line(true, "console: skipped (server not running)")
 			}
 			if failed > 0 {
 				return &exitError{code: 1}
@@ -127,6 +138,20 @@ running)" or "console: disabled".`,
 			return nil
 		},
 	}
+}
+
+// consoleLine is doctor's console line for a console that is off, and
+// whether that is healthy: switched off (the spec's "console: disabled")
+// or left out of the build on purpose is; anything else (a non-loopback
+// bind) is a failure that names its cause.
+func consoleLine(off string) (ok bool, text string) {
+	switch off {
+	case server.ConsoleDisabled:
+		return true, "console: disabled"
+	case server.ConsoleNotBuilt:
+		return true, "console: none (" + off + ")"
+	}
+	return false, "console: not mounted (" + off + ")"
 }
 
 type toolLine struct {
@@ -142,7 +167,7 @@ var versionArgs = map[string][]string{
 
 // toolchains checks the programs the declared targets and spells call (and
 // git, which diff and insight need): found on PATH, and their version.
-func toolchains(ctx context.Context, ws *workspace.Workspace) []toolLine {
+func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 	users := map[string][]string{"git": {"core diff, insight"}}
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {

@@ -1,14 +1,14 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/corehq/core/internal/config"
-	"github.com/corehq/core/internal/live"
-	"github.com/corehq/core/internal/workspace"
 	"github.com/corehq/core/server"
 )
 
@@ -28,8 +28,8 @@ func (g *globals) resolveRoot() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Stat(filepath.Join(abs, workspace.FileName)); err != nil {
-			return "", fmt.Errorf("--workspace %s: no %s there; create one or point --workspace at the directory that holds it", g.workspace, workspace.FileName)
+		if _, err := os.Stat(filepath.Join(abs, backend.TargetsFile)); err != nil {
+			return "", fmt.Errorf("--workspace %s: no %s there; create one or point --workspace at the directory that holds it", g.workspace, backend.TargetsFile)
 		}
 		return abs, nil
 	}
@@ -37,7 +37,7 @@ func (g *globals) resolveRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return workspace.Find(wd)
+	return backend.FindWorkspace(wd)
 }
 
 // load resolves the workspace and loads the configuration with flags (by
@@ -60,12 +60,16 @@ func (g *globals) load(flags map[string]any) (*env, error) {
 	return &env{root: root, cfg: cfg, cacheDir: server.CacheDir(root, cfg)}, nil
 }
 
+// local is the in-process backend of the workspace: what a command that
+// needs no server calls.
+func (e *env) local() *backend.Local { return backend.Open(e.root, e.cacheDir, e.cfg) }
+
 // resolved loads the workspace with the dependencies between projects
 // that the code's imports imply, read by the index: what a run's keys and
 // an affected set need. When the index cannot be read it warns on w and
 // goes on with every project counted as a dependency of every other.
-func (e *env) resolved(w io.Writer) (*workspace.Workspace, error) {
-	ws, err := live.Resolved(e.root, e.cacheDir)
+func (e *env) resolved(w io.Writer) (*backend.Workspace, error) {
+	ws, err := e.local().Resolved()
 	if ws == nil {
 		return nil, err
 	}

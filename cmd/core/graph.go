@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"fmt"
 	"maps"
 	"slices"
@@ -8,10 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newGraphCmd(g *globals) *cobra.Command {
@@ -32,14 +31,14 @@ of every directory, .gitignore and indexed file finds them unchanged.`,
 				return err
 			}
 			if asJSON {
-				b, err := live.BuildJSON(e.root, e.cacheDir)
+				b, err := e.local().GraphJSON()
 				if err != nil {
 					return err
 				}
 				_, err = cmd.OutOrStdout().Write(b)
 				return err
 			}
-			gr, _, err := live.Build(e.root, e.cacheDir)
+			gr, err := e.local().Graph()
 			if err != nil {
 				return err
 			}
@@ -80,7 +79,7 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
 			if !strings.Contains(toComplete, ":") {
 				return prefixes, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 			}
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+			return completeWorkspace(g, func(ws *backend.Workspace) []string {
 				var out []string
 				switch {
 				case strings.HasPrefix(toComplete, "kind:"):
@@ -112,11 +111,7 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
 			if err != nil {
 				return err
 			}
-			gr, ix, err := live.Build(e.root, e.cacheDir)
-			if err != nil {
-				return err
-			}
-			res, err := live.Eval(query.NewIndex(gr), ix, q)
+			res, err := e.local().Query(q)
 			if err != nil {
 				return err
 			}
@@ -154,11 +149,10 @@ With --json the output is byte-for-byte what GET /api/v1/graph?flavor=targets se
 			if err != nil {
 				return err
 			}
-			ws, err := workspace.Load(root)
+			gr, err := backend.Open(root, "", nil).TargetGraph()
 			if err != nil {
 				return err
 			}
-			gr := graph.Targets(ws)
 			out := cmd.OutOrStdout()
 			switch {
 			case asJSON:

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"encoding/json"
 	"fmt"
 	"path"
@@ -9,19 +11,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/internal/runner"
 	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newHashCmd(g *globals) *cobra.Command {
 	var asJSON, diffRuns bool
+	var envMode string
 	cmd := &cobra.Command{
 		Use:   "hash PROJECT:TARGET [--json] | hash --diff RUN_A RUN_B",
 		Short: "Explain a target's cache key: every part that goes into it",
 		Long: `Prints what a target's cache key is made of, as it is now: the argv and the
-rest of its declaration, the environment variables it declares (set or not,
-and a hash of the value, never the value), its project, every input file with
+rest of its declaration, the environment's mode (strict or loose: --env-mode,
+env_mode), the environment variables it and the top level declare in env:
+(set or not, and a hash of the value, never the value), the names pass_env:
+passes without keying on them, its project, every input file with
 its hash (the project's manifests included), its // inputs, the global inputs
 (the lockfiles and global_inputs), the inputs of every project its project
 depends on (declared, named by a manifest, or imported by its code; none with
@@ -31,7 +34,7 @@ that key. Nothing runs. A file's kind is f (file), x (executable), l (symlink)
 or s: the part of an npm lockfile the target's project resolves.
 
 --diff RUN_A RUN_B says why two runs had different keys (why one rebuilt):
-which variables, declared fields, input files, global inputs, dependency
+which variables, declared fields, the mode, input files, global inputs, dependency
 projects' files or dependencies' keys differ. Each run that executed recorded
 its key's parts (core runs lists the ids).`,
 		Example: `  core hash api:build
@@ -47,15 +50,15 @@ its key's parts (core runs lists the ids).`,
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string { return ws.TargetIDs() })
+			return completeWorkspace(g, func(ws *backend.Workspace) []string { return ws.TargetIDs() })
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := g.load(nil)
+			e, err := g.load(envModeFlags(cmd, envMode))
 			if err != nil {
 				return err
 			}
 			if diffRuns {
-				return diffKeys(cmd, e.cacheDir, args[0], args[1])
+				return diffKeys(cmd, e.local(), args[0], args[1])
 			}
 			ws, err := e.resolved(cmd.ErrOrStderr())
 			if err != nil {
@@ -64,7 +67,7 @@ its key's parts (core runs lists the ids).`,
 			if ws.Target(args[0]) == nil {
 				return fmt.Errorf("%s is not a target targets.yaml declares%s; write PROJECT:TARGET", args[0], suggest.DidYouMean(args[0], ws.TargetIDs()))
 			}
-			r := runner.New(runner.Options{Root: e.root, CacheDir: e.cacheDir})
+			r := e.local().Runner(backend.RunOptions{})
 			k, err := r.Explain(cmd.Context(), ws, args[0])
 			if err != nil {
 				return err
@@ -90,17 +93,22 @@ its key's parts (core runs lists the ids).`,
 				inputs = "(none declared: every file git does not ignore)"
 			}
 			fmt.Fprintf(out, "declared  inputs %s; outputs %s; dependency_inputs %s\n", inputs, joinOrNone(d.Outputs), d.DependencyInputs)
+			fmt.Fprintf(out, "env mode  %s\n", describeEnvMode(k))
 			for _, v := range k.Env {
+				from := ""
+				if v.Workspace {
+					from = " (top-level env:)"
+				}
 				if v.Set {
-					fmt.Fprintf(out, "env       %s set (sha256 %s…)\n", v.Name, v.Hash)
+					fmt.Fprintf(out, "env       %s set (sha256 %s…)%s\n", v.Name, v.Hash, from)
 				} else {
-					fmt.Fprintf(out, "env       %s unset\n", v.Name)
+					fmt.Fprintf(out, "env       %s unset%s\n", v.Name, from)
 				}
 			}
 			if k.Toolchain != nil {
 				fmt.Fprintf(out, "toolchain %s: %s (sha256 %s…)\n", strings.Join(k.Toolchain.Argv, " "), k.Toolchain.Version, k.Toolchain.Hash[:12])
 			}
-			files := func(title string, fs []runner.FileHash) {
+			files := func(title string, fs []backend.FileHash) {
 				fmt.Fprintf(out, "%s (%d)\n", title, len(fs))
 				for _, f := range fs {
 					note := ""
@@ -131,29 +139,29 @@ its key's parts (core runs lists the ids).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the parts as JSON")
 	cmd.Flags().BoolVar(&diffRuns, "diff", false, "compare the keys of two runs: RUN_A RUN_B")
+	addEnvModeFlag(cmd, &envMode)
 	return cmd
 }
 
+// describeEnvMode says what of core's environment reaches the target, for
+// core hash: the mode, and in strict mode the names targets.yaml passes
+// without keying on them.
+func describeEnvMode(k backend.KeyParts) string {
+	if k.EnvMode == backend.EnvLoose {
+		return "loose: every variable of core's environment reaches it; only env: is in its key"
+	}
+	pass := append(append([]string(nil), k.Declaration.PassEnv...), k.WorkspacePassEnv...)
+	slices.Sort(pass)
+	return fmt.Sprintf("strict: it gets the base, env: and pass_env: (passed, not in its key: %s)", joinOrNone(slices.Compact(pass)))
+}
+
 // diffKeys prints what differs between the keys of two runs.
-func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
-	parts := make([]runner.KeyParts, 2)
-	for i, id := range []string{a, b} {
-		if !runner.ValidID(id) {
-			return fmt.Errorf("%q is not a run id: `core runs` lists them", id)
-		}
-		j, err := runner.ReadJournal(cacheDir, id)
-		if err != nil {
-			return fmt.Errorf("run %s: %w (core runs lists what is kept)", id, err)
-		}
-		if j.CacheKey == "" {
-			return fmt.Errorf("run %s has no cache key (it did not get as far as hashing its inputs)", id)
-		}
-		if parts[i], err = runner.RecordedParts(cacheDir, j.CacheKey); err != nil {
-			return fmt.Errorf("the parts of run %s's key (%s) were not recorded: a run records them when it executes, not when the cache serves it; run core hash --diff with two runs that executed", id, shortKey(j.CacheKey))
-		}
+func diffKeys(cmd *cobra.Command, l *backend.Local, a, b string) error {
+	x, y, err := l.KeyParts(a, b)
+	if err != nil {
+		return err
 	}
 	out := cmd.OutOrStdout()
-	x, y := parts[0], parts[1]
 	if x.Key == y.Key {
 		fmt.Fprintf(out, "the two runs have the same key %s: nothing differs\n", shortKey(x.Key))
 		return nil
@@ -185,10 +193,15 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 		{"coverage", dx.Coverage, dy.Coverage},
 		{"dependency_inputs", dx.DependencyInputs, dy.DependencyInputs},
 		{"drift", fmt.Sprint(dx.Drift), fmt.Sprint(dy.Drift)},
+		{"pass_env", strings.Join(dx.PassEnv, " "), strings.Join(dy.PassEnv, " ")},
+		{"top-level pass_env", strings.Join(x.WorkspacePassEnv, " "), strings.Join(y.WorkspacePassEnv, " ")},
 	} {
 		if f.a != f.b {
 			say("declared %s: [%s], then [%s]", f.name, f.a, f.b)
 		}
+	}
+	if x.EnvMode != y.EnvMode {
+		say("env mode: %s, then %s", orUnknown(x.EnvMode), orUnknown(y.EnvMode))
 	}
 	switch tx, ty := x.Toolchain, y.Toolchain; {
 	case tx == nil && ty != nil:
@@ -198,8 +211,8 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	case tx != nil && tx.Hash != ty.Hash:
 		say("toolchain %s: %q, then %q", strings.Join(ty.Argv, " "), tx.Version, ty.Version)
 	}
-	envOf := func(k runner.KeyParts) map[string]runner.EnvPart {
-		m := map[string]runner.EnvPart{}
+	envOf := func(k backend.KeyParts) map[string]backend.EnvPart {
+		m := map[string]backend.EnvPart{}
 		for _, v := range k.Env {
 			m[v.Name] = v
 		}
@@ -220,7 +233,7 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 			say("env %s: its value changed", name)
 		}
 	}
-	files := func(what string, fx, fy []runner.FileHash) {
+	files := func(what string, fx, fy []backend.FileHash) {
 		mx, my := map[string]string{}, map[string]string{}
 		for _, f := range fx {
 			mx[f.Path] = f.Kind + f.Hash
@@ -244,7 +257,7 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 	files("input", x.Inputs, y.Inputs)
 	files("// input", x.Root, y.Root)
 	files("global input", x.Global, y.Global)
-	px, py := map[string]runner.ProjectPart{}, map[string]runner.ProjectPart{}
+	px, py := map[string]backend.ProjectPart{}, map[string]backend.ProjectPart{}
 	for _, p := range x.Dependencies {
 		px[p.Project] = p
 	}
@@ -304,6 +317,14 @@ func diffKeys(cmd *cobra.Command, cacheDir, a, b string) error {
 		say("the recorded parts are equal: the key's version or encoding changed between the runs")
 	}
 	return nil
+}
+
+// orUnknown is s, or "unknown" for what a key recorded before it was kept.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // sortedKeys is the union of two maps' keys, sorted.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,18 +17,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/config"
-	"github.com/corehq/core/internal/gitx"
-	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/insight"
-	"github.com/corehq/core/internal/live"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newInsightCmd(g *globals) *cobra.Command {
 	var asJSON bool
-	var p insight.Params
+	var p backend.Lenses
 	cmd := &cobra.Command{
 		Use:   "insight [hotspots|affinity|ownership|trend|volatility] [--json]",
 		Short: "What the git history says: hotspots, affinity, ownership, trend, volatility",
@@ -56,19 +51,12 @@ GET /api/v1/insight. No server is needed.`,
   core insight ownership --project api
   core insight --json | jq '.affinity.projects[] | select(.hidden)'`,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: insight.Lenses,
+		ValidArgs: backend.InsightLenses,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				p.Lenses = []string{args[0]}
 			}
-			e, err := insightEngine(cmd.Context(), g)
-			if err != nil {
-				return err
-			}
-			rep, err := e.Report(cmd.Context(), p)
-			if errors.Is(err, insight.ErrNotRepository) {
-				return fmt.Errorf("%w (here: %s)", err, e.Root())
-			}
+			rep, err := insightReport(cmd.Context(), g, p)
 			if err != nil {
 				return err
 			}
@@ -88,59 +76,40 @@ GET /api/v1/insight. No server is needed.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the lenses as JSON (the bytes of GET /api/v1/insight)")
 	cmd.Flags().StringVar(&p.Window, "window", "", "the span counted: 90d, 1y, all, or a number of days (default 1y)")
 	cmd.Flags().StringVar(&p.Project, "project", "", "only this project")
-	cmd.Flags().IntVar(&p.Limit, "limit", 0, fmt.Sprintf("rows per list (default %d, at most %d)", insight.DefaultLimit, insight.MaxLimit))
-	cmd.Flags().StringSliceVar(&p.Include, "include", nil, "kinds of file hotspots counts although it leaves them out by default: "+strings.Join(insight.LeftOutKinds, ",")+" or all")
+	cmd.Flags().IntVar(&p.Limit, "limit", 0, fmt.Sprintf("rows per list (default %d, at most %d)", backend.InsightDefaultRows, backend.MaxInsightRows))
+	cmd.Flags().StringSliceVar(&p.Include, "include", nil, "kinds of file hotspots counts although it leaves them out by default: "+strings.Join(backend.InsightLeftOutKinds, ",")+" or all")
 	return cmd
 }
 
-// insightEngine is an engine over the workspace, or, outside one, over the
-// git repository of the current directory (its history kept in the user's
-// cache directory, not in the repository).
-func insightEngine(ctx context.Context, g *globals) (*insight.Engine, error) {
+// insightReport reads the lenses over the workspace, or, outside one,
+// over the git repository of the current directory (its history kept in
+// the user's cache directory, not in the repository).
+func insightReport(ctx context.Context, g *globals, p backend.Lenses) (*backend.InsightReport, error) {
 	e, err := g.load(nil)
 	if err == nil {
-		ws, werr := workspace.Load(e.root)
-		if werr != nil {
-			return nil, werr
-		}
-		gr, _, gerr := live.Build(e.root, e.cacheDir)
-		return insight.New(insight.Options{
-			Root: e.root, CacheDir: e.cacheDir, BulkFiles: e.cfg.Insight.BulkFiles,
-			Declared: func() (*workspace.Workspace, error) { return ws, nil },
-			Graph: func() *graph.Graph {
-				if gerr != nil {
-					return nil
-				}
-				return gr
-			},
-		}), nil
+		return e.local().Insight(ctx, p)
 	}
-	if g.workspace != "" || !errors.Is(err, workspace.ErrNotFound) {
+	if g.workspace != "" || !errors.Is(err, backend.ErrNoWorkspace) {
 		return nil, err
 	}
 	wd, werr := os.Getwd()
 	if werr != nil {
 		return nil, werr
 	}
-	top, gerr := gitx.Output(ctx, wd, "rev-parse", "--show-toplevel")
+	root, gerr := backend.RepositoryOf(ctx, wd)
 	if gerr != nil {
 		return nil, fmt.Errorf("%w; and %s is not in a git repository either: core insight reads git history", err, wd)
 	}
-	root := strings.TrimSpace(top)
 	base, cerr := os.UserCacheDir()
 	if cerr != nil {
 		return nil, cerr
 	}
 	sum := sha256.Sum256([]byte(root))
-	cfg := config.Defaults()
-	return insight.New(insight.Options{
-		Root: root, CacheDir: filepath.Join(base, "core", "insight-"+hex.EncodeToString(sum[:8])), BulkFiles: cfg.Insight.BulkFiles,
-		Declared: func() (*workspace.Workspace, error) { return &workspace.Workspace{Root: root}, nil },
-	}), nil
+	return backend.InsightOf(ctx, root, filepath.Join(base, "core", "insight-"+hex.EncodeToString(sum[:8])), p)
 }
 
 // printInsight is the terminal's reading of the lenses.
-func printInsight(w io.Writer, r *insight.Report) {
+func printInsight(w io.Writer, r *backend.InsightReport) {
 	since := "the whole history"
 	if !r.Window.Since.IsZero() {
 		since = "since " + r.Window.Since.Local().Format(time.DateOnly)

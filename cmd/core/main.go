@@ -4,6 +4,10 @@
 package main
 
 import (
+	"runtime/debug"
+
+	"github.com/corehq/core/backend"
+
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +21,9 @@ import (
 var version = "dev"
 
 func main() {
+	// An index pass collects less often while it runs (its heap is
+	// mostly what it keeps); this process is the CLI's to tune.
+	backend.TuneGC(debug.SetGCPercent)
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		var ex *exitError
@@ -52,7 +59,8 @@ func newRootCmd() *cobra.Command {
 		Long: `core keeps a live knowledge graph of a workspace (projects, targets, spells,
 docs) declared in targets.yaml, and serves it on one loopback port to a browser
 console, to this CLI and to coding agents (MCP at <base URL>/mcp, with a token
-from "core config mcp token create"). Every request to the server carries a
+from "core config mcp token create", scoped with --toolsets and --read-only;
+docs/mcp.md lists the tools and their budgets). Every request to the server carries a
 bearer token; see "core config console token create". "core share" opens a
 read-only, time-boxed view for a colleague on the network.
 
@@ -82,6 +90,7 @@ core walks up from the current directory to find it.`,
 		newAffectedCmd(g),
 		newDiffCmd(g),
 		newSessionCmd(g),
+		newReviewCmd(g),
 		newRunsCmd(g),
 		newVersionCmd(),
 		newInitCmd(g),

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"bytes"
 	"compress/flate"
 	"context"
@@ -19,11 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/console"
-	"github.com/corehq/core/internal/fsx"
-	"github.com/corehq/core/internal/graph"
-	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/logx"
-	"github.com/corehq/core/internal/workspace"
 	"github.com/corehq/core/server"
 
 	tokenv1alpha1 "github.com/corehq/core/proto/gen/core/token/v1alpha1"
@@ -67,8 +65,8 @@ for browsers that refuse the other two. --targets shows the target graph.`,
 				return serveSnapshot(cmd, e, targets, show)
 			}
 			if c, err := e.server(); err == nil {
-				if mounted, err := probeConsole(cmd.Context(), c.st.BaseURL); err == nil && !mounted {
-					return fmt.Errorf("the server at %s has no console (console.enabled is false, or it listens on a non-loopback address); `core open --serve` opens a snapshot instead", c.st.BaseURL)
+				if off, err := probeConsole(cmd.Context(), c.st.BaseURL); err == nil && off != "" {
+					return fmt.Errorf("the server at %s has no console (%s); `core open --serve` opens a snapshot instead", c.st.BaseURL, off)
 				}
 				link, err := pairingLink(cmd.Context(), c.client, c.st.BaseURL, targets)
 				if err != nil {
@@ -97,11 +95,21 @@ for browsers that refuse the other two. --targets shows the target graph.`,
 // pairingLink mints a one-time code with the admin credential and builds the
 // link of the spec's pairing contract.
 func pairingLink(ctx context.Context, client *http.Client, baseURL string, targets bool) (string, error) {
+	code, err := pairingCode(ctx, client, baseURL)
+	if err != nil {
+		return "", err
+	}
+	return PairingURL(baseURL, code, targets), nil
+}
+
+// pairingCode mints a one-time code, which the console page trades for a
+// console token, with the admin credential of client.
+func pairingCode(ctx context.Context, client *http.Client, baseURL string) (string, error) {
 	res, err := tokenv1alpha1connect.NewTokenServiceClient(client, baseURL).CreatePairingCode(ctx, &tokenv1alpha1.CreatePairingCodeRequest{})
 	if err != nil {
 		return "", fmt.Errorf("mint a pairing code: %w", err)
 	}
-	return PairingURL(baseURL, res.GetCode(), targets), nil
+	return res.GetCode(), nil
 }
 
 // PairingURL is {base_url}/console/graph/#token=<code>[&flavor=targets]: the
@@ -114,15 +122,22 @@ func PairingURL(baseURL, code string, targets bool) string {
 	return link
 }
 
+// RunsURL is {base_url}/console/runs/#token=<code>&run=<id>: the console's
+// run viewer, paired as the explorer is, with the run to show beside the
+// code in the fragment.
+func RunsURL(baseURL, code, runID string) string {
+	return baseURL + server.RunsPath() + "#token=" + url.QueryEscape(code) + "&run=" + url.QueryEscape(runID)
+}
+
 func snapshotGraph(e *env, targets bool) ([]byte, error) {
 	if targets {
-		ws, err := workspace.Load(e.root)
+		g, err := e.local().TargetGraph()
 		if err != nil {
 			return nil, err
 		}
-		return graph.Targets(ws).Encode(), nil
+		return g.Encode(), nil
 	}
-	g, _, err := live.Build(e.root, e.cacheDir)
+	g, err := e.local().Graph()
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +156,7 @@ func dataLink(cacheDir string, data []byte, targets bool) (string, error) {
 	if len(payload) > maxDataLink {
 		return "", fmt.Errorf("the graph is too big for a link (%d bytes compressed); use `core open --serve`, or start a server for live mode", buf.Len())
 	}
-	dir := filepath.Join(cacheDir, "console")
+	dir := backend.ConsoleCopy(cacheDir)
 	if err := copyConsole(console.Built(), dir); err != nil {
 		return "", err
 	}
@@ -178,7 +193,7 @@ func copyConsole(files fs.FS, dir string) error {
 				return err
 			}
 		}
-		return fsx.WriteFileAtomic(dst, b, 0o644)
+		return backend.WriteFile(dst, b, 0o644)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/testbed"
 )
 
@@ -50,5 +51,38 @@ func TestColourFollowsTheFlagAndNO_COLOR(t *testing.T) {
 	}
 	if _, err := useColour("sometimes", &out); err == nil {
 		t.Error("--color sometimes was accepted")
+	}
+}
+
+func TestTheSummary(t *testing.T) {
+	res := &runner.Result{Targets: []runner.TargetResult{
+		{Target: "web:build", Status: runner.StateFailed, RunID: "r1", ExitCode: 1,
+			Withheld: []targetenv.Hint{{Name: "NPM_TOKEN", Where: "its package.json script build"}}},
+		{Target: "api:build", Status: runner.StateSucceeded},
+	}}
+	for _, c := range []struct {
+		name, mode string
+		want, not  []string
+	}{
+		{"a failure names the variable it was not given and the line to add", targetenv.Strict,
+			[]string{"✘ web:build: exit 1 (core runs show r1)", "NPM_TOKEN (its package.json script build) is set here but withheld from web:build", "      pass_env: [NPM_TOKEN]\n"},
+			[]string{"environment: loose"}},
+		{"loose mode says so", targetenv.Loose,
+			[]string{"environment: loose: every variable of core's environment reached the targets"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out strings.Builder
+			summarize(&out, res, time.Second, nil, c.mode)
+			for _, want := range c.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("the summary lacks %q:\n%s", want, out.String())
+				}
+			}
+			for _, not := range c.not {
+				if strings.Contains(out.String(), not) {
+					t.Errorf("the summary says %q:\n%s", not, out.String())
+				}
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,19 +21,12 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/affected"
-	"github.com/corehq/core/internal/remotecache"
-	"github.com/corehq/core/internal/runner"
-	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
-	"github.com/corehq/core/server"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects string
 	var force, noCache, dryRun, asJSON bool
-	var colorFlag, remoteFlag string
+	var colorFlag, remoteFlag, envMode string
 	var open bool
 	cmd := &cobra.Command{
 		Use:   "run PROJECT:TARGET|TARGET|'PROJECT:GLOB'... | run --affected TARGET [--base REF]",
@@ -48,8 +41,20 @@ project its project depends on (declared, named by a manifest, or imported
 by its code), its dependencies' keys and the environment variables it lists
 in env: (others are not part of it). core hash PROJECT:TARGET shows them.
 Only successful runs are stored. --force runs anyway and its result replaces
-the stored one; --no-cache neither reads nor writes the cache. A target that names a toolchain (toolchain: [go, version]) has
-that command's output in its key too.
+the stored one; --no-cache neither reads nor writes the cache. A target that
+names a toolchain (toolchain: [go, version]) has that command's output in its
+key too.
+
+A target's process gets only part of core's environment (--env-mode=strict,
+the default): the base (PATH, HOME, the locale, the temporary directory, the
+CI system's name, where the toolchains and their caches are; docs/targets.md
+lists it) and the variables targets.yaml lists in env: (in its key) and
+pass_env: (passed, not in its key), its own and the top level's. When a
+target fails and a variable it did not get is named in its command, its
+package.json script, a file they run or its output, the summary names it and
+the line to add. --env-mode=loose (env_mode, CORE_ENV_MODE) passes every
+variable, as tools without a strict mode do, and the summary says so; the
+mode is in every key, so neither mode replays the other's results.
 
 With a remote cache configured (cache.remote.url, CORE_CACHE_REMOTE_URL), a
 local miss asks it, and in read-write mode (cache.remote.mode) what ran is
@@ -76,6 +81,13 @@ merge-base with --base (default: the default branch) plus uncommitted and
 untracked files affect it, as "core affected" lists the targets (exactly
 those whose keys the changes moved); nothing affected is not an error.
 
+--open opens the log of the failed target's run (else the last) in a
+browser: the run viewer of the console on the running server, paired as
+core open pairs the explorer ({base_url}/console/runs/#token=<code>&run=<id>),
+or, when log_viewer_url (CORE_LOG_VIEWER_URL) is set, that address with
+run=<id> added to its query (no token goes there). Without a server it says
+so, and core runs show ID prints the log; it never changes the exit status.
+
 Pool capacity: the concurrency setting when it is above 0 (CORE_CONCURRENCY
 sets it too), else 4 on hosted CI runners, else min(CPUs, 8).
 Ctrl-C stops running targets (their process groups get SIGTERM, then
@@ -87,7 +99,7 @@ SIGKILL) and records them as interrupted.`,
   core run test --projects 'svc-*'
   core run --affected test --base origin/main`,
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+			return completeWorkspace(g, func(ws *backend.Workspace) []string {
 				ids := ws.TargetIDs()
 				seen := map[string]bool{}
 				for _, id := range ws.TargetIDs() {
@@ -115,7 +127,7 @@ SIGKILL) and records them as interrupted.`,
 			if force && noCache {
 				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
 			}
-			e, err := g.load(nil)
+			e, err := g.load(envModeFlags(cmd, envMode))
 			if err != nil {
 				return err
 			}
@@ -134,14 +146,14 @@ SIGKILL) and records them as interrupted.`,
 			trigger := "cli"
 			targets := args
 			if len(args) > 0 {
-				if targets, err = selectTargets(ws, args, projects); err != nil {
+				if targets, err = backend.Select(ws, args, projects); err != nil {
 					return err
 				}
 			}
 			if affectedTarget != "" {
 				trigger = "affected"
-				var set affected.Set
-				targets, set, err = affectedTargets(ctx, ws, e.root, base, affectedTarget, stderr)
+				var set backend.AffectedSet
+				targets, set, err = affectedTargets(ctx, e.local(), ws, base, affectedTarget, stderr)
 				if err != nil {
 					return err
 				}
@@ -152,7 +164,7 @@ SIGKILL) and records them as interrupted.`,
 			}
 
 			if dryRun {
-				r := runner.New(runner.Options{Root: e.root, CacheDir: e.cacheDir, Cache: cacheMode(force, noCache)})
+				r := e.local().Runner(backend.RunOptions{Cache: backend.CacheModeOf(force, noCache)})
 				planned, err := r.Plan(ctx, ws, targets)
 				if err != nil {
 					return err
@@ -162,7 +174,7 @@ SIGKILL) and records them as interrupted.`,
 			if asJSON {
 				return errors.New("--json goes with --dry-run: a run streams its output")
 			}
-			capacity, reason := runner.Capacity(e.cfg.Concurrency, os.Getenv)
+			capacity, reason := backend.Capacity(e.cfg.Concurrency, os.Getenv)
 			colour, err := useColour(colorFlag, stderr)
 			if err != nil {
 				return err
@@ -171,16 +183,15 @@ SIGKILL) and records them as interrupted.`,
 			stopBeat := make(chan struct{})
 			defer close(stopBeat)
 			go p.heartbeat(stopBeat)
-			var remote *remotecache.Client
+			var remote *backend.RemoteClient
 			if remoteFlag == "on" && !noCache {
-				if remote, err = server.RemoteCache(e.cfg, os.Getenv); err != nil {
+				if remote, err = e.local().RemoteCache(os.Getenv); err != nil {
 					p.warn(err.Error() + "; building without the remote cache (core doctor checks it)")
 				}
 			}
-			r := runner.New(runner.Options{
-				Root: e.root, CacheDir: e.cacheDir, Capacity: capacity, Trigger: trigger,
-				Observer: runner.Events(p.event), Output: cmd.OutOrStdout(), Cache: cacheMode(force, noCache),
-				Remote: remote, Warn: p.warn,
+			r := e.local().Runner(backend.RunOptions{
+				Capacity: capacity, Trigger: trigger, Events: p.event, Output: cmd.OutOrStdout(),
+				Cache: backend.CacheModeOf(force, noCache), Remote: remote, Warn: p.warn,
 			})
 			if len(targets) > 1 || affectedTarget != "" {
 				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
@@ -191,13 +202,11 @@ SIGKILL) and records them as interrupted.`,
 				return runErr
 			}
 			// Keep the run log bounded when no server rotates it.
-			_, _ = runner.TrimJournals(e.cacheDir, runner.DefaultJournalCap)
-			summarize(stderr, res, time.Since(began), remote)
-			githubGroups(stderr, e.cacheDir, res)
+			e.local().TrimJournals()
+			summarize(stderr, res, time.Since(began), remote, e.cfg.EnvMode)
+			githubGroups(stderr, e.local(), res)
 			if open {
-				if err := openRun(cmd, e.cfg.LogViewerURL, res); err != nil {
-					fmt.Fprintln(stderr, "core: "+err.Error())
-				}
+				openRun(cmd, e, res)
 			}
 			if runErr != nil {
 				fmt.Fprintln(stderr, "core: "+runErr.Error())
@@ -220,14 +229,28 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --dry-run: the plan as JSON")
-	cmd.Flags().BoolVar(&open, "open", false, "open the hosted log viewer (log_viewer_url) on the run: the failed target's, else the last")
+	cmd.Flags().BoolVar(&open, "open", false, "open the run's log in a browser (the failed target's, else the last): the console's run viewer on the running server, or log_viewer_url when set")
 	cmd.Flags().StringVar(&colorFlag, "color", "auto", "colour the progress: auto (a terminal without NO_COLOR), always or never")
 	cmd.Flags().StringVar(&remoteFlag, "remote", "on", "off: leave the remote cache (cache.remote.url) alone for this run")
+	addEnvModeFlag(cmd, &envMode)
 	return cmd
 }
 
+// addEnvModeFlag adds --env-mode, which sets env_mode for one command.
+func addEnvModeFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "env-mode", "", "what of core's environment reaches a target: strict (the base and what targets.yaml lists; the default) or loose (everything); sets env_mode")
+}
+
+// envModeFlags is the configuration's flag layer for --env-mode, when set.
+func envModeFlags(cmd *cobra.Command, v string) map[string]any {
+	if !cmd.Flags().Changed("env-mode") {
+		return nil
+	}
+	return map[string]any{"env_mode": v}
+}
+
 // printPlan prints a dry run.
-func printPlan(w io.Writer, planned []runner.Planned, asJSON bool) error {
+func printPlan(w io.Writer, planned []backend.Planned, asJSON bool) error {
 	if asJSON {
 		data, err := json.Marshal(map[string]any{"targets": planned})
 		if err != nil {
@@ -249,123 +272,20 @@ func printPlan(w io.Writer, planned []runner.Planned, asJSON bool) error {
 	return nil
 }
 
-func cacheMode(force, noCache bool) runner.CacheMode {
-	switch {
-	case force:
-		return runner.CacheRefresh
-	case noCache:
-		return runner.CacheOff
-	}
-	return runner.CacheUse
-}
-
-// selectTargets turns run's arguments into target ids: PROJECT:TARGET as
-// it is, a bare TARGET in every project that declares it, and globs
-// (path.Match syntax) on either side; --projects filters the projects.
-func selectTargets(ws *workspace.Workspace, args []string, projectGlob string) ([]string, error) {
-	if projectGlob != "" {
-		if _, err := path.Match(projectGlob, ""); err != nil {
-			return nil, fmt.Errorf("--projects %q is not a glob: %v", projectGlob, err)
-		}
-	}
-	keep := func(p string) bool {
-		ok, _ := path.Match(projectGlob, p)
-		return projectGlob == "" || ok
-	}
-	var out []string
-	seen := map[string]bool{}
-	add := func(id string) {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	for _, a := range args {
-		proj, target, qualified := strings.Cut(a, ":")
-		if !qualified {
-			proj, target = "*", a
-		}
-		if !qualified || strings.ContainsAny(a, "*?[") {
-			if _, err := path.Match(proj, ""); err != nil {
-				return nil, fmt.Errorf("%q is not a glob: %v", a, err)
-			}
-			if _, err := path.Match(target, ""); err != nil {
-				return nil, fmt.Errorf("%q is not a glob: %v", a, err)
-			}
-			n := 0
-			for _, p := range ws.Projects {
-				if ok, _ := path.Match(proj, p.Name); !ok || !keep(p.Name) {
-					continue
-				}
-				for _, t := range p.Targets {
-					if ok, _ := path.Match(target, t.Name); ok {
-						add(t.ID())
-						n++
-					}
-				}
-			}
-			if n == 0 {
-				candidates := ws.TargetIDs()
-				if !qualified {
-					candidates = nil
-					for _, id := range ws.TargetIDs() {
-						if _, name, _ := strings.Cut(id, ":"); !slices.Contains(candidates, name) {
-							candidates = append(candidates, name)
-						}
-					}
-				}
-				return nil, fmt.Errorf("%s matches no declared target%s%s; core describe graph lists them", a, projectsNote(projectGlob), suggest.DidYouMean(a, candidates))
-			}
-			continue
-		}
-		if !keep(proj) {
-			return nil, fmt.Errorf("%s is outside --projects %q", a, projectGlob)
-		}
-		add(a)
-	}
-	return out, nil
-}
-
-func projectsNote(glob string) string {
-	if glob == "" {
-		return ""
-	}
-	return " in projects matching " + strconv.Quote(glob)
-}
-
-// affectedTargets resolves --affected TARGET to PROJECT:TARGET ids.
-func affectedTargets(ctx context.Context, ws *workspace.Workspace, root, base, target string, w io.Writer) ([]string, affected.Set, error) {
-	if strings.Contains(target, ":") {
-		return nil, affected.Set{}, fmt.Errorf("--affected takes a target name such as build, not %q: it runs that target in every affected project", target)
-	}
-	declared := false
-	for _, p := range ws.Projects {
-		if p.Target(target) != nil {
-			declared = true
-			break
-		}
-	}
-	if !declared {
-		return nil, affected.Set{}, fmt.Errorf("--affected %s: no project declares a target called %q (core describe graph lists the targets)", target, target)
-	}
-	changed, err := affected.Changed(ctx, root, base)
+// affectedTargets resolves --affected TARGET to PROJECT:TARGET ids, and
+// says so when nothing is affected.
+func affectedTargets(ctx context.Context, l *backend.Local, ws *backend.Workspace, base, target string, w io.Writer) ([]string, backend.AffectedSet, error) {
+	ids, ch, err := l.AffectedTargets(ctx, ws, base, target)
 	if err != nil {
-		return nil, affected.Set{}, err
-	}
-	set := affected.Compute(ws, changed)
-	var ids []string
-	for _, id := range set.Targets {
-		if _, name, _ := strings.Cut(id, ":"); name == target {
-			ids = append(ids, id)
-		}
+		return nil, backend.AffectedSet{}, err
 	}
 	switch {
-	case len(changed) == 0:
+	case len(ch.Set.Files) == 0:
 		fmt.Fprintln(w, "nothing affected: no files changed")
 	case len(ids) == 0:
-		fmt.Fprintf(w, "nothing affected: %s changed, in no project that declares %q\n", plural(len(changed), "file"), target)
+		fmt.Fprintf(w, "nothing affected: %s changed, in no project that declares %q\n", plural(len(ch.Set.Files), "file"), target)
 	}
-	return ids, set, nil
+	return ids, ch.Set, nil
 }
 
 // progress prints one line per target state change, each with a
@@ -447,7 +367,7 @@ func (p *progress) counter() string {
 	return p.dim.Sprintf("[%d/%d]", p.done, p.total)
 }
 
-func (p *progress) event(e runner.Event) {
+func (p *progress) event(e backend.RunEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := func(format string, args ...any) {
@@ -455,10 +375,10 @@ func (p *progress) event(e runner.Event) {
 		p.last = time.Now()
 	}
 	switch e.State {
-	case runner.StateQueued:
+	case backend.StateQueued:
 		p.total++
 		return
-	case runner.StateRunning:
+	case backend.StateRunning:
 		p.start[e.Target] = e.Time
 		line("%s %s", p.running.Sprint("▶"), e.Target)
 		return
@@ -466,23 +386,23 @@ func (p *progress) event(e runner.Event) {
 	p.done++
 	defer delete(p.start, e.Target)
 	switch e.State {
-	case runner.StateSucceeded:
+	case backend.StateSucceeded:
 		line("%s %s (%s)", p.ok.Sprint("✔"), e.Target, p.elapsed(e))
-	case runner.StateCached:
+	case backend.StateCached:
 		how := "(cached)"
-		if e.From == runner.FromRemote {
+		if e.From == backend.FromRemote {
 			how = "(remote cache)"
 		}
 		line("%s %s %s", p.ok.Sprint("⚡"), e.Target, p.dim.Sprint(how))
-	case runner.StateFailed:
+	case backend.StateFailed:
 		why := e.Err
 		if e.RunID != "" && e.ExitCode > 0 {
 			why = fmt.Sprintf("exit %d", e.ExitCode)
 		}
 		line("%s %s (%s)", p.bad.Sprint("✘"), p.bad.Sprint(e.Target), why)
-	case runner.StateInterrupted:
+	case backend.StateInterrupted:
 		line("■ %s (interrupted after %s)", e.Target, p.elapsed(e))
-	case runner.StateSkipped:
+	case backend.StateSkipped:
 		line("%s", p.dim.Sprintf("· %s (skipped: %s)", e.Target, e.Err))
 	default:
 		p.done--
@@ -511,7 +431,7 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMG"[exp])
 }
 
-func (p *progress) elapsed(e runner.Event) string {
+func (p *progress) elapsed(e backend.RunEvent) string {
 	if s, ok := p.start[e.Target]; ok {
 		return formatDuration(e.Time.Sub(s))
 	}
@@ -529,9 +449,9 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remotecache.Client) {
+func summarize(w io.Writer, res *backend.RunResult, took time.Duration, remote *backend.RemoteClient, envMode string) {
 	var parts []string
-	for _, s := range []string{runner.StateSucceeded, runner.StateCached, runner.StateFailed, runner.StateInterrupted, runner.StateSkipped} {
+	for _, s := range []string{backend.StateSucceeded, backend.StateCached, backend.StateFailed, backend.StateInterrupted, backend.StateSkipped} {
 		if n := res.Count(s); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
@@ -543,7 +463,7 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 			from[t.From]++
 		}
 		fmt.Fprintf(w, "cache: %d local hits, %d remote hits, %d built; remote %s (%s): %s down, %s up",
-			from[runner.FromLocal], from[runner.FromRemote], from[runner.FromBuilt], remote, remote.Mode(),
+			from[backend.FromLocal], from[backend.FromRemote], from[backend.FromBuilt], remote, remote.Mode(),
 			humanBytes(res.Remote.BytesDown), humanBytes(res.Remote.BytesUp))
 		if res.Remote.Uploaded > 0 {
 			fmt.Fprintf(w, ", %s uploaded", plural(res.Remote.Uploaded, "result"))
@@ -551,7 +471,7 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 		fmt.Fprintln(w)
 	}
 	for _, t := range res.Targets {
-		if t.Status != runner.StateFailed {
+		if t.Status != backend.StateFailed {
 			continue
 		}
 		if t.RunID != "" {
@@ -559,6 +479,12 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 		} else {
 			fmt.Fprintf(w, "  ✘ %s: %s\n", t.Target, describeFailure(t))
 		}
+		if advice := backend.EnvAdvice(t.Target, t.Withheld, "    "); advice != "" {
+			fmt.Fprintf(w, "    %s\n", advice)
+		}
+	}
+	if envMode == backend.EnvLoose {
+		fmt.Fprintln(w, "environment: loose: every variable of core's environment reached the targets, and only those in env: are in their keys (env_mode, --env-mode; strict is the default)")
 	}
 }
 
@@ -566,15 +492,15 @@ func summarize(w io.Writer, res *runner.Result, took time.Duration, remote *remo
 // when the run is a GitHub Actions step: there the interleaved output of a
 // parallel run is hard to read, and a failure's own output is what one
 // opens first.
-func githubGroups(w io.Writer, cacheDir string, res *runner.Result) {
+func githubGroups(w io.Writer, l *backend.Local, res *backend.RunResult) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
 	for _, t := range res.Targets {
-		if t.Status != runner.StateFailed || t.RunID == "" {
+		if t.Status != backend.StateFailed || t.RunID == "" {
 			continue
 		}
-		j, err := runner.ReadJournal(cacheDir, t.RunID)
+		j, err := l.Journal(t.RunID)
 		if err != nil {
 			continue
 		}
@@ -586,34 +512,86 @@ func githubGroups(w io.Writer, cacheDir string, res *runner.Result) {
 	}
 }
 
-// openRun opens the hosted log viewer on a run: log_viewer_url?run=ID.
-func openRun(cmd *cobra.Command, viewer string, res *runner.Result) error {
-	if viewer == "" {
-		return errors.New("--open needs the hosted log viewer's address: set log_viewer_url (CORE_LOG_VIEWER_URL); core runs show ID prints a run here")
+// openRun opens a browser on the run a person wants to read after a run:
+// the failed target's, else the last. With log_viewer_url set it opens
+// that viewer with run=<id> in its query, and nothing else: no token or
+// code ever goes to another host. Without it, the console's run viewer on
+// the running server, paired like `core open`. Nothing here changes the
+// run's exit status: without a server (or its console) it says where the
+// log is instead.
+func openRun(cmd *cobra.Command, e *env, res *backend.RunResult) {
+	stderr := cmd.ErrOrStderr()
+	id := runToOpen(res)
+	if id == "" {
+		fmt.Fprintln(stderr, "--open: no target ran or came from the cache, so there is no run to show")
+		return
 	}
-	id := ""
-	for _, t := range res.Targets {
-		if t.RunID != "" && (id == "" || t.Status == runner.StateFailed) {
-			id = t.RunID
-			if t.Status == runner.StateFailed {
-				break
-			}
+	if viewer := e.cfg.LogViewerURL; viewer != "" {
+		link, err := viewerLink(viewer, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "--open: log_viewer_url: %v; `core runs show %s` prints the log here\n", err, id)
+			return
+		}
+		fmt.Fprintln(stderr, "log viewer: "+link)
+		openBrowser(cmd, link)
+		return
+	}
+	c, err := e.server()
+	if errors.Is(err, errNoServer) {
+		fmt.Fprintf(stderr, "--open: no core server is running for this workspace, so no console can show run %s: start one with `core server start` (then --open opens its run viewer), or read the log here with `core runs show %s`\n", id, id)
+		return
+	}
+	if err == nil {
+		var off string
+		if off, err = probeConsole(cmd.Context(), c.st.BaseURL); err == nil && off != "" {
+			fmt.Fprintf(stderr, "--open: the server at %s has no console (%s): `core runs show %s` prints the log here\n", c.st.BaseURL, off, id)
+			return
 		}
 	}
-	if id == "" {
-		return nil
+	var code string
+	if err == nil {
+		code, err = pairingCode(cmd.Context(), c.client, c.st.BaseURL)
 	}
-	sep := "?"
-	if strings.Contains(viewer, "?") {
-		sep = "&"
+	if err != nil {
+		fmt.Fprintf(stderr, "--open: %v; `core runs show %s` prints the log here\n", err, id)
+		return
 	}
-	link := viewer + sep + "run=" + url.QueryEscape(id)
-	fmt.Fprintln(cmd.ErrOrStderr(), "log viewer: "+link)
+	link := RunsURL(c.st.BaseURL, code, id)
+	fmt.Fprintln(stderr, "run viewer: "+link)
 	openBrowser(cmd, link)
-	return nil
 }
 
-func describeFailure(t runner.TargetResult) string {
+// runToOpen is the run --open shows: the first failed target's, else the
+// last one that has a journal ("" when none has).
+func runToOpen(res *backend.RunResult) string {
+	id := ""
+	for _, t := range res.Targets {
+		if t.RunID == "" {
+			continue
+		}
+		if t.Status == backend.StateFailed {
+			return t.RunID
+		}
+		id = t.RunID
+	}
+	return id
+}
+
+// viewerLink is log_viewer_url with run=<id> added to its query, which it
+// may already have (the base's own query and fragment are kept as written).
+func viewerLink(viewer, id string) (string, error) {
+	u, err := url.Parse(viewer)
+	if err != nil {
+		return "", err
+	}
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += "run=" + url.QueryEscape(id)
+	return u.String(), nil
+}
+
+func describeFailure(t backend.TargetResult) string {
 	if t.ExitCode > 0 {
 		return fmt.Sprintf("exit %d", t.ExitCode)
 	}

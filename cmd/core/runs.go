@@ -1,15 +1,14 @@
 package main
 
 import (
-	"errors"
+	"github.com/corehq/core/backend"
+
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/runner"
 )
 
 func newRunsCmd(g *globals) *cobra.Command {
@@ -31,7 +30,7 @@ No server is needed.`,
 			if err != nil {
 				return err
 			}
-			js, err := runner.ListJournals(e.cacheDir, limit, target)
+			js, err := e.local().Runs(limit, target)
 			if err != nil {
 				return err
 			}
@@ -53,7 +52,7 @@ No server is needed.`,
 				}
 				from := "ran"
 				switch {
-				case j.From == runner.FromRemote:
+				case j.From == backend.FromRemote:
 					from = "remote cache"
 				case j.CacheHit:
 					from = "cache"
@@ -77,19 +76,16 @@ No server is needed.`,
 			if err != nil {
 				return err
 			}
-			if !runner.ValidID(args[0]) {
+			if !backend.ValidRunID(args[0]) {
 				return fmt.Errorf("%q is not a run id: `core runs` lists them (r<time>-<hex>)", args[0])
 			}
-			j, err := runner.ReadJournal(e.cacheDir, args[0])
-			if errors.Is(err, runner.ErrNotFound) {
-				return fmt.Errorf("no run %s: it may have been rotated out; `core runs` lists what is kept", args[0])
-			}
+			j, err := e.local().Journal(args[0])
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "run      %s\ntarget   %s\nstatus   %s", j.ID, j.Target, j.Status)
-			if j.Status == runner.StateFailed {
+			if j.Status == backend.StateFailed {
 				fmt.Fprintf(out, " (exit %d)", j.ExitCode)
 			}
 			fmt.Fprintln(out)
@@ -99,7 +95,7 @@ No server is needed.`,
 			}
 			from := "ran"
 			switch {
-			case j.From == runner.FromRemote:
+			case j.From == backend.FromRemote:
 				from = "replayed from the remote cache"
 			case j.CacheHit:
 				from = "replayed from the build cache"
@@ -107,6 +103,12 @@ No server is needed.`,
 			fmt.Fprintf(out, "result   %s (key %s)\n", from, shortKey(j.CacheKey))
 			if j.Err != "" {
 				fmt.Fprintf(out, "error    %s\n", j.Err)
+			}
+			if j.EnvMode != "" {
+				fmt.Fprintf(out, "env      %s\n", j.EnvMode)
+			}
+			if advice := backend.EnvAdvice(j.Target, j.Withheld, "         "); advice != "" {
+				fmt.Fprintf(out, "withheld %s\n", advice)
 			}
 			fmt.Fprintln(out, "\n--- output")
 			fmt.Fprint(out, j.Output)
@@ -116,7 +118,7 @@ No server is needed.`,
 			if j.Truncated {
 				fmt.Fprintln(out, "--- (output cut: only its end is kept)")
 			}
-			if j.Status == runner.StateFailed {
+			if j.Status == backend.StateFailed {
 				return &exitError{code: 1}
 			}
 			return nil

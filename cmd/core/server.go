@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/internal/auth"
 	"github.com/corehq/core/internal/logx"
 	"github.com/corehq/core/internal/state"
 	"github.com/corehq/core/server"
@@ -36,7 +36,7 @@ func newServerStartCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Run the server in the foreground until interrupted",
-		Long: `Runs the server for the workspace in the foreground, on mcp.address
+		Long: `Runs the server for the workspace in the foreground, on server.address
 (default 127.0.0.1:7391), until SIGINT or SIGTERM. It watches the workspace and
 rebuilds the graph when files change. Its state (address, pid, the CLI's admin
 credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
@@ -44,7 +44,7 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags := map[string]any{}
 			if cmd.Flags().Changed("address") {
-				flags["mcp.address"] = address
+				flags["server.address"] = address
 			}
 			e, err := g.load(flags)
 			if err != nil {
@@ -75,9 +75,9 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 					var link string
 					switch {
 					case !r.ConsoleMount:
-						b.WriteString("console: not mounted (disabled, or the address is not loopback)\n")
+						fmt.Fprintf(&b, "console: not mounted (%s)\n", r.ConsoleOff)
 					case open:
-						code := r.Tokens.Mint(auth.KindPair, auth.Pair, auth.PairTTL)
+						code := r.PairingCode()
 						link = PairingURL(r.BaseURL, code, false)
 						fmt.Fprintf(&b, "console: %s\n", link)
 					}
@@ -90,7 +90,7 @@ credential) is kept in <cache>/server.json, mode 0600, while it runs.`,
 		},
 	}
 	cmd.Flags().BoolVar(&open, "open", false, "print and open the console's pairing link")
-	cmd.Flags().StringVar(&address, "address", "", "listen address host:port (sets mcp.address; port 0 picks a free one)")
+	cmd.Flags().StringVar(&address, "address", "", "listen address host:port (sets server.address; port 0 picks a free one)")
 	return cmd
 }
 
@@ -168,24 +168,33 @@ func newServerStatusCmd(g *globals) *cobra.Command {
 }
 
 // probeConsole asks the console route for the graph without a token: a
-// mounted console answers 401 with a Bearer challenge, an unmounted one 404.
-func probeConsole(ctx context.Context, baseURL string) (mounted bool, err error) {
+// mounted console answers 401 with a Bearer challenge (off is ""), an
+// unmounted one 404 with the server's reason, which off returns: the
+// server knows why, the client's own configuration may differ from its.
+func probeConsole(ctx context.Context, baseURL string) (off string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/api/v1/graph", nil)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	_ = resp.Body.Close()
+	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized && resp.Header.Get("WWW-Authenticate") != "":
-		return true, nil
+		return "", nil
 	case resp.StatusCode == http.StatusNotFound:
-		return false, nil
+		var body struct {
+			Error struct{ Message string } `json:"error"`
+		}
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
+		if body.Error.Message == "" {
+			return "the server does not say why", nil
+		}
+		return body.Error.Message, nil
 	}
-	return false, fmt.Errorf("unexpected answer %s", resp.Status)
+	return "", fmt.Errorf("unexpected answer %s", resp.Status)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -15,7 +17,6 @@ import (
 	"connectrpc.com/connect"
 	"github.com/spf13/cobra"
 
-	"github.com/corehq/core/internal/attention"
 	jobv1alpha1 "github.com/corehq/core/proto/gen/core/job/v1alpha1"
 )
 
@@ -87,7 +88,7 @@ GET /api/v1/attention.`,
 				_, err := out.Write(append(body, '\n'))
 				return err
 			}
-			var l attention.List
+			var l backend.Queue
 			if err := json.Unmarshal(body, &l); err != nil {
 				return fmt.Errorf("the server's answer does not parse: %w", err)
 			}

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
-	"github.com/corehq/core/internal/share"
 	"github.com/mdp/qrterminal/v3"
 	"github.com/spf13/cobra"
 )
@@ -25,8 +25,9 @@ activity and past run logs, and nothing else: no graph, diff, plan, jobs,
 tools or /mcp, and nothing that writes. It works until the time box ends
 (--ttl, from %s to %s), a new share replaces it, or "core share stop".
 
---open opens the hosted log viewer on the share when log_viewer_url
-(CORE_LOG_VIEWER_URL) is set, else the share link itself.`, share.MinTTL, share.MaxTTL),
+--open opens the share link itself in a browser: the link carries the
+share's token, so it goes to the share listener and to no other host
+(log_viewer_url is for "core run --open", and never sees a share).`, backend.ShareMinTTL, backend.ShareMaxTTL),
 		Example: `  core share
   core share --ttl 30m
   core share status
@@ -53,17 +54,13 @@ tools or /mcp, and nothing that writes. It works until the time box ends
 			qrterminal.GenerateHalfBlock(info.URL, qrterminal.L, out)
 			fmt.Fprintf(out, "\n%s\n", info.URL)
 			if open {
-				link := info.URL
-				if v := e.cfg.LogViewerURL; v != "" {
-					link = v + "?share=" + url.QueryEscape(info.URL)
-				}
-				openBrowser(cmd, link)
+				openBrowser(cmd, info.URL)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&ttl, "ttl", share.DefaultTTL, "how long the share lasts")
-	cmd.Flags().BoolVar(&open, "open", false, "open the hosted log viewer (log_viewer_url) on the share, or the share link")
+	cmd.Flags().DurationVar(&ttl, "ttl", backend.ShareDefaultTTL, "how long the share lasts")
+	cmd.Flags().BoolVar(&open, "open", false, "open the share link in a browser")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "status",
 		Short: "Say whether a share is open, where and until when",
@@ -112,13 +109,13 @@ tools or /mcp, and nothing that writes. It works until the time box ends
 }
 
 // shareCall sends one POST /api/v1/share.
-func shareCall(cmd *cobra.Command, c *serverConn, body map[string]string) (share.Info, error) {
+func shareCall(cmd *cobra.Command, c *serverConn, body map[string]string) (backend.ShareInfo, error) {
 	data, _ := json.Marshal(body)
 	resp, err := c.call(cmd.Context(), http.MethodPost, "/api/v1/share", data)
 	if err != nil {
-		return share.Info{}, err
+		return backend.ShareInfo{}, err
 	}
-	var info share.Info
+	var info backend.ShareInfo
 	if err := json.Unmarshal(resp, &info); err != nil {
 		return info, fmt.Errorf("the server's answer does not parse: %w", err)
 	}

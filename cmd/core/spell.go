@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corehq/core/internal/suggest"
-	"github.com/corehq/core/internal/workspace"
 )
 
 func newSpellCmd(g *globals) *cobra.Command {
@@ -21,7 +22,10 @@ func newSpellCmd(g *globals) *cobra.Command {
 		Long: `Without NAME, lists the spells of targets.yaml. With NAME, runs its argv from
 the workspace root, with ARGS appended, attached to this terminal, and exits
 with its status. Spells are tools (formatters, generators, checks), not
-targets: they are not cached and have no dependencies.`,
+targets: they are not cached, have no dependencies, and get core's whole
+environment (the strict environment of targets is for what the cache
+replays; a spell is what you would type, and may need your editor, agent
+or token).`,
 		Example: `  core spell
   core spell fmt
   core spell todo-list -- --count`,
@@ -30,7 +34,7 @@ targets: they are not cached and have no dependencies.`,
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveDefault
 			}
-			return completeWorkspace(g, func(ws *workspace.Workspace) []string {
+			return completeWorkspace(g, func(ws *backend.Workspace) []string {
 				var out []string
 				for _, s := range ws.Spells {
 					out = append(out, s.Name+"\t"+s.Description)
@@ -43,7 +47,7 @@ targets: they are not cached and have no dependencies.`,
 			if err != nil {
 				return err
 			}
-			ws, err := workspace.Load(root)
+			ws, err := backend.Open(root, "", nil).Workspace()
 			if err != nil {
 				return err
 			}
@@ -60,7 +64,7 @@ targets: they are not cached and have no dependencies.`,
 				}
 				return tw.Flush()
 			}
-			var spell *workspace.Spell
+			var spell *backend.Spell
 			var names []string
 			for _, s := range ws.Spells {
 				names = append(names, s.Name)
@@ -73,7 +77,7 @@ targets: they are not cached and have no dependencies.`,
 			}
 			argv := append(append([]string(nil), spell.Run...), args[1:]...)
 			c := exec.CommandContext(cmd.Context(), argv[0], argv[1:]...)
-			c.Dir = root
+			c.Dir = root // and the whole environment: see the help above
 			c.Stdin, c.Stdout, c.Stderr = os.Stdin, out, cmd.ErrOrStderr()
 			err = c.Run()
 			var exit *exec.ExitError
@@ -90,12 +94,12 @@ targets: they are not cached and have no dependencies.`,
 
 // completeWorkspace completes from the workspace the current directory (or
 // --workspace) names; nothing when there is none.
-func completeWorkspace(g *globals, list func(*workspace.Workspace) []string) ([]string, cobra.ShellCompDirective) {
+func completeWorkspace(g *globals, list func(*backend.Workspace) []string) ([]string, cobra.ShellCompDirective) {
 	root, err := g.resolveRoot()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ws, err := workspace.Load(root)
+	ws, err := backend.Open(root, "", nil).Workspace()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -1,14 +1,14 @@
 package main
 
 import (
+	"github.com/corehq/core/backend"
+
 	"fmt"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/corehq/core/internal/auth"
 )
 
 func newConfigCmd(g *globals) *cobra.Command {
@@ -21,26 +21,27 @@ func newConfigCmd(g *globals) *cobra.Command {
 They are stored only as SHA-256 hashes in <cache>/tokens.json (mode 0600) and
 work at once, whether the server started before or after they were made.`,
 	}
-	token.AddCommand(newTokenCreateCmd(g, auth.KindConsole), newTokenListCmd(g, auth.KindConsole), newTokenRevokeCmd(g, auth.KindConsole))
+	token.AddCommand(newTokenCreateCmd(g, backend.TokenConsole), newTokenListCmd(g, backend.TokenConsole), newTokenRevokeCmd(g, backend.TokenConsole))
 	console.AddCommand(token)
 	mcp := &cobra.Command{Use: "mcp", Short: "Configure access for coding agents (MCP)"}
 	mcpToken := &cobra.Command{
 		Use:   "token",
-		Short: "Create, list and revoke mcp tokens, for agents at /mcp",
+		Short: "Create, list and revoke mcp tokens, for agents at /mcp (scoped with --toolsets, --read-only)",
 		Long: `An mcp token lets a coding agent use the MCP server at <base URL>/mcp
 (Authorization: Bearer <token>); it works there alone, and a console token is
 refused there. Like console tokens they are stored only as SHA-256 hashes in
 <cache>/tokens.json and work at once.`,
 	}
-	mcpToken.AddCommand(newTokenCreateCmd(g, auth.KindMCP), newTokenListCmd(g, auth.KindMCP), newTokenRevokeCmd(g, auth.KindMCP))
+	mcpToken.AddCommand(newTokenCreateCmd(g, backend.TokenMCP), newTokenListCmd(g, backend.TokenMCP), newTokenRevokeCmd(g, backend.TokenMCP))
 	mcp.AddCommand(mcpToken)
 	cmd.AddCommand(console, mcp, newConfigTrustCmd(g))
 	return cmd
 }
 
-func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
+func newTokenCreateCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	var expires time.Duration
-	var grants []string
+	var grants, toolsets []string
+	var readOnly bool
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Mint a " + string(kind) + " token; it is printed once, alone on the last line",
@@ -49,20 +50,24 @@ func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
   TOKEN=$(core config console token create | tail -n1)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if expires <= 0 || expires > auth.MaxTokenTTL {
-				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, auth.MaxTokenTTL)
+			if expires <= 0 || expires > backend.MaxTokenTTL {
+				return fmt.Errorf("--expires %s is out of range: give a duration above 0 and at most %s, such as 12h", expires, backend.MaxTokenTTL)
 			}
-			gr, err := auth.ParseGrants(grants)
-			if err != nil {
-				return fmt.Errorf("--grant: %w", err)
+			flag := "--grant"
+			if kind == backend.TokenMCP {
+				flag = "--toolsets"
+				var err error
+				if grants, err = backend.MCPGrants(toolsets, readOnly); err != nil {
+					return fmt.Errorf("--toolsets: %w", err)
+				}
 			}
-			store, err := g.tokenStore()
+			tokens, err := g.tokens()
 			if err != nil {
 				return err
 			}
-			secret, rec, err := store.Create(kind, gr, expires)
+			secret, rec, err := tokens.Create(kind, grants, &expires)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", flag, err)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "created %s token %s (%s), expires %s\n", kind, rec.ID, strings.Join(rec.Grants, ", "), rec.ExpiresAt.Local().Format(time.DateTime))
@@ -70,33 +75,42 @@ func newTokenCreateCmd(g *globals, kind auth.Kind) *cobra.Command {
 			return nil
 		},
 	}
-	if kind == auth.KindMCP {
+	if kind == backend.TokenMCP {
 		cmd.Example = `  core config mcp token create
+  core config mcp token create --toolsets read,review       # an agent that reads and comments, and runs nothing
+  core config mcp token create --read-only                  # every tool that changes nothing
   TOKEN=$(core config mcp token create | tail -n1)   # then give the agent http://127.0.0.1:7391/mcp and this token`
-		cmd.Flags().DurationVar(&expires, "expires", auth.MCPTokenTTL, "lifetime of the token")
-		grants = []string{"mcp"} // an mcp token carries the mcp grant alone
+		cmd.Long = `Mint an mcp token for a coding agent at <base URL>/mcp. It opens every tool
+unless it is scoped: --toolsets opens those toolsets alone (` + strings.Join(backend.Toolsets, ", ") + `:
+docs/mcp.md lists each one's tools), --read-only only the tools that change
+nothing. A tool outside the token's scope is not listed to the agent, and a
+call of it is refused saying which toolset it needs. The scope shows in
+the token's grants (mcp=read, ..., mcp=read-only).`
+		cmd.Flags().DurationVar(&expires, "expires", backend.MCPTokenTTL, "lifetime of the token")
+		cmd.Flags().StringSliceVar(&toolsets, "toolsets", nil, "toolsets the token opens, comma separated: "+strings.Join(backend.Toolsets, ", ")+" (default: all)")
+		cmd.Flags().BoolVar(&readOnly, "read-only", false, "open only the tools that change nothing")
 		return cmd
 	}
-	cmd.Flags().DurationVar(&expires, "expires", auth.ConsoleTokenTTL, "lifetime of the token")
+	cmd.Flags().DurationVar(&expires, "expires", backend.ConsoleTokenTTL, "lifetime of the token")
 	cmd.Flags().StringSliceVar(&grants, "grant", []string{"console=read", "console=write"}, "grant to give (repeatable): console=read, console=write")
 	return cmd
 }
 
-func newTokenListCmd(g *globals, kind auth.Kind) *cobra.Command {
+func newTokenListCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List " + string(kind) + " tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := g.tokenStore()
+			tokens, err := g.tokens()
 			if err != nil {
 				return err
 			}
-			all, err := store.List()
+			all, err := tokens.List()
 			if err != nil {
 				return err
 			}
-			var recs []auth.Record
+			var recs []backend.TokenRecord
 			for _, r := range all {
 				if r.Kind == kind {
 					recs = append(recs, r)
@@ -122,17 +136,17 @@ func newTokenListCmd(g *globals, kind auth.Kind) *cobra.Command {
 	}
 }
 
-func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
+func newTokenRevokeCmd(g *globals, kind backend.TokenKind) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a token by its id (see list); it stops working at once, and its open event streams and MCP calls end",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := g.tokenStore()
+			tokens, err := g.tokens()
 			if err != nil {
 				return err
 			}
-			recs, err := store.List()
+			recs, err := tokens.List()
 			if err != nil {
 				return err
 			}
@@ -141,7 +155,7 @@ func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
 					return fmt.Errorf("%s is a %s token, not a %s token: revoke it with `core config %s token revoke %s`", r.ID, r.Kind, kind, r.Kind, r.ID)
 				}
 			}
-			if err := store.Revoke(args[0]); err != nil {
+			if err := tokens.Revoke(args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[0])
@@ -150,11 +164,11 @@ func newTokenRevokeCmd(g *globals, kind auth.Kind) *cobra.Command {
 	}
 }
 
-// tokenStore opens the workspace's token store, the one the server reads.
-func (g *globals) tokenStore() (*auth.Store, error) {
+// tokens opens the workspace's token store, the one the server reads.
+func (g *globals) tokens() (*backend.Tokens, error) {
 	e, err := g.load(nil)
 	if err != nil {
 		return nil, err
 	}
-	return auth.OpenStore(e.cacheDir)
+	return backend.OpenTokens(e.cacheDir)
 }

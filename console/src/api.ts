@@ -5,7 +5,8 @@ import { parseGraph, type GraphData } from './model';
 import { parseQueue, type AttentionQueue } from './attentionmodel';
 import { parseInsight, type Insight } from './insightmodel';
 import { parseForgeReview, type ForgeReview } from './forgemodel';
-import { parseActivities, parseRunLog, parseRuns, parseShare, type Activity, type Run, type RunLog, type ShareInfo } from './sharemodel';
+import { parseActivities, parseShare, type Activity, type ShareInfo } from './sharemodel';
+import { parseRunLog, parseRuns, type Run, type RunLog } from './runsmodel';
 import type { Flavor } from './fragment';
 import { parsePage, parseSession, type ReviewPage, type ReviewSession } from './reviewmodel';
 

@@ -2,6 +2,7 @@
 // opened. Pure: main.ts carries the plan out.
 
 import { isLoopbackHostname, type Flavor, type Fragment } from './fragment';
+import { isRunsPage } from './runsmodel';
 
 export const MSG_NO_SESSION = 'No workspace to show in this tab — run `core open` in your workspace to open the explorer.';
 export const originMessage = (port: string) =>
@@ -51,10 +52,12 @@ export interface PageLocation {
   protocol: string;
   hostname: string;
   port: string;
+  pathname?: string;
 }
 
 export type BootPlan =
   | { action: 'live'; credential: Credential | null; flavor: Flavor }
+  | { action: 'runs'; credential: Credential | null; run: string }
   | { action: 'share'; token: string }
   | { action: 'data'; payload: string; flavor: Flavor }
   | { action: 'src'; url: string; flavor: Flavor }
@@ -67,6 +70,16 @@ export type BootPlan =
  * before it has.
  */
 export function planBoot(frag: Fragment, loc: PageLocation): { scrub: boolean; plan: BootPlan } {
+  const decided = planPage(frag, loc);
+  // Live mode on the run viewer's address, or with a run= to show, is the
+  // Runs view: the same credential, the same checks.
+  const { plan } = decided;
+  if (plan.action === 'live' && (frag.kind === 'token' || frag.kind === 'none') && (frag.run !== undefined || isRunsPage(loc.pathname ?? '')))
+    return { scrub: decided.scrub, plan: { action: 'runs', credential: plan.credential, run: frag.run ?? '' } };
+  return decided;
+}
+
+function planPage(frag: Fragment, loc: PageLocation): { scrub: boolean; plan: BootPlan } {
   const loopback = isLoopbackHostname(loc.hostname);
   const port = loc.port || '7391';
   switch (frag.kind) {

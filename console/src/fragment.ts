@@ -1,8 +1,9 @@
 // Parsing of the page's fragment (location.hash). Pure: no DOM, no globals.
 //
 // Accepted forms (see console/README.md):
-//   #token=<console token or one-time pairing code>[&flavor=targets]
-//          (boot.ts tells the two apart and refuses anything else)
+//   #token=<console token or one-time pairing code>[&flavor=targets][&run=<id>]
+//          (boot.ts tells the two apart and refuses anything else; run=
+//          names the run the Runs view shows, also alone: #run=<id>)
 //   #data=<base64url(raw DEFLATE(graph JSON))>[&flavor=targets]
 //   #src=<url of a graph JSON>[&flavor=targets]
 // Each may end with &level=all or &level=projects: which level the
@@ -13,15 +14,15 @@
 export type Flavor = 'knowledge' | 'targets';
 
 export type Fragment =
-  | { kind: 'none' }
-  | { kind: 'token'; code: string; flavor: Flavor }
+  | { kind: 'none'; run?: string }
+  | { kind: 'token'; code: string; flavor: Flavor; run?: string }
   | { kind: 'data'; payload: string; flavor: Flavor }
   | { kind: 'src'; url: string; flavor: Flavor }
   | { kind: 'invalid'; reason: string };
 
 const MODES = ['token', 'data', 'src'] as const;
 type Mode = (typeof MODES)[number];
-const KNOWN = new Set<string>([...MODES, 'flavor', 'level']);
+const KNOWN = new Set<string>([...MODES, 'flavor', 'run', 'level']);
 
 function decode(v: string): string {
   try {
@@ -66,7 +67,10 @@ export function parseFragment(hash: string): Fragment {
     if (mode === null && (MODES as readonly string[]).includes(key)) mode = key as Mode;
   }
 
-  if (mode === null) return { kind: 'none' };
+  // run= goes with a token or alone (a Runs page reloaded), never a snapshot.
+  const run = decode(values.get('run') ?? '').trim();
+  const withRun = run === '' ? {} : { run };
+  if (mode === null) return { kind: 'none', ...withRun };
   const flavor: Flavor = decode(values.get('flavor') ?? '').trim() === 'targets' ? 'targets' : 'knowledge';
   const raw = values.get(mode) ?? '';
 
@@ -74,7 +78,7 @@ export function parseFragment(hash: string): Fragment {
     case 'token': {
       const code = decode(raw).trim();
       if (code === '') return { kind: 'invalid', reason: 'the pairing link has no code in it: run `core open` for a fresh link' };
-      return { kind: 'token', code, flavor };
+      return { kind: 'token', code, flavor, ...withRun };
     }
     case 'data': {
       const payload = raw.trim();

@@ -18,6 +18,7 @@ import { ReviewView } from './review';
 import { AttentionView } from './attention';
 import { SharePanel, ShareView } from './share';
 import { InsightView } from './insight';
+import { startRuns } from './runs';
 
 export const MSG_EXPIRED = 'Your session expired — run `core open` for a fresh link.';
 export const MSG_EMPTY = 'This workspace has no nodes yet';
@@ -729,6 +730,9 @@ function boot(): void {
       return;
     case 'share':
       startShare(plan.token);
+      return;
+    case 'runs':
+      void startRuns(plan.credential, plan.run, fail);
       return;
     case 'data':
       void loadData(plan.payload, plan.flavor);

@@ -11,6 +11,7 @@ import { encode } from 'uqr';
 import { h, show } from './dom';
 import { ApiError, type Api } from './api';
 import { remaining, type ShareInfo } from './sharemodel';
+import { logText, runLine } from './runsmodel';
 import { InsightView } from './insight';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -163,7 +164,7 @@ export class ShareView {
       const log = h('pre', { className: 'share-log' });
       show(log, false);
       for (const r of runs) {
-        const b = h('button', { type: 'button', className: 'share-run', text: `${r.target} ${r.status}${r.cacheHit ? ' (cached)' : ''}` });
+        const b = h('button', { type: 'button', className: 'share-run', text: runLine(r) });
         b.addEventListener('click', () => void this.showLog(r.id, log));
         const li = h('li', { className: `run ${r.status}` }, b, h('span', { className: 'muted', text: r.start ? ` ${r.start.toLocaleString()}` : '' }));
         li.dataset.run = r.id;
@@ -186,7 +187,7 @@ export class ShareView {
   private async showLog(id: string, into: HTMLElement): Promise<void> {
     try {
       const l = await this.api.runLog(id);
-      into.textContent = `$ ${l.argv.join(' ')}\n${l.output}${l.truncated ? '\n[output cut]' : ''}`;
+      into.textContent = logText(l);
       show(into, true);
     } catch (e) {
       this.failed(e);

@@ -1,5 +1,6 @@
 // The shapes the share uses, checked field by field: POST /api/v1/share's
-// answer, and the activity and run lists a share link shows. Pure.
+// answer, and the activity a share link shows (its runs are runsmodel.ts's).
+// Pure.
 
 export interface ShareInfo {
   active: boolean;
@@ -53,45 +54,4 @@ export function parseActivities(v: unknown): Activity[] {
   return list
     .filter((a): a is Record<string, unknown> => typeof a === 'object' && a !== null)
     .map((a) => ({ time: date(a.time), kind: str(a.kind), message: str(a.message), subject: str(a.subject) }));
-}
-
-export interface Run {
-  id: string;
-  target: string;
-  status: string;
-  exitCode: number;
-  start: Date | null;
-  cacheHit: boolean;
-}
-
-/** parseRuns reads ListRuns' answer (Connect JSON). */
-export function parseRuns(v: unknown): Run[] {
-  const list = (v as { runs?: unknown } | null)?.runs;
-  if (!Array.isArray(list)) return [];
-  return list
-    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && typeof r.id === 'string')
-    .map((r) => ({
-      id: str(r.id),
-      target: str(r.target),
-      status: str(r.status),
-      exitCode: typeof r.exitCode === 'number' ? r.exitCode : 0,
-      start: date(r.startTime),
-      cacheHit: r.cacheHit === true,
-    }));
-}
-
-export interface RunLog {
-  argv: string[];
-  output: string;
-  truncated: boolean;
-}
-
-/** parseRunLog reads GetRun's answer (Connect JSON). */
-export function parseRunLog(v: unknown): RunLog {
-  const o = (v ?? {}) as Record<string, unknown>;
-  return {
-    argv: Array.isArray(o.argv) ? o.argv.filter((x): x is string => typeof x === 'string') : [],
-    output: str(o.output),
-    truncated: o.outputTruncated === true,
-  };
 }

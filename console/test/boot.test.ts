@@ -99,3 +99,34 @@ describe('planBoot', () => {
     expect(plan('', { protocol: 'file:', hostname: '', port: '' }).plan).toEqual({ action: 'fail', message: MSG_NO_SESSION, withFileOpen: true });
   });
 });
+
+describe('planBoot on the Runs view', () => {
+  const runsPage: PageLocation = { ...served, pathname: '/console/runs/' };
+
+  it('boots the Runs view from a run viewer link, with the code to trade and the run to show', () => {
+    expect(plan(`#token=${encodeURIComponent(pairingCode)}&run=r1a2b3`, runsPage)).toEqual({
+      scrub: true,
+      plan: { action: 'runs', credential: { kind: 'pair', code: pairingCode }, run: 'r1a2b3' },
+    });
+  });
+
+  it('boots it at the run viewer address without a run, and from storage without a token', () => {
+    expect(plan(`#token=${consoleToken}`, runsPage).plan).toEqual({ action: 'runs', credential: { kind: 'console', token: consoleToken }, run: '' });
+    expect(plan('', runsPage)).toEqual({ scrub: false, plan: { action: 'runs', credential: null, run: '' } });
+    expect(plan('#run=r9', runsPage)).toEqual({ scrub: false, plan: { action: 'runs', credential: null, run: 'r9' } });
+  });
+
+  it('boots it wherever a run= comes beside the token', () => {
+    expect(plan(`#token=${pairingCode}&run=r7`, { ...served, pathname: '/console/graph/' }).plan).toMatchObject({ action: 'runs', run: 'r7' });
+  });
+
+  it('keeps the checks of the explorer: another origin, another kind of token, a snapshot', () => {
+    expect(plan(`#token=${pairingCode}&run=r1`, { ...runsPage, hostname: 'localhost' }).plan).toMatchObject({ action: 'fail', message: originMessage('7391') });
+    expect(plan(`#token=core_admin_${secret}&run=r1`, runsPage)).toMatchObject({ scrub: true, plan: { action: 'fail' } });
+    expect(plan('#data=q1YqyUxRslJKzs8tyM9LzSvRUcpJLEpXsqquBQA&run=r1', runsPage).plan).toMatchObject({ action: 'data' });
+  });
+
+  it('leaves the explorer alone elsewhere', () => {
+    expect(plan(`#token=${pairingCode}`, { ...served, pathname: '/console/graph/' }).plan).toMatchObject({ action: 'live' });
+  });
+});

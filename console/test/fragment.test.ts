@@ -27,6 +27,16 @@ describe('parseFragment', () => {
     expect(parseFragment('#token=a%2Bb')).toMatchObject({ code: 'a+b' });
   });
 
+  it('reads the run a link names beside the code, or alone', () => {
+    expect(parseFragment('#token=abc&run=r1a2')).toEqual({ kind: 'token', code: 'abc', flavor: 'knowledge', run: 'r1a2' });
+    expect(parseFragment('#run=r%2B1')).toEqual({ kind: 'none', run: 'r+1' });
+    expect(parseFragment('#token=abc&run=')).toEqual({ kind: 'token', code: 'abc', flavor: 'knowledge' });
+  });
+
+  it('keeps a run= out of a src URL', () => {
+    expect(parseFragment('#src=http://h/g.json?a=1&run=r1')).toEqual({ kind: 'src', url: 'http://h/g.json?a=1', flavor: 'knowledge' });
+  });
+
   it('refuses an empty code', () => {
     expect(parseFragment('#token=')).toMatchObject({ kind: 'invalid' });
   });

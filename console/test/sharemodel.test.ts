@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseActivities, parseRunLog, parseRuns, parseShare, remaining } from '../src/sharemodel';
+import { parseActivities, parseShare, remaining } from '../src/sharemodel';
 
 describe('parseShare', () => {
   it('reads an open share', () => {
@@ -24,15 +24,9 @@ describe('remaining', () => {
   });
 });
 
-describe('the Connect lists', () => {
-  it('reads activities and runs, skipping what is not an object', () => {
+describe('the activity list', () => {
+  it('reads activities, skipping what is not an object', () => {
     expect(parseActivities({ activities: [{ kind: 'run', message: 'util:test succeeded', time: '2026-11-24T12:00:00Z' }, 3] })).toHaveLength(1);
-    const runs = parseRuns({ runs: [{ id: 'r1', target: 'util:test', status: 'failed', exitCode: 1 }, { target: 'no id' }] });
-    expect(runs).toHaveLength(1);
-    expect(runs[0]?.exitCode).toBe(1);
-    expect(parseRuns({})).toEqual([]);
-  });
-  it('reads a run log', () => {
-    expect(parseRunLog({ argv: ['go', 'test'], output: 'ok', outputTruncated: true })).toEqual({ argv: ['go', 'test'], output: 'ok', truncated: true });
+    expect(parseActivities({})).toEqual([]);
   });
 });

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/corehq/core/internal/cachedir"
 	"time"
 )
 
@@ -271,7 +272,7 @@ func TestAnotherProcess(t *testing.T) {
 		defer cancel()
 		go func() { _ = server.Watch(ctx, nil) }()
 		time.Sleep(50 * time.Millisecond) // let the watch start
-		if err := os.Remove(filepath.Join(dir, tokensFile)); err != nil {
+		if err := os.Remove(cachedir.Tokens(dir)); err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(5 * time.Second)

@@ -77,3 +77,51 @@ func TestGrantSet(t *testing.T) {
 		}
 	})
 }
+
+func TestAnMCPTokenIsScopedByItsGrants(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		toolsets []string
+		readOnly bool
+		grants   string
+		scope    string
+		allows   map[[2]string]bool // toolset, "w" or "r"
+	}{
+		{nil, false, "mcp", "every toolset", map[[2]string]bool{{"run", "w"}: true, {"read", "r"}: true}},
+		{[]string{"read", "review", "read"}, false, "mcp,mcp=read,mcp=review", "read, review", map[[2]string]bool{{"read", "r"}: true, {"review", "w"}: true, {"run", "w"}: false, {"attention", "r"}: false}},
+		{nil, true, "mcp,mcp=read-only", "every toolset (read-only)", map[[2]string]bool{{"read", "r"}: true, {"attention", "r"}: true, {"review", "w"}: false, {"run", "w"}: false}},
+		{[]string{"attention"}, true, "mcp,mcp=attention,mcp=read-only", "attention (read-only)", map[[2]string]bool{{"attention", "r"}: true, {"attention", "w"}: false, {"read", "r"}: false}},
+	} {
+		names, err := MCPGrants(tc.toolsets, tc.readOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := ParseGrants(names)
+		if err != nil || g.String() != tc.grants {
+			t.Fatalf("%v %v: grants %s (%v), want %s", tc.toolsets, tc.readOnly, g, err, tc.grants)
+		}
+		s := g.MCPScope()
+		if s.String() != tc.scope {
+			t.Errorf("%s: scope %q, want %q", g, s, tc.scope)
+		}
+		for k, want := range tc.allows {
+			if got := s.Allows(k[0], k[1] == "r"); got != want {
+				t.Errorf("%s: Allows(%s, read-only %v) = %v", g, k[0], k[1] == "r", got)
+			}
+		}
+		if extra := g &^ KindMCP.allowedGrants(); extra != None {
+			t.Errorf("%s on an mcp token: %s is not allowed", g, extra)
+		}
+	}
+	if _, err := MCPGrants([]string{"everything"}, false); err == nil || !strings.Contains(err.Error(), "read, review, run, attention") {
+		t.Errorf("an unknown toolset: %v", err)
+	}
+	if KindConsole.allowedGrants().Has(MCPRead) || KindShare.allowedGrants().Has(MCPReadOnly) {
+		t.Error("a console or share token may take an mcp scope")
+	}
+	for _, n := range GrantNames() {
+		if strings.HasPrefix(n, "mcp=") {
+			t.Errorf("a route may name the scope %s", n)
+		}
+	}
+}

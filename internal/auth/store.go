@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -18,13 +17,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/quote"
 )
 
 const (
-	tokensFile  = "tokens.json"
-	lockFile    = "tokens.lock"
 	fileVersion = 1
 )
 
@@ -106,8 +104,8 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 func OpenStore(cacheDir string, opts ...Option) (*Store, error) {
 	s := &Store{
 		dir:      cacheDir,
-		path:     filepath.Join(cacheDir, tokensFile),
-		lockPath: filepath.Join(cacheDir, lockFile),
+		path:     cachedir.Tokens(cacheDir),
+		lockPath: cachedir.TokensLock(cacheDir),
 		now:      time.Now,
 	}
 	for _, o := range opts {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/corehq/core/internal/cachedir"
 	"time"
 )
 
@@ -21,7 +23,7 @@ func TestFiles(t *testing.T) {
 		dir := t.TempDir()
 		s := openStore(t, dir)
 		create(t, s, KindConsole, ConsoleRead, time.Hour)
-		for _, name := range []string{tokensFile, lockFile} {
+		for _, name := range []string{"tokens.json", "tokens.lock"} {
 			fi, err := os.Stat(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
@@ -70,7 +72,7 @@ func TestFiles(t *testing.T) {
 		s := openStore(t, dir)
 		s.Mint(KindAdmin, Admin, 0)
 		s.Mint(KindPair, Pair, time.Minute)
-		if _, err := os.Stat(filepath.Join(dir, tokensFile)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(cachedir.Tokens(dir)); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("tokens.json exists after minting only ephemeral tokens: %v", err)
 		}
 		if recs, err := s.List(); err != nil || len(recs) != 0 {
@@ -101,7 +103,7 @@ func TestCorruptTokensFile(t *testing.T) {
 		t.Run("OpenStore_refuses_"+tc.name+"_naming_the_file_and_the_fix", func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			path := filepath.Join(dir, tokensFile)
+			path := cachedir.Tokens(dir)
 			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +122,7 @@ func TestCorruptTokensFile(t *testing.T) {
 	t.Run("an_empty_file_is_an_empty_set", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, tokensFile), nil, 0o600); err != nil {
+		if err := os.WriteFile(cachedir.Tokens(dir), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		openStore(t, dir)
@@ -131,11 +133,11 @@ func TestCorruptTokensFile(t *testing.T) {
 		dir := t.TempDir()
 		s := openStore(t, dir)
 		secret, _ := create(t, s, KindConsole, ConsoleRead, time.Hour)
-		if err := os.WriteFile(filepath.Join(dir, tokensFile), []byte("{broken"), 0o600); err != nil {
+		if err := os.WriteFile(cachedir.Tokens(dir), []byte("{broken"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Reload(); err == nil || !strings.Contains(err.Error(), tokensFile) {
-			t.Fatalf("Reload = %v, want an error naming %s", err, tokensFile)
+		if err := s.Reload(); err == nil || !strings.Contains(err.Error(), "tokens.json") {
+			t.Fatalf("Reload = %v, want an error naming %s", err, "tokens.json")
 		}
 		if _, err := s.Authenticate("Bearer " + secret); err != nil {
 			t.Fatalf("last good token refused after a failed reload: %v", err)

@@ -93,7 +93,7 @@ func (k Kind) allowedGrants() Grant {
 	case KindConsole:
 		return ConsoleRead | ConsoleWrite
 	case KindMCP:
-		return MCP
+		return MCP | mcpScopes
 	case KindShare:
 		return ConsoleRead
 	case KindAdmin, KindPair:

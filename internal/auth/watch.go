@@ -50,7 +50,7 @@ func (s *Store) Watch(ctx context.Context, onError func(error)) error {
 			if !ok {
 				return nil
 			}
-			if filepath.Base(ev.Name) == tokensFile {
+			if filepath.Base(ev.Name) == filepath.Base(s.path) {
 				report(s.Reload())
 			}
 		case err, ok := <-w.Errors:

@@ -20,11 +20,6 @@ import (
 // repository, its value counts only once the user trusts the file (see
 // trust.go for the tag's values).
 type Config struct {
-	MCP struct {
-		// The one loopback port of the server: console, Connect services, /mcp.
-		Address string `koanf:"address" validate:"required,hostport" trust:"off-loopback" help:"address the server listens on (host:port); the console mounts only on a loopback address"`
-	} `koanf:"mcp"`
-
 	Console struct {
 		Enabled      bool   `koanf:"enabled" trust:"when-true" help:"false removes every console route (/api/v1/ and /console/)"`
 		HostedOrigin string `koanf:"hosted_origin" validate:"omitempty,origin" trust:"always" help:"origin of the hosted console web app, e.g. https://console.example.com (empty: none)"`
@@ -33,6 +28,11 @@ type Config struct {
 
 	// Pool capacity for runs; 0 picks it from the machine (see the runner).
 	Concurrency int `koanf:"concurrency" validate:"min=0,max=1024" help:"parallel targets; 0 = 4 on hosted CI runners, else min(CPUs, 8)"`
+
+	// What of core's environment reaches a target (package targetenv).
+	// Loose passes every variable, credentials included, to the
+	// repository's commands: from the workspace's file it waits for trust.
+	EnvMode string `koanf:"env_mode" validate:"oneof=strict loose" trust:"when-loose" help:"strict: a target gets the base variables and those targets.yaml lists (env:, pass_env:); loose: every variable of core's environment (only env: is in its key)"`
 
 	CacheDir string `koanf:"cache_dir" trust:"always" help:"cache directory (default <workspace>/.core)"`
 
@@ -51,7 +51,7 @@ type Config struct {
 		} `koanf:"remote"`
 	} `koanf:"cache"`
 
-	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" trust:"always" help:"base address of the hosted log viewer that --open points to"`
+	LogViewerURL string `koanf:"log_viewer_url" validate:"omitempty,url" trust:"always" help:"base address of a log viewer for core run --open (run=<id> is added to its query); unset, --open opens the console's run viewer"`
 
 	Log struct {
 		Level  string `koanf:"level" validate:"oneof=debug info warn error" help:"log level"`
@@ -60,6 +60,9 @@ type Config struct {
 	} `koanf:"log"`
 
 	Server struct {
+		// The one loopback port of the server: console, Connect services,
+		// /mcp. Its old name, mcp.address, still counts (renamed).
+		Address           string        `koanf:"address" validate:"required,hostport" trust:"off-loopback" help:"address the server listens on (host:port); the console mounts only on a loopback address (formerly mcp.address, still read)"`
 		ReadHeaderTimeout time.Duration `koanf:"read_header_timeout" validate:"min=100ms,max=10m" help:"time allowed to read request headers"`
 		IdleTimeout       time.Duration `koanf:"idle_timeout" validate:"min=1s,max=24h" help:"keep-alive idle timeout"`
 		ShutdownTimeout   time.Duration `koanf:"shutdown_timeout" validate:"min=100ms,max=10m" help:"grace period for in-flight requests on shutdown"`
@@ -91,8 +94,9 @@ type Config struct {
 // Defaults is the bottom layer.
 func Defaults() Config {
 	var c Config
-	c.MCP.Address = "127.0.0.1:7391"
+	c.Server.Address = "127.0.0.1:7391"
 	c.Console.Enabled = true
+	c.EnvMode = "strict"
 	c.Log.Level = "info"
 	c.Log.Format = "auto"
 	c.Server.ReadHeaderTimeout = 10 * time.Second

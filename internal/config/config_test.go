@@ -78,14 +78,14 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.MCP.Address != "127.0.0.1:7391" || !c.Console.Enabled || c.Console.HostedOrigin != "" {
+	if c.Server.Address != "127.0.0.1:7391" || !c.Console.Enabled || c.Console.HostedOrigin != "" {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
 
 func TestEnvironmentNamesFollowTheKeys(t *testing.T) {
 	cases := map[string]string{
-		"mcp.address":           "CORE_MCP_ADDRESS",
+		"server.address":        "CORE_SERVER_ADDRESS",
 		"console.enabled":       "CORE_CONSOLE_ENABLED",
 		"console.hosted_origin": "CORE_CONSOLE_HOSTED_ORIGIN",
 		"console.dir":           "CORE_CONSOLE_DIR",
@@ -118,8 +118,8 @@ func TestLayersLaterWins(t *testing.T) {
 	if c.Console.Enabled {
 		t.Error("environment did not override the workspace file")
 	}
-	if c.MCP.Address != "127.0.0.1:0" {
-		t.Errorf("flag did not override the workspace file: %s", c.MCP.Address)
+	if c.Server.Address != "127.0.0.1:0" {
+		t.Errorf("flag did not override the workspace file: %s", c.Server.Address)
 	}
 	if c.Concurrency != 3 || c.Events.Debounce != 20*time.Millisecond {
 		t.Errorf("concurrency=%d debounce=%s", c.Concurrency, c.Events.Debounce)
@@ -136,8 +136,10 @@ func TestInvalidValuesNameKeyValueSourceAndAllowed(t *testing.T) {
 	}{
 		{"a boolean that is not one", []string{"CORE_CONSOLE_ENABLED=maybe"}, "",
 			[]string{`console.enabled="maybe"`, "CORE_CONSOLE_ENABLED", "allowed: true, false"}, false},
-		{"an address without a port", []string{"CORE_MCP_ADDRESS=localhost"}, "",
-			[]string{`mcp.address="localhost"`, "CORE_MCP_ADDRESS", "host:port"}, false},
+		{"an address without a port", []string{"CORE_SERVER_ADDRESS=localhost"}, "",
+			[]string{`server.address="localhost"`, "CORE_SERVER_ADDRESS", "host:port"}, false},
+		{"an address without a port under the old name", []string{"CORE_MCP_ADDRESS=localhost"}, "",
+			[]string{`server.address="localhost"`, "CORE_MCP_ADDRESS", "host:port"}, false},
 		{"a hosted origin over http", []string{"CORE_CONSOLE_HOSTED_ORIGIN=http://console.example.com"}, "",
 			[]string{"console.hosted_origin", `scheme "http" is not https`}, false},
 		{"a hosted origin with a path", []string{"CORE_CONSOLE_HOSTED_ORIGIN=https://console.example.com/app"}, "",
@@ -208,7 +210,7 @@ func TestParseOriginNormalises(t *testing.T) {
 func TestEffectiveListsEveryKey(t *testing.T) {
 	c := Defaults()
 	eff := Effective(&c)
-	if len(eff) != len(Keys()) || eff["mcp.address"] != "127.0.0.1:7391" || eff["console.enabled"] != "true" {
+	if len(eff) != len(Keys())+len(renamed) || eff["server.address"] != "127.0.0.1:7391" || eff["mcp.address"] != "127.0.0.1:7391" || eff["console.enabled"] != "true" {
 		t.Fatalf("effective = %v", eff)
 	}
 }
@@ -290,6 +292,42 @@ func TestRemoteCacheKeys(t *testing.T) {
 			}
 			if strings.Contains(tc.env, "u:p@") && strings.Contains(err.Error(), "u:p@") {
 				t.Fatalf("the message shows the user info: %v", err)
+			}
+		})
+	}
+}
+
+func TestARenamedKeyCountsUnderItsOldName(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		env       []string
+		workspace string
+		flags     map[string]any
+		want      string
+		problem   string
+	}{
+		{"the old name in a file", nil, "mcp:\n  address: 127.0.0.1:7400\n", nil, "127.0.0.1:7400", ""},
+		{"the old name in the environment", []string{"CORE_MCP_ADDRESS=127.0.0.1:7401"}, "", nil, "127.0.0.1:7401", ""},
+		{"the old name as a flag", nil, "", map[string]any{"mcp.address": "127.0.0.1:7402"}, "127.0.0.1:7402", ""},
+		{"the new name in a later layer wins over the old in an earlier one", []string{"CORE_SERVER_ADDRESS=127.0.0.1:7403"}, "mcp:\n  address: 127.0.0.1:7400\n", nil, "127.0.0.1:7403", ""},
+		{"the old name in a later layer wins over the new in an earlier one", []string{"CORE_MCP_ADDRESS=127.0.0.1:7404"}, "server:\n  address: 127.0.0.1:7400\n", nil, "127.0.0.1:7404", ""},
+		{"both names with one value are one setting", []string{"CORE_MCP_ADDRESS=127.0.0.1:7405", "CORE_SERVER_ADDRESS=127.0.0.1:7405"}, "", nil, "127.0.0.1:7405", ""},
+		{"both names with two values in one layer are an error naming both", []string{"CORE_MCP_ADDRESS=127.0.0.1:7406", "CORE_SERVER_ADDRESS=127.0.0.1:7407"}, "", nil, "", "mcp.address is the old name of server.address"},
+		{"both names in one file with two values are an error", nil, "mcp:\n  address: 127.0.0.1:7406\nserver:\n  address: 127.0.0.1:7407\n", nil, "", "keep server.address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := load(t, c.env, c.workspace, c.flags)
+			if c.problem != "" {
+				if err == nil || !strings.Contains(err.Error(), c.problem) {
+					t.Fatalf("err = %v, want it to say %q", err, c.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Server.Address != c.want {
+				t.Errorf("server.address = %s, want %s", cfg.Server.Address, c.want)
 			}
 		})
 	}

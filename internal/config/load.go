@@ -98,6 +98,28 @@ func collectKeys() ([]KeyInfo, map[string]KeyInfo) {
 	return out, idx
 }
 
+// renamed maps a key's old name to its name now. A file, variable or
+// flag that says the old name still counts, as the new name: users have
+// config files. The snapshot of the effective configuration shows both.
+var renamed = map[string]string{"mcp.address": "server.address"}
+
+// rename gives k's keys their names now; one setting under both names
+// with two values is an error naming them.
+func rename(k *koanf.Koanf, source string) error {
+	for old, now := range renamed {
+		if !k.Exists(old) {
+			continue
+		}
+		v := k.Get(old)
+		if k.Exists(now) && fmt.Sprint(k.Get(now)) != fmt.Sprint(v) {
+			return fmt.Errorf("%s: %s is the old name of %s, and the two say different things (%s, %s): keep %s", source, old, now, shown(old, v), shown(now, k.Get(now)), now)
+		}
+		k.Delete(old)
+		_ = k.Set(now, v)
+	}
+	return nil
+}
+
 type layer struct {
 	source string
 	k      *koanf.Koanf
@@ -152,15 +174,29 @@ func Load(src Sources) (*Config, error) {
 					return k.Key, value
 				}
 			}
+			for old, now := range renamed {
+				if EnvName(old) == name {
+					if envSource[now] == "" {
+						envSource[now] = name
+					}
+					return old, value
+				}
+			}
 			return "", nil // CORE_ variables that are not settings are not ours to judge
 		},
 	}), nil)
+	if err := rename(envLayer, "environment"); err != nil {
+		problems = append(problems, err.Error())
+	}
 	layers = append(layers, layer{source: "environment", k: envLayer})
 
 	if len(src.Flags) > 0 {
 		fl := koanf.New(".")
 		if err := fl.Load(confmap.Provider(src.Flags, "."), nil); err != nil {
 			return nil, fmt.Errorf("load flags: %w", err)
+		}
+		if err := rename(fl, "flags"); err != nil {
+			return nil, err
 		}
 		layers = append(layers, layer{source: "flag", k: fl})
 	}
@@ -279,7 +315,7 @@ func parseYAML(path string, content []byte) (*koanf.Koanf, error) {
 	if err := k.Load(rawBytes(content), yaml.Parser()); err != nil {
 		return nil, fmt.Errorf("%s: not a valid YAML config file: %v", path, err)
 	}
-	return k, nil
+	return k, rename(k, path)
 }
 
 // rawBytes is a koanf provider of bytes already read.
@@ -431,6 +467,9 @@ func Effective(c *Config) map[string]string {
 			val = "<redacted>"
 		}
 		out[k.Key] = val
+	}
+	for old, now := range renamed {
+		out[old] = out[now]
 	}
 	return out
 }

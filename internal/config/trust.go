@@ -22,11 +22,12 @@ import (
 // repository, so whoever wrote the repository wrote it; the user's own
 // config file, the environment and flags are the user's. A key that carries
 // or routes a credential (the forge's token and address, the remote cache's
-// address and credential header, the log viewer that is handed a share
-// link, the console page that is handed a pairing code, the directory that
-// holds the token store) or widens who can reach this machine (the share's
-// and the server's address, the hosted console's origin) is honoured from
-// the workspace file only after the user trusts that file's content with
+// address and credential header, the log viewer a browser is sent to with
+// a run's id, the console page that is handed a pairing code, the directory that
+// holds the token store, the loose environment mode that hands every
+// variable to the repository's commands) or widens who can reach this
+// machine (the share's and the server's address, the hosted console's
+// origin) is honoured from the workspace file only after the user trusts that file's content with
 // `core config trust`, as direnv (`direnv allow`), mise (`mise trust`), git
 // (safe.directory) and VS Code (Workspace Trust) draw the same line. The
 // record lives outside the workspace (DefaultTrustFile) and names the
@@ -41,6 +42,8 @@ const (
 	trustOffLoopback = "off-loopback"
 	// trustWhenTrue: true (false only narrows what is exposed).
 	trustWhenTrue = "when-true"
+	// trustWhenLoose: loose (strict only narrows what reaches targets).
+	trustWhenLoose = "when-loose"
 )
 
 // TrustCommand is what a user runs to trust the workspace file; every
@@ -66,6 +69,8 @@ func NeedsTrust(key string, value any) bool {
 	case trustWhenTrue:
 		b, err := strconv.ParseBool(fmt.Sprint(value))
 		return err == nil && b
+	case trustWhenLoose:
+		return fmt.Sprint(value) != "strict"
 	}
 	return true // trustAlways, and any tag this switch does not know
 }
@@ -81,6 +86,8 @@ func trustRule(tag string) string {
 		return "once trusted, unless its host is loopback"
 	case trustWhenTrue:
 		return "once trusted, when true"
+	case trustWhenLoose:
+		return "once trusted, when loose"
 	}
 	return "once trusted"
 }
@@ -113,16 +120,20 @@ type trustRecord struct {
 // maxTrustFile bounds the trust file: a few hundred bytes per workspace.
 const maxTrustFile = 4 << 20
 
-func readTrustBook(path string) (trustBook, error) {
-	var b trustBook
-	if _, err := fsx.LoadJSON(path, maxTrustFile, &b); err != nil {
-		return trustBook{}, err
+// trustDocument is the trust file at path.
+func trustDocument(path string) fsx.Document[trustBook] {
+	return fsx.Document[trustBook]{
+		Path: path, Name: "trust records", Limit: maxTrustFile, Aside: true,
+		Check: func(b *trustBook) error {
+			if b.Files == nil {
+				b.Files = map[string]trustRecord{}
+			}
+			return nil
+		},
 	}
-	if b.Files == nil {
-		b.Files = map[string]trustRecord{}
-	}
-	return b, nil
 }
+
+func readTrustBook(path string) (trustBook, error) { return trustDocument(path).Read() }
 
 // TrustStatus is what is known of a workspace's .core/config.yaml and its
 // trust: `core doctor` prints it, `core config trust` answers it.
@@ -233,29 +244,21 @@ func Trust(root, trustFile string, revoke bool) (TrustStatus, error) {
 	case err != nil:
 		return TrustStatus{}, fmt.Errorf("%w; fix the file, then run `%s` again", err, TrustCommand)
 	}
-	if err := os.MkdirAll(filepath.Dir(trustFile), 0o700); err != nil {
-		return TrustStatus{}, fmt.Errorf("create the trust records' directory: %w", err)
-	}
-	lock, err := fsx.LockFile(trustFile + ".lock")
+	var st TrustStatus
+	err = trustDocument(trustFile).Update(func(book *trustBook) (bool, error) {
+		st = status(root, content, k, trustFile)
+		st.Exists = content != nil
+		if revoke {
+			delete(book.Files, st.File)
+			st.Trusted, st.Changed, st.TrustedAt = false, false, time.Time{}
+		} else {
+			now := time.Now().UTC().Truncate(time.Second)
+			book.Files[st.File] = trustRecord{SHA256: st.SHA256, TrustedAt: now}
+			st.Trusted, st.Changed, st.TrustedAt = true, false, now
+		}
+		return true, nil
+	})
 	if err != nil {
-		return TrustStatus{}, err
-	}
-	defer func() { _ = lock.Unlock() }()
-	book, err := readTrustBook(trustFile)
-	if err != nil {
-		return TrustStatus{}, err
-	}
-	st := status(root, content, k, trustFile)
-	st.Exists = content != nil
-	if revoke {
-		delete(book.Files, st.File)
-		st.Trusted, st.Changed, st.TrustedAt = false, false, time.Time{}
-	} else {
-		now := time.Now().UTC().Truncate(time.Second)
-		book.Files[st.File] = trustRecord{SHA256: st.SHA256, TrustedAt: now}
-		st.Trusted, st.Changed, st.TrustedAt = true, false, now
-	}
-	if err := fsx.SaveJSON(trustFile, book); err != nil {
 		return TrustStatus{}, fmt.Errorf("record the trust: %w", err)
 	}
 	return st, nil

@@ -30,12 +30,13 @@ console:
   dir: /tmp/attacker-console
 mcp:
   address: 0.0.0.0:7391
+env_mode: loose
 `
 
 // hostileKeys are the keys hostile sets, each of which waits for trust.
 var hostileKeys = []string{
 	"cache.remote.header", "cache.remote.header_env", "cache.remote.mode", "cache.remote.url", "cache_dir",
-	"console.dir", "console.hosted_origin", "forge.api_url", "forge.token", "log_viewer_url", "mcp.address", "share.address",
+	"console.dir", "console.hosted_origin", "env_mode", "forge.api_url", "forge.token", "log_viewer_url", "server.address", "share.address",
 }
 
 // value is key's effective value, as the status snapshot shows it (a
@@ -79,8 +80,8 @@ func TestATrustedWorkspaceFileSetsThemAll(t *testing.T) {
 		t.Errorf("warnings = %q, want none", l.warnings)
 	}
 	c := l.cfg
-	got := []string{c.Forge.APIURL, c.Forge.Token, c.Cache.Remote.URL, c.Cache.Remote.HeaderEnv, c.Share.Address, c.MCP.Address, c.LogViewerURL}
-	want := []string{"https://attacker.example/", "ghp_attackerattackerattacker0000", "http://attacker.example/cache", "GH_TOKEN", "0.0.0.0", "0.0.0.0:7391", "https://attacker.example/logs"}
+	got := []string{c.Forge.APIURL, c.Forge.Token, c.Cache.Remote.URL, c.Cache.Remote.HeaderEnv, c.Share.Address, c.Server.Address, c.LogViewerURL, c.EnvMode}
+	want := []string{"https://attacker.example/", "ghp_attackerattackerattacker0000", "http://attacker.example/cache", "GH_TOKEN", "0.0.0.0", "0.0.0.0:7391", "https://attacker.example/logs", "loose"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -133,11 +134,13 @@ func TestTrustRules(t *testing.T) {
 		warned    bool
 	}{
 		{"a loopback server address from the workspace file needs no trust", "mcp:\n  address: 127.0.0.1:7400\n", "", nil,
-			"mcp.address", "127.0.0.1:7400", false},
-		{"a localhost server address from the workspace file needs no trust", "mcp:\n  address: localhost:7400\n", "", nil,
-			"mcp.address", "localhost:7400", false},
-		{"a server address on every interface waits for trust", "mcp:\n  address: :7400\n", "", nil,
-			"mcp.address", "127.0.0.1:7391", true},
+			"server.address", "127.0.0.1:7400", false},
+		{"a localhost server address from the workspace file needs no trust", "server:\n  address: localhost:7400\n", "", nil,
+			"server.address", "localhost:7400", false},
+		{"a server address on every interface waits for trust", "server:\n  address: :7400\n", "", nil,
+			"server.address", "127.0.0.1:7391", true},
+		{"a server address on every interface under its old name waits for trust", "mcp:\n  address: :7400\n", "", nil,
+			"server.address", "127.0.0.1:7391", true},
 		{"the workspace file cannot enable a console the user file disabled", "console:\n  enabled: true\n", "console:\n  enabled: false\n", nil,
 			"console.enabled", "false", true},
 		{"the workspace file may disable the console", "console:\n  enabled: false\n", "", nil,
@@ -298,12 +301,13 @@ func trustColumn(t *testing.T, path, heading string) map[string]string {
 func TestEveryTrustTagIsKnown(t *testing.T) {
 	for _, k := range Keys() {
 		switch k.trust {
-		case "", trustAlways, trustOffLoopback, trustWhenTrue:
+		case "", trustAlways, trustOffLoopback, trustWhenTrue, trustWhenLoose:
 		default:
 			t.Errorf("%s: unknown trust tag %q", k.Key, k.trust)
 		}
 	}
-	if !NeedsTrust("forge.api_url", "x") || NeedsTrust("concurrency", 3) || NeedsTrust("no.such.key", "x") {
+	if !NeedsTrust("forge.api_url", "x") || NeedsTrust("concurrency", 3) || NeedsTrust("no.such.key", "x") ||
+		!NeedsTrust("env_mode", "loose") || NeedsTrust("env_mode", "strict") {
 		t.Error("NeedsTrust does not follow the tags")
 	}
 }

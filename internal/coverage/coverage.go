@@ -21,6 +21,8 @@
 package coverage
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"bufio"
 	"bytes"
 	"errors"
@@ -276,7 +278,7 @@ func (s Source) lcovFile(sf string) (string, bool) {
 // clean keeps a path only when it stays inside the workspace.
 func clean(p string) (string, bool) {
 	p = path.Clean(p)
-	if p == "." || p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
+	if p == "." || !fsx.Local(p) {
 		return "", false
 	}
 	return p, true

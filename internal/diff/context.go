@@ -59,6 +59,52 @@ type Snippet struct {
 	// Truncated says lines were left out (a definition over MaxDefinition)
 	// or cut (over MaxSnippetColumn bytes).
 	Truncated bool `json:"truncated,omitempty"`
+	// Sites are, for a caller, the lines of the file that name the symbol
+	// as a word (outside its own definition), at most MaxSites; Line is
+	// the first.
+	Sites []int `json:"sites,omitempty"`
+}
+
+// MaxSites bounds the call sites listed of one file.
+const MaxSites = 20
+
+// callSites are the lines (from 1) of a file that name word as a whole
+// word; in the defining file (self) the definition's own lines are left
+// out.
+func callSites(lines [][]byte, word string, self bool, defStart, defEnd int) []int {
+	var sites []int
+	for i, l := range lines {
+		if self && i+1 >= defStart && i+1 <= defEnd {
+			continue
+		}
+		if hasWord(l, word) {
+			if sites = append(sites, i+1); len(sites) == MaxSites {
+				break
+			}
+		}
+	}
+	return sites
+}
+
+// hasWord reports whether line holds word with no identifier character
+// on either side.
+func hasWord(line []byte, word string) bool {
+	for off := 0; ; {
+		i := bytes.Index(line[off:], []byte(word))
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(word)
+		if (i == 0 || !identByte(line[i-1])) && (end == len(line) || !identByte(line[end])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // ReadContext finds the symbol id names in the working tree and the files
@@ -110,14 +156,14 @@ func ReadContext(ctx context.Context, s IndexSymbols, id string) (Context, error
 			continue // gone since the index saw it
 		}
 		cl := bytes.Split(csrc, []byte("\n"))
+		sites := callSites(cl, word, p == file, def.start, def.end)
 		at := 1
-		for i, l := range cl {
-			if bytes.Contains(l, []byte(word)) {
-				at = i + 1
-				break
-			}
+		if len(sites) > 0 {
+			at = sites[0]
 		}
-		c.Callers = append(c.Callers, snippet(p, owner(p), cl, at, at-ContextLines, at+ContextLines))
+		sn := snippet(p, owner(p), cl, at, at-ContextLines, at+ContextLines)
+		sn.Sites = sites
+		c.Callers = append(c.Callers, sn)
 	}
 	return c, nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,15 @@ import (
 // held whole in memory; an error before the first byte is written leaves w
 // untouched.
 func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
-	return WritePatchStamped(ctx, w, root, base, nil)
+	return writePatch(ctx, w, root, base, nil, nil)
+}
+
+// WritePatchOf is WritePatch of the files only keeps (all when nil): git
+// lists the change, and diffs again the files the filter keeps, named
+// literally, so that the filter alone decides (its rule, not git's
+// pathspec magic).
+func WritePatchOf(ctx context.Context, w io.Writer, root, base string, only *PathFilter) error {
+	return writePatch(ctx, w, root, base, nil, only)
 }
 
 // WritePatchStamped is WritePatch that calls head, before the first byte,
@@ -34,6 +43,10 @@ func WritePatch(ctx context.Context, w io.Writer, root, base string) error {
 // read; "" when a file moved while it was read): an HTTP handler sets its
 // ETag there.
 func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head func(stamp string)) error {
+	return writePatch(ctx, w, root, base, head, nil)
+}
+
+func writePatch(ctx context.Context, w io.Writer, root, base string, head func(stamp string), only *PathFilter) error {
 	started := time.Now()
 	// Once the base is resolved, the untracked files are found (the last
 	// listing reused while nothing changed: untrackedOthers) while git
@@ -57,6 +70,7 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 		if cfg, uerr = readDiffConfig(ctx, root); uerr == nil {
 			if others, uerr = untrackedOthers(ctx, root, b, cfg); uerr == nil {
 				u = untrackedFrom(root, others)
+				u.keep(only)
 			}
 		}
 		close(found)
@@ -78,16 +92,65 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 		}
 	}()
 
+	// writeNew writes the untracked files' part, after the tracked
+	// files (which decide whether git renders it).
+	writeNew := func(files []File) error {
+		<-diffed
+		if perr != nil {
+			return perr
+		}
+		if render != nil && touchesAttributes(files) {
+			// A .gitattributes the working tree lacks may still apply
+			// from the index: git renders them. (One in the index alone,
+			// in neither the working tree nor the base, shows in no
+			// change and is not seen: git add, then rm, of a
+			// .gitattributes that converts.)
+			render.names.close()
+			render = nil
+			var err error
+			if upatch, err = u.patchToFile(ctx, b.empty); err != nil {
+				return err
+			}
+		}
+		if render != nil {
+			return render.writeAll(w, u.list)
+		}
+		if upatch == "" {
+			return nil
+		}
+		f, err := os.Open(upatch)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}
+
 	// git's raw records come first and name the files exactly (-z); the
 	// patch follows. A large file found among them means a second run
 	// that leaves it out: git would otherwise print it whole whenever
 	// rename detection had read it.
 	var large []File
+	var literal []string // with a filter: the tracked files it keeps, as pathspecs
 	for attempt := 0; ; attempt++ {
+		if only != nil && attempt > 0 && len(literal) == 0 {
+			// The filter keeps no tracked file: no second git diff (no
+			// pathspec would mean every file).
+			<-found
+			if uerr != nil {
+				return uerr
+			}
+			if err := writeNotes(w, u.large, b.Commit); err != nil {
+				return err
+			}
+			return writeNew(nil)
+		}
 		cmd := trackedDiff(ctx, root, b.tree, "-z", "--raw", "--patch")
 		for _, f := range large {
 			cmd.Args = append(cmd.Args, ":(exclude,literal)"+f.Path)
 		}
+		cmd.Args = append(cmd.Args, literal...)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			return err
@@ -100,11 +163,26 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 		br := bufio.NewReaderSize(out, 64<<10)
 		files, rerr := readRaw(br)
 		stats := lstatFiles(root, files)
-		if more := largeFiles(root, files, stats); rerr == nil && attempt == 0 && len(more) > 0 {
-			large = more
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			continue
+		if rerr == nil && attempt == 0 {
+			more := largeFiles(root, files, stats)
+			narrowed := false
+			if only != nil {
+				kept := slices.DeleteFunc(slices.Clone(files), func(f File) bool { return !only.MatchFile(f) })
+				more = slices.DeleteFunc(more, func(f File) bool { return !only.MatchFile(f) })
+				narrowed = len(kept) < len(files)
+				for _, f := range kept {
+					literal = append(literal, ":(literal)"+f.Path)
+					if f.OldPath != "" {
+						literal = append(literal, ":(literal)"+f.OldPath)
+					}
+				}
+			}
+			if len(more) > 0 || narrowed {
+				large = more
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				continue
+			}
 		}
 		<-found
 		werr := errors.Join(rerr, uerr)
@@ -136,35 +214,7 @@ func WritePatchStamped(ctx context.Context, w io.Writer, root, base string, head
 		if werr != nil {
 			return werr
 		}
-		<-diffed
-		if perr != nil {
-			return perr
-		}
-		if render != nil && touchesAttributes(files) {
-			// A .gitattributes the working tree lacks may still apply
-			// from the index: git renders them. (One in the index alone,
-			// in neither the working tree nor the base, shows in no
-			// change and is not seen: git add, then rm, of a
-			// .gitattributes that converts.)
-			render.names.close()
-			render = nil
-			if upatch, err = u.patchToFile(ctx, b.empty); err != nil {
-				return err
-			}
-		}
-		if render != nil {
-			return render.writeAll(w, u.list)
-		}
-		if upatch == "" {
-			return nil
-		}
-		f, err := os.Open(upatch)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
+		return writeNew(files)
 	}
 }
 

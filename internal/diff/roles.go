@@ -1,6 +1,8 @@
 package diff
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"path"
 	"slices"
 	"strings"
@@ -95,13 +97,7 @@ func hasDir(p string, names ...string) bool {
 }
 
 // under returns f relative to the project directory dir, if it is inside.
-func under(dir, f string) (string, bool) {
-	if dir == "." {
-		return f, true
-	}
-	rel, ok := strings.CutPrefix(f, dir+"/")
-	return rel, ok && rel != ""
-}
+func under(dir, f string) (string, bool) { return fsx.Under(dir, f) }
 
 // testedBy is the file a test file tests, by the same conventions (""
 // when p is not a test or names none): x_test.go tests x.go, x.test.ts

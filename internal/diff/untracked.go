@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -135,4 +136,18 @@ func (u *untracked) diff(ctx context.Context, empty string, args ...string) *exe
 		return nil
 	}
 	return u.git(ctx, diffArgs(empty, args...)...)
+}
+
+// keep leaves out the untracked files only does not keep (nil keeps all).
+func (u *untracked) keep(only *PathFilter) {
+	if only == nil {
+		return
+	}
+	u.list = slices.DeleteFunc(u.list, func(p string) bool { return !only.Match(p) })
+	u.large = slices.DeleteFunc(u.large, func(f File) bool { return !only.Match(f.Path) })
+	for p := range u.paths {
+		if !only.Match(p) {
+			delete(u.paths, p)
+		}
+	}
 }

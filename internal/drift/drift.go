@@ -20,7 +20,8 @@
 //     is reported in the error, joined with the others, while the notices of
 //     the targets that did run are still returned.
 //   - Each command runs in its own process group, killed whole when ctx
-//     ends.
+//     ends, with the environment a run of the target would give it
+//     (package targetenv: strict or loose, as the runner's mode).
 package drift
 
 import (
@@ -34,6 +35,7 @@ import (
 
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/gitx"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -66,8 +68,8 @@ var afterWorktree func(dir string)
 
 // Check runs every drift target of ws against HEAD of the repository that
 // holds root and returns a notice for each that found HEAD stale, in target
-// order.
-func Check(ctx context.Context, root string, ws *workspace.Workspace) (notices []Notice, err error) {
+// order. envMode is the environment's mode (targetenv; "" is strict).
+func Check(ctx context.Context, root string, ws *workspace.Workspace, envMode string) (notices []Notice, err error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("check-drift: %w", err)
@@ -131,12 +133,13 @@ func Check(ctx context.Context, root string, ws *workspace.Workspace) (notices [
 	}
 
 	var errs []error
+	env := targetenv.New(envMode, nil)
 	for _, t := range targets {
 		dir := filepath.Join(wt, rel, filepath.FromSlash(dirs[t.ID()]))
 		if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
 			continue // the project is not in HEAD
 		}
-		out, exit, rerr := runTarget(ctx, dir, t.Run)
+		out, exit, rerr := runTarget(ctx, dir, t.Run, env.For(dir, targetenv.Lists(ws, t)...))
 		if ctx.Err() != nil {
 			return notices, ctx.Err()
 		}
@@ -193,11 +196,11 @@ func removeWorktree(top, wt, tmp string) error {
 	return nil
 }
 
-// runTarget runs argv in dir and returns its capped output and exit code;
-// err only when it could not run.
-func runTarget(ctx context.Context, dir string, argv []string) (string, int, error) {
+// runTarget runs argv in dir with env and returns its capped output and
+// exit code; err only when it could not run.
+func runTarget(ctx context.Context, dir string, argv, env []string) (string, int, error) {
 	out := &execx.Capture{Max: MaxOutput}
-	res := execx.Exec(ctx, argv, dir, out)
+	res := execx.Exec(ctx, argv, dir, env, out)
 	text, _ := out.Result()
 	if res.ExitCode == -1 && res.Err != "" && !res.Interrupted {
 		return "", 0, errors.New(res.Err)

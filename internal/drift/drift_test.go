@@ -109,7 +109,7 @@ func TestCheck(t *testing.T) {
 	t.Run("a committed unformatted file is reported stale", func(t *testing.T) {
 		dirs := trackWorktrees(t)
 		repo, ws := fixture(t, ".", targets, unformatted)
-		notices, err := Check(ctx, repo, ws)
+		notices, err := Check(ctx, repo, ws, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestCheck(t *testing.T) {
 	t.Run("a clean tree gives no notice", func(t *testing.T) {
 		dirs := trackWorktrees(t)
 		repo, ws := fixture(t, ".", targets, formatted)
-		notices, err := Check(ctx, repo, ws)
+		notices, err := Check(ctx, repo, ws, "")
 		if err != nil || len(notices) != 0 {
 			t.Errorf("notices = %+v, err = %v", notices, err)
 		}
@@ -143,12 +143,12 @@ func TestCheck(t *testing.T) {
 	t.Run("HEAD is checked, not the uncommitted working tree", func(t *testing.T) {
 		repo, ws := fixture(t, ".", targets, formatted)
 		write(t, filepath.Join(repo, "app", "main.go"), unformatted)
-		if notices, err := Check(ctx, repo, ws); err != nil || len(notices) != 0 {
+		if notices, err := Check(ctx, repo, ws, ""); err != nil || len(notices) != 0 {
 			t.Errorf("uncommitted breakage: notices = %+v, err = %v", notices, err)
 		}
 		repo, ws = fixture(t, ".", targets, unformatted)
 		write(t, filepath.Join(repo, "app", "main.go"), formatted)
-		if notices, err := Check(ctx, repo, ws); err != nil || len(notices) != 1 {
+		if notices, err := Check(ctx, repo, ws, ""); err != nil || len(notices) != 1 {
 			t.Errorf("uncommitted fix: notices = %+v, err = %v", notices, err)
 		}
 	})
@@ -156,7 +156,7 @@ func TestCheck(t *testing.T) {
 	t.Run("a non-zero exit is stale even without output", func(t *testing.T) {
 		yaml := "projects:\n  app:\n    path: app\n    targets:\n      gen-check:\n        run: [sh, -c, \"exit 3\"]\n        drift: true\n"
 		repo, ws := fixture(t, ".", yaml, formatted)
-		notices, err := Check(ctx, repo, ws)
+		notices, err := Check(ctx, repo, ws, "")
 		if err != nil || len(notices) != 1 || notices[0].ExitCode != 3 || notices[0].Output != "" {
 			t.Errorf("notices = %+v, err = %v", notices, err)
 		}
@@ -164,7 +164,7 @@ func TestCheck(t *testing.T) {
 
 	t.Run("a workspace in a subdirectory of the repository runs in its project", func(t *testing.T) {
 		repo, ws := fixture(t, "tools/ws", targets, unformatted)
-		notices, err := Check(ctx, filepath.Join(repo, "tools", "ws"), ws)
+		notices, err := Check(ctx, filepath.Join(repo, "tools", "ws"), ws, "")
 		if err != nil || len(notices) != 1 || strings.TrimSpace(notices[0].Output) != "main.go" {
 			t.Errorf("notices = %+v, err = %v", notices, err)
 		}
@@ -173,7 +173,7 @@ func TestCheck(t *testing.T) {
 	t.Run("a command that cannot start is an error naming its target, other notices still come", func(t *testing.T) {
 		yaml := targets + "      missing:\n        run: [core-no-such-command-xyz]\n        drift: true\n"
 		repo, ws := fixture(t, ".", yaml, unformatted)
-		notices, err := Check(ctx, repo, ws)
+		notices, err := Check(ctx, repo, ws, "")
 		if err == nil || !strings.Contains(err.Error(), "app:missing") {
 			t.Errorf("err = %v, want one naming app:missing", err)
 		}
@@ -185,7 +185,7 @@ func TestCheck(t *testing.T) {
 	t.Run("long output is capped", func(t *testing.T) {
 		yaml := "projects:\n  app:\n    path: app\n    targets:\n      noisy:\n        run: [sh, -c, \"yes stale | head -c 100000\"]\n        drift: true\n"
 		repo, ws := fixture(t, ".", yaml, formatted)
-		notices, err := Check(ctx, repo, ws)
+		notices, err := Check(ctx, repo, ws, "")
 		if err != nil || len(notices) != 1 {
 			t.Fatalf("notices = %+v, err = %v", notices, err)
 		}
@@ -198,7 +198,7 @@ func TestCheck(t *testing.T) {
 		dirs := trackWorktrees(t)
 		yaml := "projects:\n  app:\n    path: app\n    targets:\n      build:\n        run: [sh, -c, \"echo hi\"]\n"
 		repo, ws := fixture(t, ".", yaml, formatted)
-		if notices, err := Check(ctx, repo, ws); err != nil || len(notices) != 0 || len(*dirs) != 0 {
+		if notices, err := Check(ctx, repo, ws, ""); err != nil || len(notices) != 0 || len(*dirs) != 0 {
 			t.Errorf("notices = %+v, err = %v, worktrees = %v", notices, err, *dirs)
 		}
 	})
@@ -259,7 +259,7 @@ func TestWorkingTreeIsNeverTouched(t *testing.T) {
 		before := snapshot(t, repo)
 		indexBefore, _ := os.ReadFile(filepath.Join(repo, ".git", "index"))
 
-		notices, err := Check(ctx, repo, ws)
+		notices, err := Check(ctx, repo, ws, "")
 		if err != nil || len(notices) != 1 {
 			t.Errorf("notices = %+v, err = %v", notices, err)
 		}
@@ -296,7 +296,7 @@ func TestWorkingTreeIsNeverTouched(t *testing.T) {
 					t.Error("the panic did not propagate")
 				}
 			}()
-			_, _ = Check(ctx, repo, ws)
+			_, _ = Check(ctx, repo, ws, "")
 		}()
 		if len(dirs) != 1 {
 			t.Fatalf("worktrees = %v", dirs)
@@ -313,7 +313,7 @@ func TestWorkingTreeIsNeverTouched(t *testing.T) {
 		}
 		t.Cleanup(func() { afterWorktree = nil })
 		repo, ws := fixture(t, ".", targets, unformatted)
-		if _, err := Check(cctx, repo, ws); err == nil {
+		if _, err := Check(cctx, repo, ws, ""); err == nil {
 			t.Error("no error after cancellation")
 		}
 		assertCleanedUp(t, repo, dirs)
@@ -331,7 +331,7 @@ func TestNotARepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Check(context.Background(), dir, ws)
+		_, err = Check(context.Background(), dir, ws, "")
 		if err == nil || !strings.Contains(err.Error(), "not inside a git repository") {
 			t.Errorf("err = %v", err)
 		}
@@ -346,7 +346,7 @@ func TestNotARepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Check(context.Background(), dir, ws)
+		_, err = Check(context.Background(), dir, ws, "")
 		if err == nil || !strings.Contains(err.Error(), "no commit yet") {
 			t.Errorf("err = %v", err)
 		}
@@ -357,7 +357,7 @@ func TestReport(t *testing.T) {
 	isolateGit(t)
 	t.Run("stale targets are the message, not an error", func(t *testing.T) {
 		repo, ws := fixture(t, ".", targets, unformatted)
-		msg, notices, err := Report(context.Background(), repo, ws)
+		msg, notices, err := Report(context.Background(), repo, ws, "")
 		if err != nil || !strings.HasPrefix(msg, "1 of 1 drift targets stale: app:fmt-check is stale at") {
 			t.Errorf("message %q, err %v", msg, err)
 		}

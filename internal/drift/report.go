@@ -12,9 +12,9 @@ import (
 // job's message: "1 of 2 drift targets stale: core:fmt-check is stale at
 // abc1234 (exit 0): a.go". Stale targets are its message, not an error; a
 // target that could not run is an error, returned beside the notices found
-// before it.
-func Report(ctx context.Context, root string, ws *workspace.Workspace) (string, []Notice, error) {
-	notices, err := Check(ctx, root, ws)
+// before it. envMode is Check's.
+func Report(ctx context.Context, root string, ws *workspace.Workspace, envMode string) (string, []Notice, error) {
+	notices, err := Check(ctx, root, ws, envMode)
 	total := Count(ws)
 	switch {
 	case total == 0:

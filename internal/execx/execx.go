@@ -125,23 +125,26 @@ type Result struct {
 	Interrupted bool
 }
 
-// Exec runs argv (never through a shell) in dir, its own process group, stdout and stderr into
-// out (one pipe, so they interleave as written). Cancelling ctx sends
-// SIGTERM to the group, then SIGKILL after KillGrace. Whatever is left of
-// the group when Exec returns is killed.
-func Exec(ctx context.Context, argv []string, dir string, out io.Writer) Result {
-	return ExecStarted(ctx, argv, dir, out, nil)
+// Exec runs argv (never through a shell) in dir, its own process group,
+// with env as its whole environment (nil: core's own; package targetenv
+// says what a target gets), stdout and stderr into out (one pipe, so they
+// interleave as written). Cancelling ctx sends SIGTERM to the group, then
+// SIGKILL after KillGrace. Whatever is left of the group when Exec returns
+// is killed.
+func Exec(ctx context.Context, argv []string, dir string, env []string, out io.Writer) Result {
+	return ExecStarted(ctx, argv, dir, env, out, nil)
 }
 
 // ExecStarted is Exec that calls started, when it is not nil, with the
 // command's pid (also its process group id) as soon as it has started and
 // before it is waited for, in the goroutine that called ExecStarted.
-func ExecStarted(ctx context.Context, argv []string, dir string, out io.Writer, started func(pid int)) Result {
+func ExecStarted(ctx context.Context, argv []string, dir string, env []string, out io.Writer, started func(pid int)) Result {
 	if len(argv) == 0 {
 		return Result{ExitCode: -1, Err: "empty argv"}
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = sysProcAttr()

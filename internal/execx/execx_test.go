@@ -10,14 +10,14 @@ import (
 func TestExec(t *testing.T) {
 	t.Run("output is captured and the exit code kept", func(t *testing.T) {
 		c := &Capture{}
-		r := Exec(context.Background(), []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, t.TempDir(), c)
+		r := Exec(context.Background(), []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, t.TempDir(), nil, c)
 		out, _ := c.Result()
 		if r.ExitCode != 3 || !strings.Contains(out, "out") || !strings.Contains(out, "err") {
 			t.Fatalf("%+v %q", r, out)
 		}
 	})
 	t.Run("a command that does not exist says so", func(t *testing.T) {
-		r := Exec(context.Background(), []string{"no-such-command-xyz"}, t.TempDir(), &Capture{})
+		r := Exec(context.Background(), []string{"no-such-command-xyz"}, t.TempDir(), nil, &Capture{})
 		if r.Err == "" || r.ExitCode != -1 {
 			t.Fatalf("%+v", r)
 		}
@@ -26,7 +26,7 @@ func TestExec(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		r := Exec(ctx, []string{"/bin/sh", "-c", "sleep 30 & sleep 30"}, t.TempDir(), &Capture{})
+		r := Exec(ctx, []string{"/bin/sh", "-c", "sleep 30 & sleep 30"}, t.TempDir(), nil, &Capture{})
 		if !r.Interrupted || time.Since(start) > 25*time.Second {
 			t.Fatalf("%+v after %s", r, time.Since(start))
 		}

@@ -69,7 +69,7 @@ func TestExecEndsTheGroupOnEveryWayOut(t *testing.T) {
 						t.Errorf("recovered %v", p)
 					}
 				}()
-				ExecStarted(context.Background(), tc.argv, t.TempDir(), &Capture{}, func(pid int) {
+				ExecStarted(context.Background(), tc.argv, t.TempDir(), nil, &Capture{}, func(pid int) {
 					pgid = pid
 					if tc.panic {
 						eventually(t, "the background sleep starts", func() bool { return members(pgid) >= 2 })
@@ -91,7 +91,7 @@ func TestExecStartedHearsTheGroupLeader(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	var pgrp, pid int
-	r := ExecStarted(context.Background(), []string{"/bin/sh", "-c", "exit 0"}, t.TempDir(), &Capture{}, func(p int) {
+	r := ExecStarted(context.Background(), []string{"/bin/sh", "-c", "exit 0"}, t.TempDir(), nil, &Capture{}, func(p int) {
 		pid = p
 		if st, ok := readStat(p); ok {
 			pgrp = st.pgrp

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corehq/core/internal/review"
+	"github.com/corehq/core/internal/mergewatch"
 )
 
 // recordedHead is the head of the merged pull request in pulls-merged.json.
@@ -23,7 +23,7 @@ func TestCheckReviewSeesASquashMergeOnTheForge(t *testing.T) {
 		g(t, dir, "commit", "-q", "--allow-empty", "-m", "list user projects")
 		head = g(t, dir, "rev-parse", "HEAD")
 		state = filepath.Join(t.TempDir(), "reviews.json")
-		if err := review.Observe(ctx, dir, state); err != nil {
+		if err := mergewatch.Observe(ctx, dir, state); err != nil {
 			t.Fatal(err)
 		}
 		g(t, dir, "checkout", "-q", "main")
@@ -34,7 +34,7 @@ func TestCheckReviewSeesASquashMergeOnTheForge(t *testing.T) {
 
 	t.Run("without a forge the squash merge goes unseen", func(t *testing.T) {
 		dir, _, state := setup(t)
-		merged, err := review.Check(ctx, dir, state, nil)
+		merged, err := mergewatch.Check(ctx, dir, state, nil)
 		if err != nil || len(merged) != 0 {
 			t.Errorf("merged %v, err %v", merged, err)
 		}
@@ -43,11 +43,11 @@ func TestCheckReviewSeesASquashMergeOnTheForge(t *testing.T) {
 		dir, head, state := setup(t)
 		srv := newForge(t, map[string]fixture{"/repos/PyGithub/PyGithub/pulls": load(t, "pulls-merged", recordedHead, head)})
 		c := New(Config{APIURL: srv.URL + "/", Token: testToken, Getenv: env(nil)}, dir, srv.Client())
-		msg, err := review.Report(ctx, dir, state, c)
+		msg, err := mergewatch.Report(ctx, dir, state, c)
 		if err != nil || !strings.Contains(msg, "list_user_projects merged into main on the forge ("+head[:7]+")") {
 			t.Errorf("report %q, err %v", msg, err)
 		}
-		msg, err = review.Report(ctx, dir, state, c)
+		msg, err = mergewatch.Report(ctx, dir, state, c)
 		if err != nil || !strings.HasPrefix(msg, "no review merged") {
 			t.Errorf("second report %q, err %v", msg, err)
 		}
@@ -56,7 +56,7 @@ func TestCheckReviewSeesASquashMergeOnTheForge(t *testing.T) {
 		dir, _, state := setup(t)
 		srv := newForge(t, map[string]fixture{"/repos/PyGithub/PyGithub/pulls": load(t, "pulls-merged")})
 		c := New(Config{APIURL: srv.URL + "/", Token: testToken, Getenv: env(nil)}, dir, srv.Client())
-		merged, err := review.Check(ctx, dir, state, c)
+		merged, err := mergewatch.Check(ctx, dir, state, c)
 		if err != nil || len(merged) != 0 || len(srv.requests()) != 1 {
 			t.Errorf("merged %v, err %v, %d requests", merged, err, len(srv.requests()))
 		}
@@ -66,7 +66,7 @@ func TestCheckReviewSeesASquashMergeOnTheForge(t *testing.T) {
 		srv := newForge(t, nil)
 		srv.answerAll(load(t, "bad-credentials"))
 		c := New(Config{APIURL: srv.URL + "/", Token: testToken, Getenv: env(nil)}, dir, srv.Client())
-		msg, err := review.Report(ctx, dir, state, c)
+		msg, err := mergewatch.Report(ctx, dir, state, c)
 		if err != nil || !strings.Contains(msg, "no review merged") || !strings.Contains(msg, "forge: GitHub refused the token") || strings.Contains(msg, testToken) {
 			t.Errorf("report %q, err %v", msg, err)
 		}

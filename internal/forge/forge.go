@@ -1,7 +1,7 @@
 // Package forge asks the code forge (GitHub, or GitHub Enterprise) about
 // the branch under review: its pull request, the reviewers' verdicts, the
 // comments and the checks. It computes the payload of
-// GET /api/v1/diff/review (Review) and tells check-review which pull
+// GET /api/v1/diff/review (Report) and tells check-review which pull
 // requests merged (MergedHeads), through github.com/google/go-github.
 //
 // Decisions the spec leaves open, taken here:
@@ -22,7 +22,7 @@
 //     (state all, sorted by update): the open one, else the most recently
 //     updated. Its reviews, review comments, conversation comments and the
 //     check runs of its head commit are the first page of 100 each;
-//     Review.Truncated names a list that has more.
+//     Report.Truncated names a list that has more.
 //   - Answers are kept 30 s per (API, owner, repo, branch, token); after
 //     that the same requests go out conditionally (If-None-Match): GitHub's
 //     304s cost no rate limit (cache.go).
@@ -59,7 +59,7 @@ import (
 	"github.com/corehq/core/internal/quote"
 )
 
-// States of a Review.
+// States of a Report.
 const (
 	StateOK                = "ok"
 	StateNoRemote          = "no_remote"
@@ -81,8 +81,8 @@ const (
 	answersKept = 64
 )
 
-// Review is the payload of GET /api/v1/diff/review.
-type Review struct {
+// Report is the payload of GET /api/v1/diff/review.
+type Report struct {
 	State       string       `json:"state"`
 	Message     string       `json:"message"`
 	Forge       string       `json:"forge,omitempty"`
@@ -158,7 +158,7 @@ type Config struct {
 	Getenv func(string) string
 	// TTL is how long an answer is kept; 0 is DefaultTTL.
 	TTL time.Duration
-	// Timeout bounds one Review's requests; 0 is DefaultTimeout.
+	// Timeout bounds one Report's requests; 0 is DefaultTimeout.
 	Timeout time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
@@ -184,7 +184,7 @@ type Client struct {
 }
 
 type answer struct {
-	review Review
+	review Report
 	at     time.Time
 }
 
@@ -242,10 +242,10 @@ type target struct {
 	owner, repo, branch, token string
 }
 
-// Review answers what the forge knows about the current branch's pull
+// Report answers what the forge knows about the current branch's pull
 // request. Every failure is a State with a Message; it never panics or
 // returns an error.
-func (c *Client) Review(ctx context.Context) Review {
+func (c *Client) Report(ctx context.Context) Report {
 	t, fail := c.target(ctx, "")
 	if fail != nil {
 		return c.scrub(*fail, t.token)
@@ -264,17 +264,17 @@ func (c *Client) Review(ctx context.Context) Review {
 	return r
 }
 
-func newReview(state, msg string) Review {
-	return Review{State: state, Message: msg, Reviews: []Verdict{}, Comments: []Comment{}, Checks: []Check{}, Limit: PerPage}
+func newReport(state, msg string) Report {
+	return Report{State: state, Message: msg, Reviews: []Verdict{}, Comments: []Comment{}, Checks: []Check{}, Limit: PerPage}
 }
 
 // target reads the origin remote, the branch (the current one when branch
-// is "") and the token; a non-nil Review says why there is nothing to ask.
-func (c *Client) target(ctx context.Context, branch string) (target, *Review) {
+// is "") and the token; a non-nil Report says why there is nothing to ask.
+func (c *Client) target(ctx context.Context, branch string) (target, *Report) {
 	var t target
 	t.token = c.token()
-	fail := func(state, msg string) (target, *Review) {
-		r := newReview(state, msg)
+	fail := func(state, msg string) (target, *Report) {
+		r := newReport(state, msg)
 		r.Owner, r.Repo, r.Branch = t.owner, t.repo, t.branch
 		if t.owner != "" {
 			r.Forge = "github"
@@ -344,7 +344,7 @@ func (c *Client) token() string {
 
 // scrub removes the token from the message, whatever put it there, whole
 // or cut short (scrubToken).
-func (c *Client) scrub(r Review, token string) Review {
+func (c *Client) scrub(r Report, token string) Report {
 	r.Message = scrubToken(r.Message, token)
 	return r
 }
@@ -354,19 +354,19 @@ func (c *Client) answerKey(t target) string {
 	return strings.Join([]string{c.base.String(), t.owner, t.repo, t.branch, hex.EncodeToString(sum[:8])}, "\x00")
 }
 
-func (c *Client) cachedAnswer(key string) (Review, bool) {
+func (c *Client) cachedAnswer(key string) (Report, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.answers[key]
 	if !ok || c.cfg.Now().Sub(a.at) >= c.cfg.TTL {
-		return Review{}, false
+		return Report{}, false
 	}
 	r := a.review
 	r.Cached = true
 	return r, true
 }
 
-func (c *Client) keep(key string, r Review) {
+func (c *Client) keep(key string, r Report) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.answers) >= answersKept {
@@ -432,10 +432,10 @@ func (c *Client) listPulls(ctx context.Context, gh *github.Client, t target) ([]
 }
 
 // fetch asks the forge; t is complete.
-func (c *Client) fetch(ctx context.Context, t target) Review {
+func (c *Client) fetch(ctx context.Context, t target) Report {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	r := newReview(StateOK, "")
+	r := newReport(StateOK, "")
 	r.Forge, r.Owner, r.Repo, r.Branch = "github", t.owner, t.repo, t.branch
 	r.FetchedAt = c.cfg.Now().UTC().Format(time.RFC3339)
 	gh, err := c.github(t.token)

@@ -31,7 +31,7 @@ func openClient(t *testing.T, srv *forgeServer, clk *clock) *Client {
 func TestReviewOfAnOpenPullRequest(t *testing.T) {
 	isolateGit(t)
 	srv := newForge(t, openRoutes(t))
-	r := openClient(t, srv, nil).Review(context.Background())
+	r := openClient(t, srv, nil).Report(context.Background())
 
 	t.Run("the state is ok and names the repository and branch", func(t *testing.T) {
 		if r.State != StateOK || r.Forge != "github" || r.Owner != openOwner || r.Repo != openRepo || r.Branch != openBranch {
@@ -139,7 +139,7 @@ func TestReviewOfAnOpenPullRequest(t *testing.T) {
 func TestNoPullRequestIsAnAnswer(t *testing.T) {
 	isolateGit(t)
 	srv := newForge(t, map[string]fixture{"/repos/rsn491/PyGithub/pulls": load(t, "pulls-none")})
-	r := openClient(t, srv, nil).Review(context.Background())
+	r := openClient(t, srv, nil).Report(context.Background())
 	if r.State != StateNoPullRequest || r.PullRequest != nil || !strings.Contains(r.Message, "gh pr create") {
 		t.Errorf("review = %s %q %+v", r.State, r.Message, r.PullRequest)
 	}
@@ -158,7 +158,7 @@ func TestAnswersAreCachedThenRevalidated(t *testing.T) {
 	c := openClient(t, srv, clk)
 	ctx := context.Background()
 
-	first := c.Review(ctx)
+	first := c.Report(ctx)
 	if first.State != StateOK {
 		t.Fatalf("first = %s %q", first.State, first.Message)
 	}
@@ -169,7 +169,7 @@ func TestAnswersAreCachedThenRevalidated(t *testing.T) {
 
 	t.Run("a second call within the TTL makes no request", func(t *testing.T) {
 		clk.advance(DefaultTTL - time.Second)
-		r := c.Review(ctx)
+		r := c.Report(ctx)
 		if n := len(srv.requests()); n != sent {
 			t.Errorf("%d more requests", n-sent)
 		}
@@ -179,7 +179,7 @@ func TestAnswersAreCachedThenRevalidated(t *testing.T) {
 	})
 	t.Run("a call after the TTL revalidates every request with If-None-Match and takes the 304s", func(t *testing.T) {
 		clk.advance(2 * time.Second)
-		r := c.Review(ctx)
+		r := c.Report(ctx)
 		later := srv.requests()[sent:]
 		if len(later) != 5 {
 			t.Fatalf("%d requests after the TTL, want 5", len(later))
@@ -274,7 +274,7 @@ func TestFailuresAreStates(t *testing.T) {
 			var buf bytes.Buffer
 			log := zerolog.New(&buf).Level(zerolog.DebugLevel)
 			c := New(Config{APIURL: api, Token: tc.token, Getenv: env(nil), Log: &log}, tc.dir(t), srv.Client())
-			r := c.Review(context.Background())
+			r := c.Report(context.Background())
 			if r.State != tc.state || !strings.Contains(r.Message, tc.message) {
 				t.Errorf("review = %s %q; want %s with %q", r.State, r.Message, tc.state, tc.message)
 			}
@@ -301,7 +301,7 @@ func TestTheTokenComesFromConfigThenGHTokenThenGitHubToken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newForge(t, map[string]fixture{"/repos/rsn491/PyGithub/pulls": load(t, "pulls-none")})
 			dir := repo(t, openBranch, "https://github.com/rsn491/PyGithub")
-			New(Config{APIURL: srv.URL + "/", Token: tc.cfg, Getenv: env(tc.env)}, dir, srv.Client()).Review(context.Background())
+			New(Config{APIURL: srv.URL + "/", Token: tc.cfg, Getenv: env(tc.env)}, dir, srv.Client()).Report(context.Background())
 			if got := srv.requests()[0].Authorization; got != "Bearer "+tc.want {
 				t.Errorf("Authorization = %q, want the token %q", got, tc.want)
 			}
@@ -335,7 +335,7 @@ func TestTheTokenIsNeverShown(t *testing.T) {
 			var buf bytes.Buffer
 			log := zerolog.New(&buf).Level(zerolog.DebugLevel)
 			dir := repo(t, "feature", tc.remote)
-			r := New(Config{APIURL: srv.URL + "/", Getenv: env(map[string]string{"GH_TOKEN": secret}), Log: &log}, dir, srv.Client()).Review(context.Background())
+			r := New(Config{APIURL: srv.URL + "/", Getenv: env(map[string]string{"GH_TOKEN": secret}), Log: &log}, dir, srv.Client()).Report(context.Background())
 			data, _ := json.Marshal(r)
 			if r.State == StateOK || r.Message == "" {
 				t.Fatalf("review = %s %q", r.State, r.Message)
@@ -362,7 +362,7 @@ func TestARedirectToAnotherHostIsNotFollowed(t *testing.T) {
 	}))
 	defer redirect.Close()
 	dir := repo(t, openBranch, "https://github.com/rsn491/PyGithub.git")
-	r := New(Config{APIURL: redirect.URL + "/", Token: testToken, Getenv: env(nil)}, dir, redirect.Client()).Review(context.Background())
+	r := New(Config{APIURL: redirect.URL + "/", Token: testToken, Getenv: env(nil)}, dir, redirect.Client()).Report(context.Background())
 	if leaked.Load() {
 		t.Fatal("the token was sent to the redirect's host")
 	}
@@ -383,7 +383,7 @@ func TestAnEnterpriseRemoteIsAskedAtItsAPI(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := repo(t, openBranch, tc.remote)
-			r := New(Config{APIURL: srv.URL + "/api/v3/", Token: testToken, Getenv: env(nil)}, dir, srv.Client()).Review(context.Background())
+			r := New(Config{APIURL: srv.URL + "/api/v3/", Token: testToken, Getenv: env(nil)}, dir, srv.Client()).Report(context.Background())
 			if r.State != StateOK || r.PullRequest == nil || r.PullRequest.Number != 1 {
 				t.Errorf("review = %s %q", r.State, r.Message)
 			}
@@ -456,7 +456,7 @@ func TestAnEchoedTokenCutShortIsScrubbed(t *testing.T) {
 			var buf bytes.Buffer
 			log := zerolog.New(&buf).Level(zerolog.DebugLevel)
 			dir := repo(t, openBranch, "https://github.com/rsn491/PyGithub.git")
-			r := New(Config{APIURL: srv.URL + "/", Getenv: env(map[string]string{"GH_TOKEN": tc.token}), Log: &log}, dir, srv.Client()).Review(context.Background())
+			r := New(Config{APIURL: srv.URL + "/", Getenv: env(map[string]string{"GH_TOKEN": tc.token}), Log: &log}, dir, srv.Client()).Report(context.Background())
 			if r.State != StateNoToken || !strings.Contains(r.Message, "<redacted>") {
 				t.Fatalf("review = %s %q; want no_token with the echo redacted", r.State, r.Message)
 			}

@@ -11,7 +11,7 @@ import (
 // updated first. asked is false when no forge is configured (no origin on
 // a supported host, or no token): the caller goes on without it. err is a
 // forge that is configured and could not answer; its message says why and
-// never holds the token. It implements review.Forge for check-review.
+// never holds the token. It implements mergewatch.Forge for check-review.
 func (c *Client) MergedHeads(ctx context.Context, branch string) (heads []string, asked bool, err error) {
 	t, fail := c.target(ctx, branch)
 	if fail != nil {
@@ -26,7 +26,7 @@ func (c *Client) MergedHeads(ctx context.Context, branch string) (heads []string
 	prs, _, err := c.listPulls(ctx, gh, t)
 	if err != nil {
 		_, msg := c.explain(err, "the pull requests", t)
-		return nil, true, errors.New(c.scrub(Review{Message: msg}, t.token).Message)
+		return nil, true, errors.New(c.scrub(Report{Message: msg}, t.token).Message)
 	}
 	for _, pr := range prs {
 		if !pr.GetMergedAt().IsZero() && pr.GetHead().GetSHA() != "" {

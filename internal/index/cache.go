@@ -20,7 +20,6 @@ const cacheVersion = 6
 // its symbols; <project>@symbols.bin holds the symbols and references of
 // that project's files (the @symbols shards). codec.go has the format.
 const (
-	cacheSubdir   = "index"
 	filesName     = "files.bin"
 	shardSuffix   = "@symbols.bin"
 	noProjectName = "_workspace" // files outside every project; not a valid project name

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/ignore"
@@ -45,6 +46,7 @@ type Indexer struct {
 	lockPath string
 	rule     *ignore.Rule
 	maxSize  int64
+	setGC    func(int) int // Options.SetGC
 
 	mu     sync.Mutex
 	ws     *workspace.Workspace
@@ -93,15 +95,21 @@ type Options struct {
 	Rule *ignore.Rule
 	// MaxFileSize skips larger files with a diagnostic.
 	MaxFileSize int64
+	// SetGC sets the garbage collector's target percentage and answers
+	// the one before (debug.SetGCPercent): a pass asks for less frequent
+	// collections while it runs and restores the setting after. It is the
+	// process owner's to give (main, the server); nil leaves the process
+	// alone, as a library should.
+	SetGC func(percent int) int
 }
 
 // New returns the indexer of the workspace at root, caching in cacheDir.
 func New(root, cacheDir string, o Options) *Indexer {
-	dir := filepath.Join(cacheDir, cacheSubdir)
+	dir := cachedir.Index(cacheDir)
 	if o.Rule == nil {
 		o.Rule = ignore.New(root, cacheDir)
 	}
-	return &Indexer{root: root, store: store{dir: dir}, lockPath: filepath.Join(cacheDir, "index.lock"), rule: o.Rule, maxSize: o.MaxFileSize}
+	return &Indexer{root: root, store: store{dir: dir}, lockPath: cachedir.IndexLock(cacheDir), rule: o.Rule, maxSize: o.MaxFileSize, setGC: o.SetGC}
 }
 
 // Rule is what the index skips as not the workspace's source.

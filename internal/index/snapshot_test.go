@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -177,7 +178,7 @@ func TestATreeChangedJustBeforeTheWalkIsNotStored(t *testing.T) {
 	root := newFixture(t)
 	cache := t.TempDir()
 	encoded(t, root, cache, Options{})
-	if _, err := os.Stat(filepath.Join(cache, cacheSubdir, snapshotName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(cachedir.Index(cache), snapshotName)); !os.IsNotExist(err) {
 		t.Fatalf("a graph was stored from a tree changed %v ago at most (stat: %v)", racyMargin, err)
 	}
 }
@@ -187,7 +188,7 @@ func TestATornStoredGraphIsRebuiltNotServed(t *testing.T) {
 	cache := t.TempDir()
 	settle()
 	want, _ := encoded(t, root, cache, Options{})
-	p := filepath.Join(cache, cacheSubdir, snapshotName)
+	p := filepath.Join(cachedir.Index(cache), snapshotName)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -38,11 +37,14 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 // the cached records).
 func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *walker) (*Version, Stats, error) {
 	// A warm or small pass keeps most of what it allocates (the records,
-	// the graph), so the collections while its heap grows find little: at
-	// 400, a warm CLI run on Go's source tree took 0.11 s instead of 0.15 s
-	// (peak RSS 82 MB instead of 76); a cold index of Python's standard
-	// library peaks at 52 MB instead of 36, in the same time.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	// the graph), so the collections while its heap grows find little:
+	// fewer of them are cheaper (BENCHMARKS.md, "Knowledge graph").
+	setGC := ix.setGC
+	if setGC == nil {
+		setGC = func(int) int { return 0 }
+	} else {
+		defer setGC(setGC(gcPass))
+	}
 
 	if err := ix.flushShardsLocked(); err != nil {
 		return nil, Stats{}, err
@@ -83,10 +85,9 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 	}
 	if len(todo) > bigPass {
 		// A big pass allocates a lot and keeps little: collecting less
-		// often trades some peak memory for CPU (at 96k files, GOGC=1000
-		// against 400: 0.6 s less CPU, 130 MB more peak RSS, 1.1 GB).
-		// The deferred call above restores the caller's setting.
-		debug.SetGCPercent(1000)
+		// often trades some peak memory for CPU. The deferred call above
+		// restores the caller's setting.
+		setGC(gcBigPass)
 	}
 	parsed := ix.parse(todo)
 	for _, rec := range parsed {
@@ -159,6 +160,13 @@ const keepWritten = time.Minute
 // bigPass is the number of files to parse above which a pass tunes the
 // garbage collector for throughput.
 const bigPass = 2000
+
+// The collector's targets a pass asks for (Options.SetGC): a pass, and a
+// big one.
+const (
+	gcPass    = 400
+	gcBigPass = 1000
+)
 
 // Update re-indexes only the given paths (relative, slash-separated):
 // changed files are re-parsed, vanished ones dropped, new directories

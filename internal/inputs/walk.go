@@ -1,6 +1,8 @@
 package inputs
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"errors"
 	"io/fs"
 	"os"
@@ -194,13 +196,7 @@ func nestedDirs(dir string, projectDirs []string) map[string]bool {
 
 // relTo is the slash path f (relative to the root) relative to the
 // directory dir, if f is inside it.
-func relTo(dir, f string) (string, bool) {
-	if dir == "." {
-		return f, f != ""
-	}
-	rel, ok := strings.CutPrefix(f, dir+"/")
-	return rel, ok && rel != ""
-}
+func relTo(dir, f string) (string, bool) { return fsx.Under(dir, f) }
 
 // rootGlobSet is the rule of globs relative to the root (global inputs,
 // a target's // inputs): every file they match, ignored or not.

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/workspace"
@@ -117,7 +118,9 @@ func New(o Options) *Engine {
 // Root is the repository the engine reads.
 func (e *Engine) Root() string { return e.root }
 
-func (e *Engine) historyPath() string { return filepath.Join(e.cacheDir, "insight", "history.gob") }
+func (e *Engine) historyPath() string {
+	return filepath.Join(cachedir.Insight(e.cacheDir), "history.gob")
+}
 
 // Update brings the kept history up to HEAD: nothing when HEAD has not
 // moved, the new commits when it moved forward, everything again when the

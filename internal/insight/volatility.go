@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/corehq/core/internal/runner"
+	"github.com/corehq/core/internal/runlog"
 )
 
 // volatility ranks targets whose result flips between runs with the same
@@ -17,14 +17,14 @@ import (
 // fewer than MinFlipSample pairs are left out.
 func volatility(cacheDir, project string, limit int) *Volatility {
 	out := &Volatility{MinSample: MinFlipSample, Targets: []TargetFlakiness{}}
-	js, err := runner.ListJournals(cacheDir, maxJournals, "")
+	js, err := runlog.List(cacheDir, maxJournals, "")
 	if err != nil {
 		return out
 	}
 	out.Runs = len(js)
-	byTarget := map[string][]runner.Journal{}
+	byTarget := map[string][]runlog.Journal{}
 	for _, j := range js {
-		if j.CacheHit || j.CacheKey == "" || (j.Status != runner.StateSucceeded && j.Status != runner.StateFailed) {
+		if j.CacheHit || j.CacheKey == "" || (j.Status != runlog.StateSucceeded && j.Status != runlog.StateFailed) {
 			continue
 		}
 		if project != "" && !strings.HasPrefix(j.Target, project+":") {

@@ -127,13 +127,18 @@ type diagnostic struct{ err error }
 // ErrNoGraph is returned before the first good build.
 var ErrNoGraph = errors.New("the workspace has no graph yet")
 
+// SetGC is what an indexer of this process may do to the garbage
+// collector (index.Options.SetGC): nothing, unless the process's owner
+// (main, the server) says debug.SetGCPercent before it indexes.
+var SetGC func(percent int) int
+
 // NewIndexer returns the indexer a workspace uses, caching in cacheDir
 // ("" is root/.core).
 func NewIndexer(root, cacheDir string) *index.Indexer {
 	if cacheDir == "" {
 		cacheDir = filepath.Join(root, ignore.DefaultCacheDir)
 	}
-	return index.New(root, cacheDir, index.Options{Rule: ignore.New(root, cacheDir)})
+	return index.New(root, cacheDir, index.Options{Rule: ignore.New(root, cacheDir), SetGC: SetGC})
 }
 
 // New indexes the workspace at root (warm from cacheDir when it can). A

@@ -34,6 +34,7 @@ const (
 	Kind      = "kind"
 	Run       = "run_id"
 	Tool      = "tool" // an MCP tool's name
+	Bytes     = "bytes"
 )
 
 // New returns a logger writing to w at level ("debug", "info", "warn",

@@ -9,14 +9,14 @@ package maintenance
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/corehq/core/internal/activity"
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/drift"
 	"github.com/corehq/core/internal/jobs"
 	"github.com/corehq/core/internal/live"
-	"github.com/corehq/core/internal/review"
+	"github.com/corehq/core/internal/mergewatch"
 	"github.com/corehq/core/internal/runner"
 )
 
@@ -37,17 +37,17 @@ type Deps struct {
 	Activity       *activity.Store
 	// Forge, when set, tells check-review about squash and rebase merges
 	// (internal/forge); nil leaves it to git's ancestry.
-	Forge review.Forge
+	Forge mergewatch.Forge
 }
 
 // reviewsFile is where check-review keeps the branches it watches.
-func reviewsFile(cacheDir string) string { return filepath.Join(cacheDir, "reviews.json") }
+func reviewsFile(cacheDir string) string { return cachedir.MergeWatch(cacheDir) }
 
 // Observe notes, as a server starts, what the jobs watch from then on: the
 // branch under review, so that its merge is noticed even if the server
 // stops before check-review first runs.
 func Observe(ctx context.Context, d Deps) error {
-	return review.Observe(ctx, d.Root, reviewsFile(d.CacheDir))
+	return mergewatch.Observe(ctx, d.Root, reviewsFile(d.CacheDir))
 }
 
 // Jobs are the server's maintenance jobs.
@@ -117,9 +117,9 @@ func Jobs(d Deps) []jobs.Job {
 		{
 			Name: "check-review", Unit: "branches", Every: ReviewEvery,
 			Description: "Note when a review this tree took part in has merged.",
-			Run:         func(ctx context.Context) (string, error) { return review.Report(ctx, d.Root, reviews, d.Forge) },
+			Run:         func(ctx context.Context) (string, error) { return mergewatch.Report(ctx, d.Root, reviews, d.Forge) },
 			Size: func() int64 {
-				n, _ := review.Size(reviews)
+				n, _ := mergewatch.Size(reviews)
 				return n
 			},
 		},
@@ -131,7 +131,11 @@ func Jobs(d Deps) []jobs.Job {
 				if err != nil {
 					return "", err
 				}
-				msg, notices, err := drift.Report(ctx, d.Root, ws)
+				mode := ""
+				if d.Runner != nil {
+					mode = d.Runner.EnvMode() // drift targets get what their runs would
+				}
+				msg, notices, err := drift.Report(ctx, d.Root, ws, mode)
 				// One activity per stale target, beside the job's own line.
 				for _, n := range notices {
 					d.Activity.Add(activity.KindJob, "drift: "+n.String(), n.Target)

@@ -20,10 +20,8 @@ package notes
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,9 +64,13 @@ const fileVersion = 1
 // Store is the notes file. Its methods are safe for concurrent use, within
 // and across processes.
 type Store struct {
-	path string
-	now  func() time.Time
+	doc fsx.Document[file]
+	now func() time.Time
 }
+
+// maxFile bounds what is read of the notes file: a thousand notes of the
+// longest text.
+const maxFile = 1000 * MaxText
 
 // Open returns the store at path (the cache's notes.json), creating its
 // directory if needed. A missing file is an empty store; a corrupt one is an
@@ -77,50 +79,32 @@ func Open(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open notes: %w", err)
 	}
-	s := &Store{path: path, now: time.Now}
+	s := &Store{now: time.Now, doc: fsx.Document[file]{
+		Path: path, Name: "notes file", Limit: maxFile, Fix: "repair or delete it",
+		Zero: func() file { return file{Version: fileVersion} },
+		Check: func(f *file) error {
+			if f.Version != fileVersion {
+				return fmt.Errorf("has version %d, this core reads version %d", f.Version, fileVersion)
+			}
+			return nil
+		},
+	}}
 	if _, err := s.read(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Store) read() (file, error) {
-	data, err := os.ReadFile(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return file{Version: fileVersion}, nil
-	}
-	if err != nil {
-		return file{}, fmt.Errorf("read notes: %w", err)
-	}
-	var f file
-	if err := json.Unmarshal(data, &f); err != nil {
-		return file{}, fmt.Errorf("notes file %s is corrupt (%v): repair or delete it", s.path, err)
-	}
-	if f.Version != fileVersion {
-		return file{}, fmt.Errorf("notes file %s has version %d, this core reads version %d", s.path, f.Version, fileVersion)
-	}
-	return f, nil
-}
+func (s *Store) read() (file, error) { return s.doc.Read() }
 
 // update runs fn on the file under the lock and writes the result.
 func (s *Store) update(fn func(*file) error) error {
-	lock, err := fsx.LockFile(s.path + ".lock")
-	if err != nil {
-		return fmt.Errorf("notes: %w", err)
-	}
-	defer func() { _ = lock.Unlock() }()
-	f, err := s.read()
-	if err != nil {
-		return err
-	}
-	if err := fn(&f); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write notes: %w", err)
-	}
-	return fsx.WriteFileAtomic(s.path, append(data, '\n'), 0o600)
+	return s.doc.Update(func(f *file) (bool, error) {
+		if err := fn(f); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
 }
 
 // List returns the notes on nodeID, or every note when nodeID is "".

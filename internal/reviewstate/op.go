@@ -1,9 +1,10 @@
 package reviewstate
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"encoding/json"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -118,8 +119,7 @@ func (o Op) validate() error {
 		if err := need(o.Path != "", "path", `"path": "api/main.go"`); err != nil {
 			return err
 		}
-		if len(o.Path) > 4096 || !utf8.ValidString(o.Path) || strings.ContainsRune(o.Path, 0) || path.IsAbs(o.Path) ||
-			path.Clean(o.Path) != o.Path || o.Path == "." || o.Path == ".." || strings.HasPrefix(o.Path, "../") {
+		if len(o.Path) > 4096 || !utf8.ValidString(o.Path) || strings.ContainsRune(o.Path, 0) || o.Path == "." || !fsx.CleanLocal(o.Path) {
 			return bad("path must be a clean slash path relative to the workspace root, without .., as GET /api/v1/diff names files")
 		}
 		return nil

@@ -38,6 +38,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 )
 
@@ -116,7 +117,7 @@ type Store struct {
 
 // NewStore keeps sessions under cacheDir/review.
 func NewStore(cacheDir string) *Store {
-	return &Store{dir: filepath.Join(cacheDir, "review"), now: time.Now}
+	return &Store{dir: cachedir.Reviews(cacheDir), now: time.Now}
 }
 
 func (s *Store) path(branch string) string {

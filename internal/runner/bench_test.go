@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -132,7 +133,7 @@ func BenchmarkHashInputs(b *testing.B) {
 	cacheDir := filepath.Join(root, ".core")
 	sem := make(chan struct{}, hashWorkers)
 	for b.Loop() {
-		keys := newKeyer(context.Background(), ws, root, cacheDir)
+		keys := newKeyer(context.Background(), ws, root, cacheDir, targetenv.New(targetenv.Strict, nil))
 		var wg sync.WaitGroup
 		for _, id := range ids {
 			t := ws.Target(id)

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"github.com/corehq/core/internal/cachedir"
+	"github.com/corehq/core/internal/fsx"
+
 	"archive/tar"
 	"bufio"
 	"crypto/sha256"
@@ -11,7 +14,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -40,7 +42,7 @@ const (
 	outputsFile = "outputs.tar"
 )
 
-func buildDir(cacheDir string) string { return filepath.Join(cacheDir, "build") }
+func buildDir(cacheDir string) string { return cachedir.Build(cacheDir) }
 
 // cacheMeta is meta.json.
 type cacheMeta struct {
@@ -430,7 +432,7 @@ func underAny(rel string, roots []string) bool {
 // stagingDir makes a directory to extract into under <cache>/restore, or
 // returns "" when that is not on projDir's file system.
 func stagingDir(cacheDir, projDir string) string {
-	base := filepath.Join(cacheDir, "restore")
+	base := cachedir.Restore(cacheDir)
 	if err := os.MkdirAll(base, 0o700); err != nil || !sameDevice(base, projDir) {
 		return ""
 	}
@@ -444,7 +446,7 @@ func stagingDir(cacheDir, projDir string) string {
 // removeStaleStaging removes staging directories a killed restore left
 // behind (an hour is far longer than any restore takes).
 func removeStaleStaging(cacheDir string) {
-	base := filepath.Join(cacheDir, "restore")
+	base := cachedir.Restore(cacheDir)
 	list, err := os.ReadDir(base)
 	if err != nil {
 		return
@@ -560,13 +562,7 @@ func extractFile(abs string, r io.Reader, mode fs.FileMode, digest string) error
 }
 
 // safeRel reports whether rel stays inside the directory it is joined to.
-func safeRel(rel string) bool {
-	if rel == "" || path.IsAbs(rel) || strings.Contains(rel, "\\") {
-		return false
-	}
-	c := path.Clean(rel)
-	return c == rel && c != ".." && !strings.HasPrefix(c, "../")
-}
+func safeRel(rel string) bool { return fsx.CleanLocal(rel) }
 
 // ClearCache removes every build cache entry (runs in flight finish their
 // own writes) and returns how many it removed.

@@ -15,9 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/inputs"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -32,6 +34,8 @@ const keyVersion = "core build cache key v3"
 // it, each file once per run while nothing writes (hashMemo), each
 // dependency project's part once for all its dependents.
 type keyer struct {
+	ws        *workspace.Workspace
+	env       *targetenv.Env // core's environment, read once for the run
 	rule      *inputs.Rule
 	memo      *hashMemo
 	globals   *globals
@@ -53,9 +57,9 @@ type partEntry struct {
 	err error
 }
 
-func newKeyer(ctx context.Context, ws *workspace.Workspace, root, cacheDir string) *keyer {
+func newKeyer(ctx context.Context, ws *workspace.Workspace, root, cacheDir string, env *targetenv.Env) *keyer {
 	rule := inputs.New(ws, root, ignore.New(root, cacheDir))
-	k := &keyer{rule: rule, memo: newHashMemo(), tools: newToolchains(), parts: map[string]*partEntry{}}
+	k := &keyer{ws: ws, env: env, rule: rule, memo: newHashMemo(), tools: newToolchains(), parts: map[string]*partEntry{}}
 	// The global inputs (lockfiles, global_inputs) are hashed once per run:
 	// they are in every key.
 	k.globals, k.globalErr = hashGlobals(ctx, k, inputs.GlobalInputs(ws))
@@ -67,6 +71,7 @@ type keyInputs struct {
 	own    inputDigest // its own inputs, relative to its project
 	root   inputDigest // its // inputs and the manifests above its project, relative to the root
 	global inputDigest
+	env    envPart
 	tool   *ToolchainPart
 	deps   []depPart // its project's dependencies' parts, by project name
 }
@@ -116,8 +121,11 @@ func (k *keyer) hash(ctx context.Context, p *workspace.Project, t *workspace.Tar
 			in.deps = append(in.deps, depPart{dep: d, d: part})
 		}
 	}
-	if in.tool, err = k.tools.version(ctx, dir, t.Toolchain); err != nil {
-		return in, err
+	in.env = k.envOf(t)
+	if len(t.Toolchain) > 0 {
+		if in.tool, err = k.tools.version(ctx, dir, t.Toolchain, k.processEnv(t, dir)); err != nil {
+			return in, err
+		}
 	}
 	return in, nil
 }
@@ -174,10 +182,13 @@ func (k *keyer) hashPart(ctx context.Context, q *workspace.Project) (inputDigest
 // computeKey is the cache key: sha256 over a versioned, length-prefixed
 // encoding of the global inputs, the target's whole declaration (argv,
 // inputs, outputs, dependencies, coverage, dependency_inputs, drift, the
-// declared environment variables with their values, the toolchain), its
-// project path, its own and // inputs (path, kind, content hash), each
-// dependency project's part, and its dependencies' keys in order.
-// Variables a target does not declare in env: are not in its key.
+// declared environment variables with their values, the environment's
+// mode, the workspace's env: with their values, the names pass_env:
+// lists, its own and the workspace's, the toolchain), its project path,
+// its own and // inputs (path, kind, content hash), each dependency
+// project's part, and its dependencies' keys in order. Variables neither
+// the target nor the workspace declares in env: are not in its key; the
+// mode is, because a loose run's target saw all of them.
 func computeKey(t *workspace.Target, projectPath string, in keyInputs, depKeys []string) string {
 	h := sha256.New()
 	e := encoder{h: h}
@@ -193,13 +204,19 @@ func computeKey(t *workspace.Target, projectPath string, in keyInputs, depKeys [
 	e.str(t.Coverage)
 	e.str(t.DependencyInputs)
 	e.bool(t.Drift)
-	e.int(len(t.Env))
-	for _, name := range t.Env {
-		e.str(name)
-		v, set := os.LookupEnv(name)
-		e.bool(set)
-		e.str(v)
+	vars := func(vs []envVar) {
+		e.int(len(vs))
+		for _, v := range vs {
+			e.str(v.name)
+			e.bool(v.set)
+			e.str(v.value)
+		}
 	}
+	vars(in.env.own)
+	e.str(in.env.mode)
+	vars(in.env.workspace)
+	e.strs(t.PassEnv)
+	e.strs(in.env.workspacePass)
 	e.strs(t.Toolchain)
 	if in.tool != nil {
 		e.str(in.tool.Hash)
@@ -271,11 +288,13 @@ type FileHash struct {
 }
 
 // EnvPart is one declared variable of a key. Its value is not shown (it
-// may be a secret), only whether it is set and a hash of it.
+// may be a secret), only whether it is set and a hash of it. Workspace
+// marks a variable of the top-level env:, which is in every key.
 type EnvPart struct {
-	Name string `json:"name"`
-	Set  bool   `json:"set"`
-	Hash string `json:"sha256,omitempty"`
+	Name      string `json:"name"`
+	Set       bool   `json:"set"`
+	Hash      string `json:"sha256,omitempty"`
+	Workspace bool   `json:"workspace,omitempty"`
 }
 
 // Declaration is what a key holds of the target's declaration besides its
@@ -288,6 +307,8 @@ type Declaration struct {
 	Coverage         string   `json:"coverage,omitempty"`
 	DependencyInputs string   `json:"dependency_inputs"`
 	Drift            bool     `json:"drift,omitempty"`
+	// PassEnv is the target's pass_env: names (values are never in a key).
+	PassEnv []string `json:"pass_env"`
 }
 
 // ProjectPart is the part of a dependency project in a key: the files of
@@ -311,10 +332,14 @@ type KeyParts struct {
 	Argv        []string    `json:"argv"`
 	Declaration Declaration `json:"declaration"`
 	Env         []EnvPart   `json:"env"`
-	Project     string      `json:"project_path"`
-	Inputs      []FileHash  `json:"inputs"`      // relative to the project
-	Root        []FileHash  `json:"root_inputs"` // the // inputs, relative to the root
-	Global      []FileHash  `json:"global_inputs"`
+	// EnvMode is the environment's mode (strict, loose): in the key.
+	EnvMode string `json:"env_mode"`
+	// WorkspacePassEnv is the top-level pass_env: names.
+	WorkspacePassEnv []string   `json:"workspace_pass_env"`
+	Project          string     `json:"project_path"`
+	Inputs           []FileHash `json:"inputs"`      // relative to the project
+	Root             []FileHash `json:"root_inputs"` // the // inputs, relative to the root
+	Global           []FileHash `json:"global_inputs"`
 	// Dependencies are the parts of the projects the target's project
 	// depends on, transitively (none with dependency_inputs: none).
 	Dependencies []ProjectPart `json:"dependency_inputs"`
@@ -328,16 +353,21 @@ type KeyParts struct {
 // the dependencies' keys; with files, each dependency project's files.
 func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []Planned, files bool) KeyParts {
 	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{}, Toolchain: in.tool,
-		Declaration: Declaration{Inputs: t.Inputs, DefaultInputs: t.InputsDefault, Outputs: t.Outputs, Deps: t.Deps, Coverage: t.Coverage, DependencyInputs: t.DependencyInputs, Drift: t.Drift},
+		EnvMode: in.env.mode, WorkspacePassEnv: orEmpty(in.env.workspacePass),
+		Declaration: Declaration{Inputs: t.Inputs, DefaultInputs: t.InputsDefault, Outputs: t.Outputs, Deps: t.Deps, Coverage: t.Coverage, DependencyInputs: t.DependencyInputs, Drift: t.Drift, PassEnv: orEmpty(t.PassEnv)},
 		Inputs:      in.own.hashes(), Root: in.root.hashes(), Global: in.global.hashes(), Dependencies: []ProjectPart{}, Deps: deps}
-	for _, name := range t.Env {
-		v, set := os.LookupEnv(name)
-		e := EnvPart{Name: name, Set: set}
-		if set {
-			sum := sha256.Sum256([]byte(v))
-			e.Hash = hex.EncodeToString(sum[:8])
+	for _, vs := range []struct {
+		vars      []envVar
+		workspace bool
+	}{{in.env.own, false}, {in.env.workspace, true}} {
+		for _, v := range vs.vars {
+			e := EnvPart{Name: v.name, Set: v.set, Workspace: vs.workspace}
+			if v.set {
+				sum := sha256.Sum256([]byte(v.value))
+				e.Hash = hex.EncodeToString(sum[:8])
+			}
+			k.Env = append(k.Env, e)
 		}
-		k.Env = append(k.Env, e)
 	}
 	for _, d := range in.deps {
 		pp := ProjectPart{Project: d.dep.Project.Name, Path: d.dep.Project.Path, Hash: hex.EncodeToString(d.d.sum[:])}
@@ -366,9 +396,9 @@ func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []
 // projects' parts they name, once per part: <cache>/keys/parts/<sha256>.json
 // (a part is shared by every dependent, and a key of a target deep in a
 // workspace names hundreds of files through them).
-func keysDir(cacheDir string) string { return filepath.Join(cacheDir, "keys") }
+func keysDir(cacheDir string) string { return cachedir.Keys(cacheDir) }
 
-func partsDir(cacheDir string) string { return filepath.Join(keysDir(cacheDir), "parts") }
+func partsDir(cacheDir string) string { return cachedir.KeyParts(cacheDir) }
 
 // recordParts keeps n's key for a later --diff (best effort: a failure
 // loses only the explanation), and each dependency part's files the run
@@ -422,6 +452,13 @@ func RecordedParts(cacheDir, key string) (KeyParts, error) {
 		}
 	}
 	return k, nil
+}
+
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 func validHash(s string) bool { return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == "" }

@@ -35,7 +35,10 @@
 // depends on), each file with its content hash and an executable bit, and
 // the keys of its dependencies in order (key.go). Symlinks to files count
 // by their content, other symlinks by their target. Of the environment
-// only the variables it declares are in the key. Inputs are hashed after
+// only the variables it declares (env:, its own and the top level's) are
+// in the key, with the mode; in strict mode (package targetenv, env.go)
+// they, the pass_env: variables and the base are all its process gets.
+// Inputs are hashed after
 // the target's dependencies finish, so files a dependency generates count.
 // Only successful runs are cached, under <cache>/build/<key>/ (meta.json,
 // outputs.tar); see cache.go. A hit replays the captured output, restores
@@ -90,25 +93,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/remotecache"
+	"github.com/corehq/core/internal/targetenv"
 	"github.com/corehq/core/internal/workspace"
-)
-
-// Target states, as events, results and journals report them.
-const (
-	StateQueued      = "queued"
-	StateRunning     = "running"
-	StateSucceeded   = "succeeded"
-	StateFailed      = "failed"
-	StateCached      = "cached"
-	StateInterrupted = "interrupted"
-	StateSkipped     = "skipped"
 )
 
 // Options configure a Runner.
@@ -130,6 +125,13 @@ type Options struct {
 	// Warn hears what a run carries on despite (the remote cache is down,
 	// an entry was corrupt). Optional; called from the runner's goroutines.
 	Warn func(string)
+	// EnvMode is what reaches a target's process of core's environment:
+	// targetenv.Strict (also when empty) or targetenv.Loose. It is in
+	// every key.
+	EnvMode string
+	// Environ is core's environment, which a run reads once when it
+	// starts (nil: os.Environ()).
+	Environ []string
 }
 
 // Where a target's result came from, as journals, events and results say.
@@ -213,6 +215,10 @@ type TargetResult struct {
 	ExitCode                        int
 	Duration                        time.Duration
 	Err                             string
+	// Withheld names, for a target that failed in strict mode, the
+	// variables of core's environment it did not get and may have needed
+	// (targetenv.Hints).
+	Withheld []targetenv.Hint
 }
 
 // Failed reports whether any target did not succeed (failed, interrupted
@@ -280,6 +286,7 @@ func New(o Options) *Runner {
 	if o.Trigger == "" {
 		o.Trigger = "cli"
 	}
+	o.EnvMode = targetenv.Normalize(o.EnvMode)
 	if o.Observer == nil {
 		o.Observer = noObserver{}
 	}
@@ -308,6 +315,10 @@ func (r *Runner) States() map[string]string {
 	return out
 }
 
+// EnvMode is what of core's environment reaches the targets it runs:
+// targetenv.Strict or targetenv.Loose.
+func (r *Runner) EnvMode() string { return r.opts.EnvMode }
+
 // Stats returns the pool's capacity and load.
 func (r *Runner) Stats() PoolStats {
 	return PoolStats{Capacity: r.opts.Capacity, Running: int(r.running.Load()), Queued: int(r.queued.Load())}
@@ -326,6 +337,7 @@ type node struct {
 	hits   *hitBatch  // the run's cache-hit journals
 	remote *remoteRun // the run's remote cache (nil: none)
 	keys   *keyer     // the run's hashing
+	cache  CacheMode  // how the run uses the build cache
 	// planned is what a dry run says of it (Plan, Explain).
 	planned Planned
 	// preset is the run id the caller was promised for this target (Start);
@@ -352,7 +364,7 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 	defer r.inflight.Done()
 	req := Request{Targets: targets}
 	r.opts.Observer.RunStarted(req)
-	res, err := r.runPlanned(ctx, ws, order)
+	res, err := r.runPlanned(ctx, ws, order, r.opts.Cache)
 	if res != nil {
 		r.opts.Observer.RunEnded(req, res)
 	}
@@ -364,25 +376,38 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 // Start returns, so the run is visible to the viewer straight away. done
 // receives the Result when the run ends.
 func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target string) (string, <-chan *Result, error) {
+	ids, done, err := r.StartAll(ctx, ws, []string{target}, r.opts.Cache)
+	return ids[target], done, err
+}
+
+// StartAll is Start of several targets as one run (their dependencies
+// each once, in one pool), using the build cache as mode says (a caller's
+// --force is CacheRefresh) whatever the Runner's own mode: the run id of
+// each target asked for, its journal written before StartAll returns.
+func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets []string, mode CacheMode) (map[string]string, <-chan *Result, error) {
 	if ctx.Err() != nil {
-		return "", nil, fmt.Errorf("run: not started: %w", context.Cause(ctx))
+		return nil, nil, fmt.Errorf("run: not started: %w", context.Cause(ctx))
 	}
-	order, err := r.prepare(ws, []string{target})
+	order, err := r.prepare(ws, targets)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
-	var top *node
-	for _, n := range order {
-		if n.t.ID() == target {
-			top = n
-		}
-	}
+	ids := make(map[string]string, len(targets))
 	now := time.Now()
-	top.preset, top.presetAt = newRunID(now), now
-	if err := writeJournal(r.opts.CacheDir, r.journal(top, top.preset, now, StateQueued)); err != nil {
-		return "", nil, fmt.Errorf("run: journal: %w", err)
+	for _, n := range order {
+		if !slices.Contains(targets, n.t.ID()) {
+			continue
+		}
+		n.preset, n.presetAt = newRunID(now), now
+		if err := writeJournal(r.opts.CacheDir, r.journal(n, n.preset, now, StateQueued)); err != nil {
+			return nil, nil, fmt.Errorf("run: journal: %w", err)
+		}
+		ids[n.t.ID()] = n.preset
 	}
-	req := Request{Targets: []string{target}, ID: top.preset}
+	req := Request{Targets: targets}
+	if len(targets) == 1 {
+		req.ID = ids[targets[0]]
+	}
 	r.opts.Observer.RunStarted(req)
 	done := make(chan *Result, 1)
 	r.inflight.Add(1)
@@ -390,12 +415,12 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 		defer r.inflight.Done()
 		ok := false
 		defer killGroupsOnPanic(&ok)
-		res, _ := r.runPlanned(ctx, ws, order)
+		res, _ := r.runPlanned(ctx, ws, order, mode)
 		r.opts.Observer.RunEnded(req, res)
 		done <- res
 		ok = true
 	}()
-	return top.preset, done, nil
+	return ids, done, nil
 }
 
 // planChecked plans targets and checks what can be checked before anything
@@ -446,22 +471,23 @@ func (r *Runner) prepare(ws *workspace.Workspace, targets []string) ([]*node, er
 func (r *Runner) Wait() { r.inflight.Wait() }
 
 // runPlanned runs planned nodes to the end.
-func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order []*node) (*Result, error) {
+func (r *Runner) runPlanned(ctx context.Context, ws *workspace.Workspace, order []*node, mode CacheMode) (*Result, error) {
 	root := r.opts.Root
 	if root == "" {
 		root = ws.Root
 	}
-	keys := newKeyer(ctx, ws, root, r.opts.CacheDir)
+	keys := newKeyer(ctx, ws, root, r.opts.CacheDir, targetenv.New(r.opts.EnvMode, r.opts.Environ))
 
 	now := time.Now()
 	hits := &hitBatch{cacheDir: r.opts.CacheDir}
 	var remote *remoteRun
-	if r.opts.Cache != CacheOff {
+	if mode != CacheOff {
 		remote = newRemoteRun(ctx, r.opts.Remote, r.opts.Warn)
 	}
 	r.queued.Add(int64(len(order)))
 	for _, n := range order {
 		n.queued = true
+		n.cache = mode
 		n.hits = hits
 		n.remote = remote
 		n.keys = keys
@@ -570,7 +596,7 @@ func (r *Runner) emit(e Event) {
 func (r *Runner) journal(n *node, id string, start time.Time, status string) *Journal {
 	return &Journal{
 		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
-		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(),
+		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
 	}
 }
 
@@ -667,7 +693,7 @@ func (r *Runner) runNode(ctx context.Context, root string, n *node) {
 	n.key = computeKey(n.t, n.p.Path, in, depKeys)
 	n.in = in
 
-	if r.opts.Cache != CacheUse {
+	if n.cache != CacheUse {
 		r.execute(ctx, n, dir)
 		return
 	}
@@ -778,7 +804,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		c.Live = &prefixWriter{out: r.live, prefix: []byte("[" + id + "] ")}
 	}
 	marked := false
-	er := execx.ExecStarted(ctx, n.t.Run, dir, c, func(pid int) {
+	er := execx.ExecStarted(ctx, n.t.Run, dir, n.keys.processEnv(n.t, dir), c, func(pid int) {
 		// Recorded at once, for the next run to find if core dies now:
 		// the mark (see endOrphan), then the journal. Neither is synced.
 		j.ChildPID, j.ChildStart = pid, execx.StartTime(pid)
@@ -801,10 +827,15 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		status = StateFailed
 	}
 	j.Status, j.ExitCode, j.End, j.Output, j.Truncated, j.Err = status, er.ExitCode, end.UTC(), out, truncated, er.Err
+	if status == StateFailed && er.ExitCode > 0 {
+		// What it may have needed and not had: only a failure pays for
+		// the look.
+		j.Withheld = n.keys.hints(n.t, dir, out)
+	}
 	errMsg := er.Err
-	if status == StateSucceeded && r.opts.Cache != CacheOff {
+	if status == StateSucceeded && n.cache != CacheOff {
 		m := cacheMeta{Key: n.key, Target: id, Argv: n.t.Run, DurationNS: end.Sub(start), Created: end.UTC(), Output: out, Truncated: truncated}
-		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs, r.opts.Cache == CacheRefresh); err != nil {
+		if err := store(r.opts.CacheDir, m, dir, n.t.Outputs, n.cache == CacheRefresh); err != nil {
 			// The run succeeded; only its cache entry is missing.
 			j.Err = "not cached: " + err.Error()
 		} else {
@@ -816,6 +847,7 @@ func (r *Runner) execute(ctx context.Context, n *node, dir string) {
 		errMsg = "journal: " + err.Error()
 	}
 	r.finishFrom(n, status, FromBuilt, j.ID, er.ExitCode, errMsg, end.Sub(start))
+	n.res.Withheld = j.Withheld // read once the run's targets have all ended
 }
 
 // lockTarget waits (or gives up with ctx) for the target's execution lock:
@@ -859,7 +891,7 @@ func (r *Runner) lockTarget(ctx context.Context, id string) (func(), error) {
 // again.
 const targetLockPoll = 50 * time.Millisecond
 
-func locksDir(cacheDir string) string { return filepath.Join(cacheDir, "locks") }
+func locksDir(cacheDir string) string { return cachedir.Locks(cacheDir) }
 
 // Planned is one target of a dry run: what would run, under which key,
 // and whether the cache already holds its result.
@@ -901,7 +933,7 @@ func (r *Runner) plan(ctx context.Context, ws *workspace.Workspace, targets []st
 	if err != nil {
 		return nil, err
 	}
-	keys := newKeyer(ctx, ws, root, r.opts.CacheDir)
+	keys := newKeyer(ctx, ws, root, r.opts.CacheDir, targetenv.New(r.opts.EnvMode, r.opts.Environ))
 	if keys.globalErr != nil {
 		return nil, fmt.Errorf("global inputs: %w", keys.globalErr)
 	}
@@ -920,7 +952,9 @@ func (r *Runner) plan(ctx context.Context, ws *workspace.Workspace, targets []st
 		if r.opts.Cache == CacheUse && r.opts.CacheDir != "" {
 			_, hit = lookup(r.opts.CacheDir, n.key)
 		}
-		env := n.t.Env
+		env := append(slices.Clone(n.t.Env), ws.Env...) // the target's and the top level's
+		slices.Sort(env)
+		env = slices.Compact(env)
 		if env == nil {
 			env = []string{}
 		}

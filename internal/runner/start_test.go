@@ -51,3 +51,56 @@ func TestStartPromisesTheRunID(t *testing.T) {
 		}
 	})
 }
+
+func TestStartAllRunsSeveralTargetsAsOneRunAndForceRunsAnyway(t *testing.T) {
+	f := newFixture(t, `projects:
+  a:
+    path: a
+    targets:
+      test: {run: [/bin/sh, -c, "echo a"], deps: [lib:build]}
+  b:
+    path: b
+    targets:
+      test: {run: [/bin/sh, -c, "echo b"], deps: [lib:build]}
+  lib:
+    path: lib
+    targets:
+      build: {run: [/bin/sh, -c, "echo lib"]}
+`, map[string]string{"a/x": "x", "b/x": "x", "lib/x": "x"})
+	r := f.runner(Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		mode CacheMode
+		want string
+	}{
+		{"the first run builds", CacheUse, StateSucceeded},
+		{"the second is served by the cache", CacheUse, StateCached},
+		{"a forced one runs anyway, on a runner that uses the cache", CacheRefresh, StateSucceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, done, err := r.StartAll(ctx, f.ws(), []string{"a:test", "b:test"}, tc.mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) != 2 || ids["a:test"] == "" || ids["b:test"] == "" || ids["a:test"] == ids["b:test"] {
+				t.Fatalf("ids %v", ids)
+			}
+			res := <-done
+			got := byTarget(res)
+			if len(res.Targets) != 3 {
+				t.Errorf("the shared dependency did not run once: %+v", res.Targets)
+			}
+			for _, id := range []string{"a:test", "b:test", "lib:build"} {
+				if got[id].Status != tc.want {
+					t.Errorf("%s: %+v, want %s", id, got[id], tc.want)
+				}
+			}
+			for target, id := range ids {
+				if j, err := ReadJournal(f.cacheDir(), id); err != nil || j.Target != target || j.Status != tc.want {
+					t.Errorf("the journal of %s: %+v %v", target, j, err)
+				}
+			}
+		})
+	}
+}

@@ -17,6 +17,8 @@ import (
 // key is computed, and its output is part of the key. So two machines with
 // different compilers never share a result, and nothing else of the
 // machine (paths, the user, the rest of the environment) is in the key.
+// It runs in the target's own environment (targetenv), so that it reports
+// the toolchain the target will find (GOTOOLCHAIN, PATH).
 
 // toolchainTimeout bounds a version command.
 const toolchainTimeout = 30 * time.Second
@@ -46,12 +48,13 @@ type ToolchainPart struct {
 
 func newToolchains() *toolchains { return &toolchains{m: map[string]*toolchainRun{}} }
 
-// version runs argv in dir (once per run) and returns what it printed.
-func (tc *toolchains) version(ctx context.Context, dir string, argv []string) (*ToolchainPart, error) {
+// version runs argv in dir with env (once per run for each) and returns
+// what it printed.
+func (tc *toolchains) version(ctx context.Context, dir string, argv, env []string) (*ToolchainPart, error) {
 	if len(argv) == 0 {
 		return nil, nil
 	}
-	id := dir + "\x00" + strings.Join(argv, "\x00")
+	id := dir + "\x00" + strings.Join(argv, "\x00") + "\x00\x00" + strings.Join(env, "\x00")
 	tc.mu.Lock()
 	run, ok := tc.m[id]
 	if !ok {
@@ -63,7 +66,7 @@ func (tc *toolchains) version(ctx context.Context, dir string, argv []string) (*
 		ctx, cancel := context.WithTimeout(ctx, toolchainTimeout)
 		defer cancel()
 		c := &execx.Capture{Max: toolchainCap}
-		er := execx.Exec(ctx, argv, dir, c)
+		er := execx.Exec(ctx, argv, dir, env, c)
 		out, _ := c.Result()
 		first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
 		if len(first) > 200 {

@@ -11,20 +11,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 )
 
-const (
-	fileName = "server.json"
-	// lockName serialises Write and Remove so Remove's check-then-delete
-	// cannot remove a file a new server wrote in between. It is deliberately
-	// not "server.lock", which a server may hold for its whole life.
-	lockName = "server.json.lock"
-)
+// cachedir.ServerStateLock serialises Write and Remove so Remove's
+// check-then-delete cannot remove a file a new server wrote in between. It
+// is deliberately not cachedir.ServerLock, which a server may hold for its
+// whole life.
 
 // ErrNotRunning is returned by Read when there is no state file.
 var ErrNotRunning = errors.New("core server is not running: start it with `core server start`")
@@ -41,7 +38,7 @@ type State struct {
 }
 
 // Path is the state file in cacheDir.
-func Path(cacheDir string) string { return filepath.Join(cacheDir, fileName) }
+func Path(cacheDir string) string { return cachedir.ServerState(cacheDir) }
 
 // Write stores s as cacheDir/server.json (mode 0600), replacing any previous
 // file atomically. It creates the cache directory if needed.
@@ -53,7 +50,7 @@ func Write(cacheDir string, s State) error {
 	if err != nil {
 		return fmt.Errorf("write server state: %w", err)
 	}
-	lock, err := fsx.LockFile(filepath.Join(cacheDir, lockName))
+	lock, err := fsx.LockFile(cachedir.ServerStateLock(cacheDir))
 	if err != nil {
 		return err
 	}
@@ -100,15 +97,11 @@ func (s State) ProcessAlive() bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// LockName is the file a running server holds an exclusive lock on for its
-// whole life (and that dies with its process).
-const LockName = "server.lock"
-
 // Running reports whether a server holds the workspace's server lock: the
 // one test that a reused pid cannot fool. It takes the lock for an instant
 // when no server holds it.
 func Running(cacheDir string) bool {
-	l, err := fsx.TryLockFile(filepath.Join(cacheDir, LockName))
+	l, err := fsx.TryLockFile(cachedir.ServerLock(cacheDir))
 	if errors.Is(err, fsx.ErrLocked) {
 		return true
 	}
@@ -132,7 +125,7 @@ func Live(cacheDir string) (State, bool, error) {
 // shutting down never removes the file of a newer server that replaced it.
 // A missing file is not an error; a corrupt one is reported and left alone.
 func Remove(cacheDir string, pid int) error {
-	lock, err := fsx.LockFile(filepath.Join(cacheDir, lockName))
+	lock, err := fsx.LockFile(cachedir.ServerStateLock(cacheDir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil // no cache directory, so no state file

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/fsx"
 )
 
@@ -49,7 +50,7 @@ func TestWriteRead(t *testing.T) {
 		if err := Write(dir, sample(1)); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []string{Path(dir), filepath.Join(dir, lockName)} {
+		for _, p := range []string{Path(dir), cachedir.ServerStateLock(dir)} {
 			fi, err := os.Stat(p)
 			if err != nil {
 				t.Fatal(err)
@@ -198,7 +199,7 @@ func TestRunningMeansTheServerLockIsHeld(t *testing.T) {
 	if Running(dir) {
 		t.Fatal("running with nobody holding the lock")
 	}
-	l, err := fsx.TryLockFile(filepath.Join(dir, LockName))
+	l, err := fsx.TryLockFile(cachedir.ServerLock(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"github.com/corehq/core/internal/fsx"
+
 	"fmt"
 	"path"
 	"regexp"
@@ -29,9 +31,9 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 // Allowed keys at each level, sorted: they are printed as the fix for an
 // unknown key.
 var (
-	rootKeys    = []string{"docs", "global_inputs", "projects", "spells"}
+	rootKeys    = []string{"docs", "env", "global_inputs", "pass_env", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
-	targetKeys  = []string{"coverage", "dependency_inputs", "deps", "drift", "env", "inputs", "outputs", "run", "toolchain"}
+	targetKeys  = []string{"coverage", "dependency_inputs", "deps", "drift", "env", "inputs", "outputs", "pass_env", "run", "toolchain"}
 	spellKeys   = []string{"description", "run"}
 )
 
@@ -126,6 +128,7 @@ func (p *parser) root(n *yaml.Node, ws *Workspace) []*rawProject {
 	if e, ok := f["global_inputs"]; ok {
 		ws.GlobalInputs, _ = p.globs(e.Value, "global_inputs", "the workspace root")
 	}
+	ws.Env, ws.PassEnv = p.environment(f, "")
 	return raws
 }
 
@@ -226,10 +229,7 @@ func (p *parser) projectPath(pr *Project, n *yaml.Node, field string) {
 }
 
 // escapes reports whether a relative slash path climbs above its base.
-func escapes(s string) bool {
-	c := path.Clean(s)
-	return c == ".." || strings.HasPrefix(c, "../")
-}
+func escapes(s string) bool { return !fsx.Local(s) }
 
 // stringList reads a list of strings. ok is false when the key holds null (or
 // an expansion was refused), which callers treat like an absent key.
@@ -408,9 +408,7 @@ func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
 		if ce, ok := f["coverage"]; ok {
 			rt.t.Coverage = p.coverage(ce.Value, join(tf, "coverage"), rt.t.Outputs)
 		}
-		if ee, ok := f["env"]; ok {
-			rt.t.Env = p.envNames(ee.Value, join(tf, "env"))
-		}
+		rt.t.Env, rt.t.PassEnv = p.environment(f, tf)
 		if te, ok := f["toolchain"]; ok {
 			rt.t.Toolchain = p.toolchain(te.Value, join(tf, "toolchain"))
 		}
@@ -466,26 +464,68 @@ func (p *parser) toolchain(n *yaml.Node, field string) []string {
 // envNamePattern is a POSIX environment variable name.
 var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// envNames reads a target's env: list, the names of the environment
-// variables whose values are part of its cache key; sorted, unique.
-func (p *parser) envNames(n *yaml.Node, field string) []string {
-	refs, ok := p.stringList(n, field, "env", `variable names, e.g. env: [GOFLAGS, NODE_ENV]`)
+// environment reads the env: and pass_env: lists of a mapping (the top
+// level when field is "", else a target's): the names whose values are
+// in the key, and those passed without being in it. A name in both is a
+// problem at its pass_env entry.
+func (p *parser) environment(f map[string]yamlx.Pair, field string) (env, pass []string) {
+	if e, ok := f["env"]; ok {
+		env, _ = p.envNames(e.Value, join(field, "env"), false)
+	}
+	if e, ok := f["pass_env"]; ok {
+		var refs []ref
+		pass, refs = p.envNames(e.Value, join(field, "pass_env"), true)
+		for _, r := range refs {
+			if slices.Contains(env, r.value) {
+				p.at(r.node, r.field, "%s is in env: too, which passes it and keys on its value: remove it from one of the two (pass_env: passes it without keying on it)", quote.Short(r.value))
+				pass = slices.DeleteFunc(pass, func(s string) bool { return s == r.value })
+			}
+		}
+	}
+	return env, pass
+}
+
+// envNames reads an env: or pass_env: list of environment variable names,
+// sorted and unique; wildcard allows a trailing * (a prefix: AWS_*), which
+// only pass_env: takes (a key holds the values of names it knows). It
+// returns the entries it kept with where they are written.
+func (p *parser) envNames(n *yaml.Node, field string, wildcard bool) ([]string, []ref) {
+	what := field[strings.LastIndexByte(field, '.')+1:]
+	example := `variable names, e.g. env: [GOFLAGS, NODE_ENV]`
+	if what == "pass_env" {
+		example = `variable names, e.g. pass_env: [HTTPS_PROXY, NPM_TOKEN, "AWS_*"]`
+	}
+	refs, ok := p.stringList(n, field, what, example)
 	if !ok {
-		return nil
+		return nil, nil
+	}
+	rule := "letters, digits and _, not starting with a digit"
+	if wildcard {
+		rule += " (a trailing * for a prefix)"
 	}
 	var out []string
+	var kept []ref
 	for _, r := range refs {
+		name, prefix := r.value, false
+		if wildcard {
+			name, prefix = strings.CutSuffix(r.value, "*")
+		}
 		switch {
 		case strings.Contains(r.value, "="):
-			p.at(r.node, r.field, "env lists names, not values: write %s (the value is read when the target runs)", quote.Short(r.value[:strings.IndexByte(r.value, '=')]))
-		case !envNamePattern.MatchString(r.value):
-			p.at(r.node, r.field, "%s is not an environment variable name: letters, digits and _, not starting with a digit", quote.Short(r.value))
+			p.at(r.node, r.field, "%s lists names, not values: write %s (the value is read when the target runs)", what, quote.Short(r.value[:strings.IndexByte(r.value, '=')]))
+		case !wildcard && strings.HasSuffix(r.value, "*"):
+			p.at(r.node, r.field, "env names each variable whose value is in the key, so it takes no wildcard: list the names, or put %s in pass_env: (passed, not in the key)", quote.Short(r.value))
+		case prefix && name == "":
+			p.at(r.node, r.field, "%s would pass every variable: name them, or a prefix such as \"AWS_*\" (--env-mode=loose passes everything)", quote.Short(r.value))
+		case !envNamePattern.MatchString(name):
+			p.at(r.node, r.field, "%s is not an environment variable name: %s", quote.Short(r.value), rule)
 		case !slices.Contains(out, r.value):
 			out = append(out, r.value)
+			kept = append(kept, r)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, kept
 }
 
 // coverage reads a target's coverage file: a path relative to the project

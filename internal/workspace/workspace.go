@@ -58,6 +58,13 @@ type Workspace struct {
 	// target's cache key (global_inputs:); the lockfiles of DefaultGlobalInputs
 	// are always among them.
 	GlobalInputs []string
+	// Env names the environment variables (top-level env:) whose values
+	// are in every target's key, as a target's own env: would put them in
+	// its key; PassEnv those passed to every target without being in its
+	// key (top-level pass_env:). Both sorted, unique; PassEnv may hold
+	// prefixes written PREFIX*. package targetenv says what else a target
+	// gets.
+	Env, PassEnv []string
 	// ImportsKnown says that the projects' Imports were read (WithImports).
 	// Until they are, every project counts as a dependency of every other
 	// in the cache keys and the affected sets: a key that missed an import
@@ -143,8 +150,14 @@ type Target struct {
 	// lcov), relative to the project; one of Outputs matches it. "" for none.
 	Coverage string
 	// Env names the environment variables whose values are part of the
-	// cache key (sorted, unique); other variables are not.
+	// cache key (sorted, unique); other variables are not. In strict mode
+	// (package targetenv) they are also what, with PassEnv, the base and
+	// the workspace's lists, reaches the target's process.
 	Env []string
+	// PassEnv names the variables passed to the target without being in
+	// its key (credentials, proxies, certificates): sorted, unique, with
+	// prefixes written PREFIX*.
+	PassEnv []string
 	// Toolchain is the argv of a command printing the version of the
 	// toolchain the target builds with; its output is in the cache key.
 	// Empty for none.

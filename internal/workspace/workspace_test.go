@@ -57,6 +57,19 @@ func TestParse(t *testing.T) {
 			},
 		},
 		{
+			name: "env and pass_env are read at the top level and on a target, sorted and unique",
+			src: `
+env: [NODE_ENV, GOFLAGS, NODE_ENV]
+pass_env: [HTTPS_PROXY, "AWS_*"]
+projects: {api: {path: api, targets: {build: {run: [go, build], env: [GOOS], pass_env: [NPM_TOKEN, GOPRIVATE]}}}}`,
+			check: func(t *testing.T, ws *Workspace) {
+				equal(t, "top-level env", ws.Env, []string{"GOFLAGS", "NODE_ENV"})
+				equal(t, "top-level pass_env", ws.PassEnv, []string{"AWS_*", "HTTPS_PROXY"})
+				equal(t, "env", ws.Target("api:build").Env, []string{"GOOS"})
+				equal(t, "pass_env", ws.Target("api:build").PassEnv, []string{"GOPRIVATE", "NPM_TOKEN"})
+			},
+		},
+		{
 			name: "an empty docs list means no docs",
 			src:  "docs: []",
 			check: func(t *testing.T, ws *Workspace) {

@@ -56,9 +56,7 @@ func pyCorpus(t testing.TB) []string {
 
 func TestPythonFastAgreesWithTreeSitter(t *testing.T) {
 	files := pyCorpus(t)
-	if testing.Short() && len(files) > 1500 {
-		files = files[:1500]
-	}
+	files = raceSample(files, 300)
 	fast, bytesIn, bytesFast := 0, 0, 0
 	why := map[pyDecline]int{}
 	for i, f := range files {
@@ -99,7 +97,7 @@ func TestPythonFastAgreesOnMutatedFiles(t *testing.T) {
 	files := pyCorpus(t)
 	n := 2000
 	if testing.Short() {
-		n = 300
+		n = 100
 	}
 	if v, err := strconv.Atoi(os.Getenv("PYFAST_MUTATIONS")); err == nil {
 		n = v

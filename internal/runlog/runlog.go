@@ -1,4 +1,10 @@
-package runner
+// Package runlog is the run log: a journal per run of a target under
+// <cache>/runs, written by the runner as a run goes (queued, running, its
+// end) and read by the viewer, insight's volatility lens and `core runs`.
+// Cache hits of one run are written together, as one batch file, because a
+// file per hit would cost more than hashing the inputs of a no-op run. A
+// journal whose core process died reads as interrupted.
+package runlog
 
 import (
 	"bytes"
@@ -15,17 +21,29 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corehq/core/internal/cachedir"
 	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/quote"
+	"github.com/corehq/core/internal/targetenv"
 )
 
-// DefaultJournalCap is how many journals rotate-logs (and the end of a
-// core run) keeps: as many as the build cache keeps entries, so that core
-// hash --diff can name the earlier run of a target whose key parts are
-// still kept. At 200, one run of a 200-package monorepo rotated out the
-// run before it.
-const DefaultJournalCap = DefaultCacheCap
+// DefaultCap is how many journals rotate-logs (and the end of a core run)
+// keeps: as many as the build cache keeps entries, so that core hash
+// --diff can name the earlier run of a target whose key parts are still
+// kept.
+const DefaultCap = 2000
+
+// A run's states, as journals, events and results say them.
+const (
+	StateQueued      = "queued"
+	StateRunning     = "running"
+	StateSucceeded   = "succeeded"
+	StateFailed      = "failed"
+	StateCached      = "cached"
+	StateInterrupted = "interrupted"
+	StateSkipped     = "skipped"
+)
 
 // OutputCap bounds the output a journal (and a cache entry) keeps: the first
 // and the last half of it, with a marker line between.
@@ -57,18 +75,25 @@ type Journal struct {
 	ChildStart uint64 `json:"child_start,omitempty"`
 	// From is where the result came from: built, local (this machine's
 	// cache) or remote (the shared cache). Empty while it runs.
-	From      string `json:"from,omitempty"`
-	Truncated bool   `json:"truncated"`
-	Output    string `json:"output"` // last: listing skips over it
+	From string `json:"from,omitempty"`
+	// EnvMode is what of core's environment reached the target: strict
+	// or loose (targetenv).
+	EnvMode string `json:"env_mode,omitempty"`
+	// Withheld names, for a target that failed in strict mode, the
+	// variables it did not get and may have needed, with where each was
+	// named.
+	Withheld  []targetenv.Hint `json:"withheld,omitempty"`
+	Truncated bool             `json:"truncated"`
+	Output    string           `json:"output"` // last: listing skips over it
 }
 
-func runsDir(cacheDir string) string { return filepath.Join(cacheDir, "runs") }
+func Dir(cacheDir string) string { return cachedir.Runs(cacheDir) }
 
 // idPattern: "r" + UTC time to the nanosecond + "-" + 8 random hex digits,
 // so ids sort by start time.
 var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`) })
 
-func newRunID(t time.Time) string {
+func NewID(t time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return "r" + t.UTC().Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(b[:])
@@ -80,23 +105,23 @@ func ValidID(id string) bool { return idPattern().MatchString(id) }
 
 // writeJournal replaces the journal atomically and durably (temp file,
 // fsync, rename; mode 0600: journals hold command output).
-func writeJournal(cacheDir string, j *Journal) error {
+func Write(cacheDir string, j *Journal) error {
 	data, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
+	return fsx.WriteFileAtomic(filepath.Join(Dir(cacheDir), j.ID+".json"), data, 0o600)
 }
 
 // replaceJournal replaces the journal atomically without syncing it: for
 // what matters only while the machine stays up (the pid of a running
 // command).
-func replaceJournal(cacheDir string, j *Journal) error {
+func Replace(cacheDir string, j *Journal) error {
 	data, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
-	return fsx.ReplaceFile(filepath.Join(runsDir(cacheDir), j.ID+".json"), data, 0o600)
+	return fsx.ReplaceFile(filepath.Join(Dir(cacheDir), j.ID+".json"), data, 0o600)
 }
 
 // A journal file is <cache>/runs/<id>.json holding one Journal, or
@@ -144,7 +169,7 @@ func parseJournalName(name string) (journalFile, bool) {
 
 // journalFiles lists the runs directory.
 func journalFiles(cacheDir string) ([]journalFile, error) {
-	entries, err := os.ReadDir(runsDir(cacheDir))
+	entries, err := os.ReadDir(Dir(cacheDir))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -211,7 +236,7 @@ func journalIDs(cacheDir string) ([]entry, error) {
 			out = append(out, entry{id: f.first, file: f})
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), f.name))
+		data, err := os.ReadFile(filepath.Join(Dir(cacheDir), f.name))
 		if err != nil {
 			continue // gone since the listing
 		}
@@ -232,7 +257,7 @@ func journalIDs(cacheDir string) ([]entry, error) {
 }
 
 func readBatchHeads(cacheDir string, f journalFile) ([]Journal, error) {
-	data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), f.name))
+	data, err := os.ReadFile(filepath.Join(Dir(cacheDir), f.name))
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +273,7 @@ func readBatchHeads(cacheDir string, f journalFile) ([]Journal, error) {
 }
 
 func readBatch(cacheDir string, f journalFile) ([]Journal, error) {
-	data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), f.name))
+	data, err := os.ReadFile(filepath.Join(Dir(cacheDir), f.name))
 	if err != nil {
 		return nil, err
 	}
@@ -261,12 +286,12 @@ func readBatch(cacheDir string, f journalFile) ([]Journal, error) {
 
 // writeBatch writes journals (sorted by id) as one file, or as a single
 // journal when there is one. Atomic and durable: one fsync for them all.
-func writeBatch(cacheDir string, js []Journal) error {
+func WriteBatch(cacheDir string, js []Journal) error {
 	switch len(js) {
 	case 0:
 		return nil
 	case 1:
-		return writeJournal(cacheDir, &js[0])
+		return Write(cacheDir, &js[0])
 	}
 	sort.Slice(js, func(i, j int) bool { return js[i].ID < js[j].ID })
 	data, err := json.Marshal(journalBatch{Runs: js})
@@ -274,14 +299,14 @@ func writeBatch(cacheDir string, js []Journal) error {
 		return err
 	}
 	name := js[0].ID + batchSep + js[len(js)-1].ID + ".json"
-	return fsx.WriteFileAtomic(filepath.Join(runsDir(cacheDir), name), data, 0o600)
+	return fsx.WriteFileAtomic(filepath.Join(Dir(cacheDir), name), data, 0o600)
 }
 
 // ListJournals returns up to limit journals (limit <= 0: all), newest first,
 // only those of target when it is not "", without their output. Journals
 // that cannot be read (torn by a crash) are skipped. A run whose core
 // process is gone is reported "interrupted" (see asRead).
-func ListJournals(cacheDir string, limit int, target string) ([]Journal, error) {
+func List(cacheDir string, limit int, target string) ([]Journal, error) {
 	entries, err := journalEntries(cacheDir)
 	if err != nil {
 		return nil, err
@@ -294,7 +319,7 @@ func ListJournals(cacheDir string, limit int, target string) ([]Journal, error) 
 		var j Journal
 		if e.head != nil {
 			j = *e.head
-		} else if j, err = readJournalFile(cacheDir, e.id, false); err != nil {
+		} else if j, err = ReadFile(cacheDir, e.id, false); err != nil {
 			continue
 		}
 		if target != "" && j.Target != target {
@@ -306,7 +331,7 @@ func ListJournals(cacheDir string, limit int, target string) ([]Journal, error) 
 }
 
 // CountJournals is how many runs the journals hold.
-func CountJournals(cacheDir string) int {
+func Count(cacheDir string) int {
 	es, _ := journalEntries(cacheDir)
 	return len(es)
 }
@@ -314,11 +339,11 @@ func CountJournals(cacheDir string) int {
 // ReadJournal returns one journal with its output. An id that is not a run
 // id, or names no journal, is ErrNotFound. A run whose core process is gone
 // is reported "interrupted" (see asRead).
-func ReadJournal(cacheDir, id string) (Journal, error) {
+func Read(cacheDir, id string) (Journal, error) {
 	if !ValidID(id) {
 		return Journal{}, fmt.Errorf("run %s: %w (run ids look like r20060102T150405.000000000Z-0a1b2c3d)", quote.Short(id), ErrNotFound)
 	}
-	j, err := readJournalFile(cacheDir, id, true)
+	j, err := ReadFile(cacheDir, id, true)
 	if err == nil {
 		return asRead(j), nil
 	}
@@ -375,8 +400,8 @@ func (h journalHead) journal() Journal {
 }
 
 // readJournalFile reads the single journal <id>.json.
-func readJournalFile(cacheDir, id string, withOutput bool) (Journal, error) {
-	data, err := os.ReadFile(filepath.Join(runsDir(cacheDir), id+".json"))
+func ReadFile(cacheDir, id string, withOutput bool) (Journal, error) {
+	data, err := os.ReadFile(filepath.Join(Dir(cacheDir), id+".json"))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Journal{}, fmt.Errorf("run %s: %w", id, ErrNotFound)
@@ -413,7 +438,7 @@ func RecoverInterrupted(cacheDir string) (int, error) {
 		if f.batch() {
 			continue // cache hits only: never "running"
 		}
-		p := filepath.Join(runsDir(cacheDir), f.name)
+		p := filepath.Join(Dir(cacheDir), f.name)
 		data, err := os.ReadFile(p)
 		if err != nil || !(bytes.Contains(data, []byte(`"status":"running"`)) || bytes.Contains(data, []byte(`"status":"queued"`))) {
 			continue
@@ -425,11 +450,11 @@ func RecoverInterrupted(cacheDir string) (int, error) {
 		if processAlive(j.PID, j.PIDStart) {
 			continue
 		}
-		markInterrupted(&j)
+		MarkInterrupted(&j)
 		if j.End.IsZero() {
 			j.End = time.Now().UTC()
 		}
-		if err := writeJournal(cacheDir, &j); err != nil {
+		if err := Write(cacheDir, &j); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -444,7 +469,7 @@ func RecoverInterrupted(cacheDir string) (int, error) {
 // temporary files left by a crash mid-write), returning how many journals
 // it removed. A batch file that keeps some of its journals is rewritten
 // with those.
-func TrimJournals(cacheDir string, keep int) (removed int, err error) {
+func Trim(cacheDir string, keep int) (removed int, err error) {
 	if keep < 0 {
 		return 0, fmt.Errorf("trim journals: keep must be 0 or more, got %d", keep)
 	}
@@ -453,7 +478,7 @@ func TrimJournals(cacheDir string, keep int) (removed int, err error) {
 		return 0, err
 	}
 	if len(entries) <= keep {
-		removeStaleTemps(runsDir(cacheDir), time.Hour)
+		RemoveStaleTemps(Dir(cacheDir), time.Hour)
 		return 0, nil
 	}
 	doomed := map[string]int{}    // file name -> journals to remove
@@ -475,7 +500,7 @@ func TrimJournals(cacheDir string, keep int) (removed int, err error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		p := filepath.Join(runsDir(cacheDir), name)
+		p := filepath.Join(Dir(cacheDir), name)
 		if ids := kept[name]; len(ids) > 0 {
 			js, err := readBatch(cacheDir, files[name])
 			if err != nil {
@@ -492,7 +517,7 @@ func TrimJournals(cacheDir string, keep int) (removed int, err error) {
 					survivors = append(survivors, j)
 				}
 			}
-			if err := writeBatch(cacheDir, survivors); err != nil {
+			if err := WriteBatch(cacheDir, survivors); err != nil {
 				return removed, fmt.Errorf("trim journals: %w", err)
 			}
 		}
@@ -501,12 +526,12 @@ func TrimJournals(cacheDir string, keep int) (removed int, err error) {
 		}
 		removed += doomed[name]
 	}
-	removeStaleTemps(runsDir(cacheDir), time.Hour)
+	RemoveStaleTemps(Dir(cacheDir), time.Hour)
 	return removed, nil
 }
 
 // removeStaleTemps removes ".*.tmp-*" files and directories older than age.
-func removeStaleTemps(dir string, age time.Duration) {
+func RemoveStaleTemps(dir string, age time.Duration) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), ".") || !strings.Contains(e.Name(), ".tmp-") {
@@ -518,30 +543,27 @@ func removeStaleTemps(dir string, age time.Duration) {
 	}
 }
 
-// selfStart returns this process's start time, recorded in its journals.
-var selfStart = execx.SelfStart
-
 // processAlive reports whether the process pid, started at start (0:
 // unknown), still runs.
 func processAlive(pid int, start uint64) bool { return execx.ProcessAlive(pid, start) }
 
 // unfinished reports whether a journal's status says its run has not ended.
-func unfinished(status string) bool { return status == StateRunning || status == StateQueued }
+func Unfinished(status string) bool { return status == StateRunning || status == StateQueued }
 
 // asRead is a journal as ListJournals and ReadJournal report it: a run that
 // is "running" or "queued" while the core process that ran it is gone
 // (killed, crashed) is "interrupted", whether or not a server has started
 // since to write that down (RecoverInterrupted). Its end time stays unknown.
 func asRead(j Journal) Journal {
-	if unfinished(j.Status) && !processAlive(j.PID, j.PIDStart) {
-		markInterrupted(&j)
+	if Unfinished(j.Status) && !processAlive(j.PID, j.PIDStart) {
+		MarkInterrupted(&j)
 	}
 	return j
 }
 
 // markInterrupted records that the core process that ran j ended before j
 // did.
-func markInterrupted(j *Journal) {
+func MarkInterrupted(j *Journal) {
 	j.Status = StateInterrupted
 	j.ExitCode = -1
 	j.Err = fmt.Sprintf("interrupted: the core process that ran it (pid %d) ended before it finished", j.PID)

@@ -1,4 +1,4 @@
-// Package review is the check-review job: "note when a review this tree took
+// Package mergewatch is the check-review job: "note when a review this tree took
 // part in has merged". It remembers the branches the working tree has been
 // on (Observe) and later reports, once each, those whose work has landed on
 // the default branch (Check).
@@ -33,16 +33,11 @@
 //     MaxTracked branches are kept (the least recently seen go first).
 //   - The state file is JSON, mode 0600, written atomically under an
 //     advisory lock (<state>.lock).
-package review
+package mergewatch
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -315,58 +310,44 @@ func prune(s *stateFile) {
 	}
 }
 
+// maxState bounds what is read of the state file: MaxTracked branches of
+// a few hundred bytes each, many times over.
+const maxState = 16 << 20
+
+// document is the state file at path.
+func document(path string) fsx.Document[stateFile] {
+	return fsx.Document[stateFile]{
+		Path: path, Name: "review state", Limit: maxState, Fix: "delete it; tracking starts over",
+		Zero: func() stateFile { return stateFile{Version: stateVersion, Branches: map[string]*branch{}} },
+		Check: func(s *stateFile) error {
+			if s.Version != stateVersion {
+				return fmt.Errorf("has version %d, this core reads %d", s.Version, stateVersion)
+			}
+			if s.Branches == nil {
+				s.Branches = map[string]*branch{}
+			}
+			for n, b := range s.Branches {
+				if b == nil || b.Head == "" {
+					delete(s.Branches, n)
+				}
+			}
+			return nil
+		},
+	}
+}
+
 func read(path string) (*stateFile, error) {
-	s := &stateFile{Version: stateVersion, Branches: map[string]*branch{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
+	s, err := document(path).Read()
 	if err != nil {
-		return nil, fmt.Errorf("read review state: %w", err)
+		return nil, err
 	}
-	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("review state %s is corrupt (%v): delete it; tracking starts over", path, err)
-	}
-	if s.Version != stateVersion {
-		return nil, fmt.Errorf("review state %s has version %d, this core reads %d: delete it; tracking starts over", path, s.Version, stateVersion)
-	}
-	if s.Branches == nil {
-		s.Branches = map[string]*branch{}
-	}
-	for n, b := range s.Branches {
-		if b == nil || b.Head == "" {
-			delete(s.Branches, n)
-		}
-	}
-	return s, nil
+	return &s, nil
 }
 
 // update runs fn on the state under the lock and writes it if fn says it
 // changed, even when fn also fails part-way.
 func update(path string, fn func(*stateFile) (bool, error)) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("review state: %w", err)
-	}
-	lock, err := fsx.LockFile(path + ".lock")
-	if err != nil {
-		return fmt.Errorf("review state: %w", err)
-	}
-	defer func() { _ = lock.Unlock() }()
-	s, err := read(path)
-	if err != nil {
-		return err
-	}
-	changed, ferr := fn(s)
-	if changed {
-		data, err := json.MarshalIndent(s, "", "  ")
-		if err != nil {
-			return fmt.Errorf("write review state: %w", err)
-		}
-		if err := fsx.WriteFileAtomic(path, append(data, '\n'), 0o600); err != nil {
-			return err
-		}
-	}
-	return ferr
+	return document(path).Update(fn)
 }
 
 type defBranch struct {

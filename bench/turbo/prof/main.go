@@ -1,0 +1,99 @@
+// Command prof measures the runner's own cost per executed target on the
+// workspace bench/turbo writes: it rebuilds LOW's dependents ROUNDS times
+// in-process (a new line in LOW's source each round, the workspace loaded
+// as `core run` loads it, the runner as `core run` builds it, strict
+// environment), under a CPU profile, and prints the process's own CPU
+// (getrusage of itself: what the runner spent, not the builds) per
+// executed target. bench/turbo.sh runs it and splits the profile with go
+// tool pprof.
+//
+//	prof -ws DIR [-low p003] [-rounds 5] [-concurrency 2] [-cpuprofile F]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/runner"
+)
+
+func main() {
+	ws := flag.String("ws", "", "the workspace bench/turbo wrote (required)")
+	low := flag.String("low", "p003", "the package whose source changes each round")
+	rounds := flag.Int("rounds", 5, "rebuilds")
+	concurrency := flag.Int("concurrency", 2, "the pool's size")
+	cpuprofile := flag.String("cpuprofile", "", "write the rebuilds' CPU profile here")
+	flag.Parse()
+	if *ws == "" {
+		log.Fatal("-ws DIR is required")
+	}
+	root, err := filepath.Abs(*ws)
+	check(err)
+	cacheDir := filepath.Join(root, ".core")
+	var targets []string
+	w, err := live.Resolved(root, cacheDir)
+	check(err)
+	for _, p := range w.Projects {
+		if p.Target("build") != nil {
+			targets = append(targets, p.Name+":build")
+		}
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		check(err)
+		check(pprof.StartCPUProfile(f))
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	src := filepath.Join(root, "packages", *low, "src", "index.js")
+	var built int
+	var wall time.Duration
+	before := selfCPU()
+	for r := range *rounds {
+		f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+		check(err)
+		_, err = fmt.Fprintf(f, "// prof round %d %d\n", r, time.Now().UnixNano())
+		check(err)
+		check(f.Close())
+		// What core run does before it runs: load the workspace, with the
+		// imports the index reads.
+		start := time.Now()
+		w, err := live.Resolved(root, cacheDir)
+		check(err)
+		res, err := runner.New(runner.Options{Root: root, CacheDir: cacheDir, Capacity: *concurrency, Output: io.Discard}).Run(context.Background(), w, targets)
+		check(err)
+		wall += time.Since(start)
+		n := res.Count(runner.StateSucceeded)
+		if res.Failed() {
+			log.Fatalf("round %d: a build failed", r)
+		}
+		built += n
+	}
+	cpu := selfCPU() - before
+	fmt.Printf("rounds %d, built %d (%d a round), wall %.0f ms a round; the runner's own CPU %.0f ms a round, %.2f ms per executed target\n",
+		*rounds, built, built / *rounds, ms(wall)/float64(*rounds), ms(cpu)/float64(*rounds), ms(cpu)/float64(built))
+}
+
+// selfCPU is this process's user and system time (its children's are not
+// in it: the builds are theirs).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
