@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 
 	"github.com/corehq/core/bench/internal/stats"
@@ -23,38 +27,128 @@ import (
 // workspaceMode measures the project level against a live server of ws:
 // navigation to the first frame of the projects, a click on a project to
 // the first frame that shows it open, and the frames per second while
-// dragging the view with that project open (beside the page's idle frame
-// rate, the baseline).
-func workspaceMode(ws, coreBin, wide, project string, reps int, pan time.Duration) error {
+// dragging the view with that project open. The baselines, measured in the
+// same run, interleaved: the same page on a small workspace of the same
+// shape (small, opened with &level=projects), the server's answers the
+// page waits for (GET /api/v1/graph?level=projects, and
+// ?select=project:P for the opening) fetched from Go, and the page's idle
+// frame rate.
+func workspaceMode(ws, coreBin, wide, small, project string, reps int, pan time.Duration) error {
 	if coreBin == "" {
 		return fmt.Errorf("-workspace needs -core BIN")
-	}
-	if _, err := os.Stat(ws); os.IsNotExist(err) {
-		var p, f int
-		if _, err := fmt.Sscanf(wide, "%dx%d", &p, &f); err != nil {
-			return fmt.Errorf("-wide %q: want PROJECTSxFILES", wide)
-		}
-		start := time.Now()
-		if _, err := testbed.WriteWideWorkspace(ws, p, f); err != nil {
-			return err
-		}
-		log.Printf("wrote %d projects of %d files in %v", p, f, time.Since(start).Round(time.Millisecond))
 	}
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		return fmt.Errorf("chromium is not installed: apt-get install chromium")
 	}
+	big, err := serveWide(coreBin, ws, wide)
+	if err != nil {
+		return err
+	}
+	defer big.stop()
+	little, err := serveWide(coreBin, ws+"-small", small)
+	if err != nil {
+		return err
+	}
+	defer little.stop()
+
+	var paints, opens, fpss, idles, getProjects, getSelect, smallPaints, smallOpens []float64
+	var nodes, shown, smallNodes, smallShown int
+	for r := 0; r < reps; r++ {
+		gp, err := big.get("level=projects")
+		if err != nil {
+			return err
+		}
+		gs, err := big.get("select=" + url.QueryEscape("project:"+project))
+		if err != nil {
+			return err
+		}
+		getProjects, getSelect = append(getProjects, gp), append(getSelect, gs)
+		log.Printf("run %d: GET level=projects %.0f ms, select=project:%s %.0f ms", r+1, gp, project, gs)
+		sm, err := measureLevel(chromium, little.link+"&level=projects", "project:"+project, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", small, err)
+		}
+		smallPaints, smallOpens = append(smallPaints, stats.Ms(sm.paint)), append(smallOpens, stats.Ms(sm.open))
+		smallNodes, smallShown = sm.total, sm.opened
+		m, err := measureLevel(chromium, big.link, "project:"+project, pan)
+		if err != nil {
+			return err
+		}
+		paints = append(paints, stats.Ms(m.paint))
+		opens = append(opens, stats.Ms(m.open))
+		fpss = append(fpss, m.fps)
+		idles = append(idles, m.idle)
+		nodes, shown = m.total, m.opened
+		log.Printf("run %d: %s: first paint %.0f ms, open %.0f ms; %s: first paint %.0f ms, open %.0f ms, %.1f frames/s panning (idle %.1f)", r+1, small, stats.Ms(sm.paint), stats.Ms(sm.open), wide, stats.Ms(m.paint), stats.Ms(m.open), m.fps, m.idle)
+	}
+	p, o := stats.Median(paints), stats.Median(opens)
+	sp, so := stats.Median(smallPaints), stats.Median(smallOpens)
+	gp, gs := stats.Median(getProjects), stats.Median(getSelect)
+	fmt.Printf("medians of %d runs\n\n", reps)
+	fmt.Println("| | first paint of the projects | open one project | frames/s panning it |")
+	fmt.Println("|---|---:|---:|---:|")
+	fmt.Printf("| the page, %s nodes (%s) | **%.0f ms** | **%.0f ms** (%s nodes shown) | **%.1f** |\n", fmtInt(nodes), wide, p, o, fmtInt(shown), stats.Median(fpss))
+	fmt.Printf("| baseline: the page, %s nodes (%s) | %.0f ms | %.0f ms (%d nodes shown) | |\n", fmtInt(smallNodes), small, sp, so, smallShown)
+	fmt.Printf("| baseline: the server's answer, from Go | %.0f ms (GET level=projects) | %.0f ms (GET select=project:%s) | |\n", gp, gs, project)
+	fmt.Printf("| baseline: the page's idle frame rate | | | %.1f |\n", stats.Median(idles))
+	fmt.Printf("| ratio to the small workspace's page | %.2f× | %.2f× | |\n", p/sp, o/so)
+	fmt.Printf("| ratio to the idle frame rate | | | %.2f× |\n", stats.Median(fpss)/stats.Median(idles))
+	return nil
+}
+
+// served is a running `core server start` on a workspace, with a console
+// token.
+type served struct {
+	base, token, link string
+	stop              func()
+}
+
+// get times one GET of /api/v1/graph?query.
+func (s served) get(query string) (float64, error) {
+	req, err := http.NewRequest(http.MethodGet, s.base+"/api/v1/graph?"+query, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", query, resp.Status)
+	}
+	return stats.Ms(time.Since(start)), err
+}
+
+// serveWide writes a wide workspace of shape PROJECTSxFILES at ws when
+// there is none, and starts a server on it.
+func serveWide(coreBin, ws, shape string) (served, error) {
+	if _, err := os.Stat(ws); os.IsNotExist(err) {
+		var p, f int
+		if _, err := fmt.Sscanf(shape, "%dx%d", &p, &f); err != nil {
+			return served{}, fmt.Errorf("%q: want PROJECTSxFILES", shape)
+		}
+		start := time.Now()
+		if _, err := testbed.WriteWideWorkspace(ws, p, f); err != nil {
+			return served{}, err
+		}
+		log.Printf("wrote %d projects of %d files in %v", p, f, time.Since(start).Round(time.Millisecond))
+	}
 	srv := exec.Command(coreBin, "--workspace", ws, "server", "start", "--address", "127.0.0.1:0")
 	out, err := srv.StdoutPipe()
 	if err != nil {
-		return err
+		return served{}, err
 	}
 	srv.Stderr = io.Discard
 	start := time.Now()
 	if err := srv.Start(); err != nil {
-		return err
+		return served{}, err
 	}
-	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
+	stop := func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }
 	ready := regexp.MustCompile(`serving .+ at (http://\S+)`)
 	sc := bufio.NewScanner(out)
 	base := ""
@@ -66,34 +160,18 @@ func workspaceMode(ws, coreBin, wide, project string, reps int, pan time.Duratio
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
 	if base == "" {
-		return fmt.Errorf("the server printed no ready line")
+		stop()
+		return served{}, fmt.Errorf("the server on %s printed no ready line", ws)
 	}
-	log.Printf("server ready in %v", time.Since(start).Round(time.Millisecond))
+	log.Printf("server on %s ready in %v", ws, time.Since(start).Round(time.Millisecond))
 	tok, err := exec.Command(coreBin, "--workspace", ws, "config", "console", "token", "create").Output()
 	if err != nil {
-		return err
+		stop()
+		return served{}, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(tok)), "\n")
-	link := base + "/console/graph/#token=" + strings.TrimSpace(lines[len(lines)-1])
-
-	var paints, opens, fpss, idles []float64
-	var nodes, shown int
-	for r := 0; r < reps; r++ {
-		m, err := measureLevel(chromium, link, "project:"+project, pan)
-		if err != nil {
-			return err
-		}
-		paints = append(paints, stats.Ms(m.paint))
-		opens = append(opens, stats.Ms(m.open))
-		fpss = append(fpss, m.fps)
-		idles = append(idles, m.idle)
-		nodes, shown = m.total, m.opened
-		log.Printf("run %d: first paint %.0f ms, open %.0f ms, %.1f frames/s panning (idle %.1f)", r+1, stats.Ms(m.paint), stats.Ms(m.open), m.fps, m.idle)
-	}
-	fmt.Println("| workspace | first paint of the projects (median) | open one project (median) | nodes shown once open | frames/s panning it (median) | idle frames/s (baseline) |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|")
-	fmt.Printf("| %s nodes, %s | %.0f ms | %.0f ms | %d | %.1f | %.1f |\n", fmtInt(nodes), wide, stats.Median(paints), stats.Median(opens), shown, stats.Median(fpss), stats.Median(idles))
-	return nil
+	token := strings.TrimSpace(lines[len(lines)-1])
+	return served{base: base, token: token, link: base + "/console/graph/#token=" + token, stop: stop}, nil
 }
 
 func fmtInt(n int) string {
@@ -153,6 +231,10 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 		return m, fmt.Errorf("%s is not shown: %v", project, err)
 	}
 	before, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.__core.nodes`))
+	if profile {
+		_, _ = chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
+		_, _ = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+	}
 	t1 := time.Now()
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
 		return m, err
@@ -164,7 +246,16 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 		return m, err
 	}
 	m.open = time.Since(t1)
+	if profile {
+		if res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{}); err == nil && res.Profile != nil {
+			fmt.Println("the page's top functions while a project opens:")
+			printProfile(res.Profile)
+		}
+	}
 	m.opened, _ = chromedp.Run(ctx, chromedp.Evaluate[int](`window.__core.nodes`))
+	if pan == 0 {
+		return m, nil
+	}
 	time.Sleep(800 * time.Millisecond) // the camera's move onto the project ends
 	if idle, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`new Promise(r => { let n = 0; const t0 = performance.now(); (function f(){ n++; if (performance.now() - t0 < 1000) requestAnimationFrame(f); else r(n / ((performance.now() - t0) / 1000)); })(); })`, chromedp.EvalAwaitPromise)); err == nil {
 		m.idle = idle
