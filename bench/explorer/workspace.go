@@ -201,7 +201,11 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	defer cancelCtx()
 	ctx, cancelT := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancelT()
-	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: countDraws}); err != nil {
+	script := countDraws
+	if profile {
+		script += ";" + timeCalls
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
 		return m, err
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
@@ -222,6 +226,12 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 		return m, err
 	}
 	m.paint = time.Since(t0)
+	if profile {
+		// Where the first paint's time went: the page's requests and the
+		// navigation's milestones, in ms since navigation started.
+		timeline, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const n = performance.getEntriesByType('navigation')[0]; const out = ['responseEnd ' + n.responseEnd.toFixed(0), 'domInteractive ' + n.domInteractive.toFixed(0), 'domContentLoaded ' + n.domContentLoadedEventEnd.toFixed(0), 'load ' + n.loadEventEnd.toFixed(0)]; for (const r of performance.getEntriesByType('resource')) out.push(r.name.replace(location.origin, '') + ' ' + r.startTime.toFixed(0) + '..' + r.responseEnd.toFixed(0)); for (const p of performance.getEntriesByType('paint')) out.push(p.name + ' ' + p.startTime.toFixed(0)); out.push('now ' + performance.now().toFixed(0)); return out.join('\n'); })()`))
+		fmt.Printf("the first paint's timeline (ms since navigation):\n%s\n", timeline)
+	}
 	status, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#status-text').textContent`))
 	fmt.Sscanf(strings.ReplaceAll(status[strings.Index(status, "of ")+3:], ",", ""), "%d", &m.total)
 
@@ -234,6 +244,7 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	if profile {
 		_, _ = chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
 		_, _ = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
+		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__calls = {}; window.__tasks = []`))
 	}
 	t1 := time.Now()
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
@@ -242,10 +253,16 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`window.__core.nodes > %d`, before), chromedp.WithPollingInterval(5*time.Millisecond))); err != nil {
 		return m, fmt.Errorf("%s never opened: %w", project, err)
 	}
+	inGraph := time.Since(t1)
 	if err := frame(); err != nil {
 		return m, err
 	}
 	m.open = time.Since(t1)
+	if profile {
+		fmt.Printf("opening: in the graph after %.0f ms, drawn after %.0f ms\n", stats.Ms(inGraph), stats.Ms(m.open))
+		calls, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Object.entries(window.__calls).sort((a, b) => b[1].ms - a[1].ms).slice(0, 12).map(([k, v]) => k + ' ' + v.ms.toFixed(0) + ' ms in ' + v.n + ' calls').join('\n') + '\nlong tasks: ' + window.__tasks.map(t => t.toFixed(0)).join(', ')`))
+		fmt.Printf("time in the page's canvas and WebGL calls while it opens:\n%s\n", calls)
+	}
 	if profile {
 		if res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{}); err == nil && res.Profile != nil {
 			fmt.Println("the page's top functions while a project opens:")
@@ -281,3 +298,17 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	_ = chromedp.Do(ctx, mouse(input.DispatchMouseEventTypeMouseReleased, cx, cy))
 	return m, nil
 }
+
+// timeCalls adds up the time spent in each method of the WebGL and 2D
+// canvas contexts (window.__calls) and lists the page's long tasks
+// (window.__tasks): where a native "(program)" share of a profile goes.
+const timeCalls = `window.__calls = {}; window.__tasks = [];
+for (const [name, P] of [['gl', WebGLRenderingContext.prototype], ['gl2', WebGL2RenderingContext.prototype], ['2d', CanvasRenderingContext2D.prototype]]) {
+  for (const m of Object.getOwnPropertyNames(P)) {
+    const d = Object.getOwnPropertyDescriptor(P, m);
+    if (!d || typeof d.value !== 'function' || m === 'constructor') continue;
+    const f = d.value, key = name + '.' + m;
+    P[m] = function (...a) { const t = performance.now(); try { return f.apply(this, a); } finally { const c = window.__calls[key] || (window.__calls[key] = { ms: 0, n: 0 }); c.ms += performance.now() - t; c.n++; } };
+  }
+}
+new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__tasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });`
