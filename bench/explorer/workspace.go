@@ -219,7 +219,7 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
 		return m, err
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.__core && window.__core.ready && window.__core.level === 'projects' && window.__core.nodes > 0`, chromedp.WithPollingInterval(10*time.Millisecond))); err != nil {
+	if err := poll(ctx, `window.__core && window.__core.ready && window.__core.level === 'projects' && window.__core.nodes > 0`, 10*time.Millisecond); err != nil {
 		return m, fmt.Errorf("the projects never showed: %w", err)
 	}
 	if err := frame(); err != nil {
@@ -250,7 +250,7 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
 		return m, err
 	}
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`window.__core.nodes > %d`, before), chromedp.WithPollingInterval(5*time.Millisecond))); err != nil {
+	if err := poll(ctx, fmt.Sprintf(`window.__core.nodes > %d`, before), 5*time.Millisecond); err != nil {
 		return m, fmt.Errorf("%s never opened: %w", project, err)
 	}
 	inGraph := time.Since(t1)
@@ -299,6 +299,19 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	m.fps = float64(f1-f0) / time.Since(t2).Seconds()
 	_ = chromedp.Do(ctx, mouse(input.DispatchMouseEventTypeMouseReleased, cx, cy))
 	return m, nil
+}
+
+// poll waits for a condition in the page, and polls the new execution
+// context when the one it began in went away under it (seen once in
+// twenty runs: "Cannot find context with specified id").
+func poll(ctx context.Context, cond string, every time.Duration) error {
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(every)))
+		if err != nil && ctx.Err() == nil && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")) {
+			continue
+		}
+		return err
+	}
 }
 
 // timeCalls adds up the time spent in each method of the WebGL and 2D
