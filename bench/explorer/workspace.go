@@ -203,7 +203,7 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	defer cancelT()
 	script := countDraws
 	if profile {
-		script += ";" + timeCalls + ";window.__coreMarks = true;"
+		script += ";" + timeCalls
 	}
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
 		return m, err
@@ -244,7 +244,7 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	if profile {
 		_, _ = chromedp.Call(ctx, profiler.Enable, cdp.Empty{})
 		_, _ = chromedp.Call(ctx, profiler.Start, cdp.Empty{})
-		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__calls = {}; window.__tasks = []; performance.clearMeasures(); window.__clickedAt = performance.now()`))
+		_ = chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__calls = {}; window.__tasks = []`))
 	}
 	t1 := time.Now()
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(p.X, p.Y)); err != nil {
@@ -262,8 +262,6 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 		fmt.Printf("opening: in the graph after %.0f ms, drawn after %.0f ms\n", stats.Ms(inGraph), stats.Ms(m.open))
 		calls, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Object.entries(window.__calls).sort((a, b) => b[1].ms - a[1].ms).slice(0, 12).map(([k, v]) => k + ' ' + v.ms.toFixed(0) + ' ms in ' + v.n + ' calls').join('\n') + '\nlong tasks: ' + window.__tasks.map(t => t.toFixed(0)).join(', ')`))
 		fmt.Printf("time in the page's canvas and WebGL calls while it opens:\n%s\n", calls)
-		spans, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`performance.getEntriesByType('measure').map(m => m.name + ' ' + (m.startTime - window.__clickedAt).toFixed(0) + '..' + (m.startTime + m.duration - window.__clickedAt).toFixed(0)).join('\n') + '\n' + performance.getEntriesByType('resource').filter(r => r.startTime > window.__clickedAt).map(r => r.name.replace(location.origin, '') + ' ' + (r.startTime - window.__clickedAt).toFixed(0) + '..' + (r.responseEnd - window.__clickedAt).toFixed(0)).join('\n')`))
-		fmt.Printf("the opening's spans (ms since the click):\n%s\n", spans)
 	}
 	if profile {
 		if res, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{}); err == nil && res.Profile != nil {

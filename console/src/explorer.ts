@@ -29,7 +29,6 @@ import { symbolDefinition } from './symbol';
 import { holdsTotal, owned, packLayout, projectLabel, shownEdges, type Circle } from './levels';
 import { uniqueNames } from './labels';
 import { core } from './core';
-import { mark, measure } from './marks';
 
 export type View = 'knowledge' | 'targets';
 export type Level = 'projects' | 'all';
@@ -702,7 +701,6 @@ export class Explorer {
   private renderProjects(fresh: boolean): void {
     const data = this.projectData;
     if (!data) return;
-    mark('render-projects');
     const projects = data.nodes.filter((n) => n.kind === 'project');
     const inside = new Map<string, GNode[]>();
     for (const [p, c] of this.contents) inside.set(p, owned(c, p));
@@ -775,7 +773,6 @@ export class Explorer {
     this.renderDetails();
     this.renderResults();
     this.renderStatus();
-    measure('renderProjects', 'render-projects');
   }
 
   /** refocus changes how far a focus reaches. */

@@ -15,7 +15,6 @@ import type { MultiDirectedGraph } from 'graphology';
 import { SnapshotPan } from './pan';
 import { core } from './core';
 import { LabelBoxes, type Box } from './labels';
-import { mark, measure } from './marks';
 
 export interface NodeAttrs {
   x: number;
@@ -110,13 +109,9 @@ export class Renderer {
     this.compoundCanvas.classList.add('sigma-compounds');
     this.pan = new SnapshotPan(this.sigma, container);
     this.sigma.getCamera().on('updated', (s) => (core.camera = { x: s.x, y: s.y, ratio: s.ratio }));
-    this.sigma.on('beforeProcess', () => mark('sigma-process'));
-    this.sigma.on('afterProcess', () => measure('sigma process', 'sigma-process'));
-    this.sigma.on('beforeRender', () => mark('sigma-render'));
     this.sigma.on('afterRender', () => {
       this.drawCompounds();
       this.drawLabels();
-      measure('sigma render, compounds and labels', 'sigma-render');
     });
     this.sigma.on('clickNode', ({ node }) => {
       if (!this.pan.consumeClick()) hooks.click(node);
