@@ -394,15 +394,19 @@ func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets 
 	}
 	ids := make(map[string]string, len(targets))
 	now := time.Now()
+	var queued []*Journal
 	for _, n := range order {
 		if !slices.Contains(targets, n.t.ID()) {
 			continue
 		}
 		n.preset, n.presetAt = newRunID(now), now
-		if err := writeJournal(r.opts.CacheDir, r.journal(n, n.preset, now, StateQueued)); err != nil {
-			return nil, nil, fmt.Errorf("run: journal: %w", err)
-		}
+		queued = append(queued, r.journal(n, n.preset, now, StateQueued))
 		ids[n.t.ID()] = n.preset
+	}
+	// One flush for them all: two fsyncs a journal were most of a cached
+	// run of fifty targets.
+	if err := writeJournals(r.opts.CacheDir, queued); err != nil {
+		return nil, nil, fmt.Errorf("run: journal: %w", err)
 	}
 	req := Request{Targets: targets}
 	if len(targets) == 1 {
@@ -548,6 +552,24 @@ type hitBatch struct {
 	pending  []Journal
 	bytes    int
 	err      error
+	// replaced are the ids of the hits whose own journals (promised by
+	// StartAll) were replaced without a sync: flush syncs them at once.
+	replaced []string
+}
+
+// replace writes the journal of a hit whose id was promised, unsynced;
+// flush makes it durable.
+func (b *hitBatch) replace(j *Journal) {
+	err := replaceJournal(b.cacheDir, j)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		if b.err == nil {
+			b.err = err
+		}
+		return
+	}
+	b.replaced = append(b.replaced, j.ID)
 }
 
 func (b *hitBatch) add(j Journal) {
@@ -568,6 +590,12 @@ func (b *hitBatch) flush() error {
 }
 
 func (b *hitBatch) flushLocked() {
+	if len(b.replaced) > 0 {
+		if err := syncJournals(b.cacheDir, b.replaced...); err != nil && b.err == nil {
+			b.err = err
+		}
+		b.replaced = nil
+	}
 	if len(b.pending) == 0 {
 		return
 	}
@@ -746,7 +774,9 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta, from string) bool {
 	j := r.journal(n, id, jStart, StateCached)
 	j.End, j.CacheHit, j.From, j.Output, j.Truncated = end.UTC(), true, from, m.Output, m.Truncated
 	if n.preset != "" {
-		_ = writeJournal(r.opts.CacheDir, j)
+		// Its promised journal, readable at once; made durable with the
+		// others when the run ends.
+		n.hits.replace(j)
 	} else {
 		n.hits.add(*j)
 	}
