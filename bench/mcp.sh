@@ -19,6 +19,9 @@
 #
 # Usage: bench/mcp.sh     Knobs: SRC_REPO=. BASE=HEAD~150 REPS=5 RUN_REPS=5
 #                         OUT=/tmp/core-bench-mcp
+#                         CORE_BIN=path (a core built elsewhere, e.g. an
+#                         older commit's, instead of this tree's)
+#                         TOOLS=0 (run_affected against the CLI only)
 # The machine is shared and noisy: compare the ratios, which come from the
 # same run, rather than absolute times across runs.
 set -euo pipefail
@@ -29,10 +32,12 @@ BASE=${BASE:-HEAD~150}
 REPS=${REPS:-5}
 RUN_REPS=${RUN_REPS:-5}
 OUT=${OUT:-/tmp/core-bench-mcp}
+CORE_BIN=${CORE_BIN:-}
+TOOLS=${TOOLS:-1}
 rm -rf "$OUT" && mkdir -p "$OUT"
 
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: $(nproc) CPUs, $(go version | cut -d' ' -f3-), $(git version); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-go build -o "$OUT/core" ./cmd/core
+if [ -n "$CORE_BIN" ]; then cp "$CORE_BIN" "$OUT/core"; else go build -o "$OUT/core" ./cmd/core; fi
 go build -o "$OUT/mcp" ./bench/mcp
 
 ws="$OUT/core-repo"
@@ -57,5 +62,5 @@ tok=$("$OUT/core" --workspace "$ws" config mcp token create | tail -n1)
 # Warm: the graph, the symbols and git's caches, one call each.
 "$OUT/core" --workspace "$ws" describe graph >/dev/null 2>&1 || true
 
-"$OUT/mcp" -url "$url" -token "$tok" -core "$OUT/core" -ws "$ws" -base "$BASE" -reps "$REPS" -run-reps "$RUN_REPS"
+"$OUT/mcp" -url "$url" -token "$tok" -core "$OUT/core" -ws "$ws" -base "$BASE" -reps "$REPS" -run-reps "$RUN_REPS" -tools="$([ "$TOOLS" = 0 ] && echo false || echo true)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
