@@ -79,7 +79,13 @@ func (g *Graph) readText(rel string) (TextFile, error) {
 		return TextFile{}, err
 	}
 	defer rt.Close()
-	f, err := rt.Open(filepath.FromSlash(rel))
+	name := filepath.FromSlash(rel)
+	// Regular files only, checked before the open (opening a FIFO would
+	// block until a writer came) and again after it (swapped since).
+	if fi, err := rt.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return TextFile{}, apierr.NotFound("%s is not a regular file inside the workspace", quote.Short(rel))
+	}
+	f, err := rt.Open(name)
 	if err != nil {
 		return TextFile{}, apierr.NotFound("cannot read %s inside the workspace", quote.Short(rel))
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -482,5 +483,28 @@ func TestASubscriberHearsThatTheDocItReadsChanged(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the edit of the doc was not announced")
+	}
+
+	// A doc swapped for a FIFO behind the graph's back is refused, not
+	// waited on.
+	pipe := filepath.Join(root, "docs", "README.md")
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := read(docPrefix + "docs/README.md")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a FIFO reads as a doc")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a doc that is a FIFO blocks")
 	}
 }
