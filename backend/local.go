@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os/exec"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/apierr"
@@ -399,8 +401,23 @@ func InsightOf(ctx context.Context, root, cacheDir string, p insight.Params) (*i
 // Scaffold finds the projects of the repository at root and writes a
 // targets.yaml for them, with what their tools usually need of the
 // environment at the top: what core init offers.
-func Scaffold(root string) ([]workspace.Scaffolded, string, error) {
-	return workspace.Scaffold(root, targetenv.Section)
+func Scaffold(root string) (*workspace.Scaffolding, error) {
+	return workspace.Scaffold(root, workspace.ScaffoldOptions{Environment: targetenv.Section, Runs: runsAsATarget})
+}
+
+// runsAsATarget reports whether argv exits 0 in dir within 20 seconds,
+// run in the environment a target gets in strict mode with what core init
+// writes of the environment: whether a target core init would write can
+// run here (python3 imports pytest, ruff is installed).
+func runsAsATarget(dir string, argv ...string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	u := targetenv.UsualFor(targetenv.ToolGo, targetenv.ToolNode, targetenv.ToolPython)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = targetenv.New(targetenv.Strict, nil).For(dir, u.Env, u.Pass)
+	cmd.WaitDelay = time.Second
+	return cmd.Run() == nil
 }
 
 // WriteFile writes a file whole or not at all: a temporary file beside it,

@@ -9,8 +9,9 @@ import (
 )
 
 // TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps: a fresh
-// npm-workspaces monorepo, core init, no deps written anywhere but in the
-// package.json files; core run build orders by them, a changed script and a
+// npm-workspaces monorepo, core init, no project deps written anywhere but
+// in the package.json files (init's defaults: say build: deps: ["^build"]);
+// core run build orders by them, a changed script and a
 // changed lockfile rebuild exactly what they should (of an npm lockfile,
 // what resolves the change).
 func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) {
@@ -29,11 +30,8 @@ func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) 
 	} {
 		writeFileAtomicAt(t, filepath.Join(repo, path), content)
 	}
+	// init's defaults: each package's build after its dependencies' builds.
 	mustCore(t, "", nil, "init", repo)
-	// ^build: each package's build after its dependencies' builds.
-	yaml := filepath.Join(repo, "targets.yaml")
-	data := readFile(t, yaml)
-	writeFileAtomicAt(t, yaml, strings.ReplaceAll(data, "run: [npm, run, build]", "run: [npm, run, build]\n        deps: [\"^build\"]"))
 
 	first := mustCore(t, repo, nil, "run", "build")
 	ui, app := strings.Index(first.Stderr, "✔ ui:build"), strings.Index(first.Stderr, "▶ app:build")

@@ -63,7 +63,7 @@ func TestTheToolReferenceIsTheServersOwn(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("# The MCP tools of core\n\n")
-	b.WriteString("Generated from the server's own tool list by `go test ./handlers -run TestTheToolReferenceIsTheServersOwn -update`;\na test fails when it is out of date. README \"Coding agents (MCP)\" says how to connect.\n\n")
+	b.WriteString("Generated from the server's own tool list by `go test ./handlers -run TestTheToolReferenceIsTheServersOwn -update`;\na test fails when it is out of date. docs/agents.md says how to connect.\n\n")
 	b.WriteString("What an agent reads first (the server's instructions):\n\n")
 	for _, l := range strings.Split(mcpInstructions, "\n") {
 		b.WriteString("> " + l + "\n")

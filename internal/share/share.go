@@ -5,7 +5,7 @@ package share
 
 import "time"
 
-// Time boxes (README "Decisions").
+// Time boxes (docs/decisions.md).
 const (
 	DefaultTTL = time.Hour
 	MinTTL     = 10 * time.Second

@@ -168,6 +168,10 @@ type Target struct {
 	// default) or DependencyInputsNone, for a target that reads nothing of
 	// them (a formatter, a linter of its own files).
 	DependencyInputs string
+	// FromDefaults are the keys of its declaration it takes from the
+	// defaults: of its name (sorted): the rest it writes itself. Every
+	// field above holds what it ends up with, defaults applied.
+	FromDefaults []string
 	// caret are the names of its ^target dependencies, which Load expands
 	// again over the inferred project dependencies.
 	caret []string
