@@ -110,7 +110,7 @@ import (
 type Options struct {
 	Root, CacheDir string
 	Capacity       int       // pool size; <= 0 picks Capacity(0, os.Getenv)
-	Trigger        string    // cli, console, affected, job (default cli)
+	Trigger        string    // cli, console, affected, job, mcp (default cli); StartAll may name another
 	Observer       Observer  // optional: hears every state change and every run's start and end
 	Output         io.Writer // optional live copy of each target's output, prefixed "[project:target] "
 	// Cache says how runs use the build cache: CacheUse (the default: a hit
@@ -346,6 +346,9 @@ type node struct {
 	// ids and start times sort alike.
 	preset   string
 	presetAt time.Time
+	// trigger is who started the run, when not the Runner's own
+	// (StartAll's caller: an agent's run is "mcp" on a console's server).
+	trigger string
 }
 
 // Run runs targets ("project:target") and their dependencies, transitively,
@@ -376,7 +379,7 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 // Start returns, so the run is visible to the viewer straight away. done
 // receives the Result when the run ends.
 func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target string) (string, <-chan *Result, error) {
-	ids, done, err := r.StartAll(ctx, ws, []string{target}, r.opts.Cache)
+	ids, done, err := r.StartAll(ctx, ws, []string{target}, r.opts.Cache, "")
 	return ids[target], done, err
 }
 
@@ -384,7 +387,8 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 // each once, in one pool), using the build cache as mode says (a caller's
 // --force is CacheRefresh) whatever the Runner's own mode: the run id of
 // each target asked for, its journal written before StartAll returns.
-func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets []string, mode CacheMode) (map[string]string, <-chan *Result, error) {
+// trigger names who started it in the journals ("": the Runner's Trigger).
+func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets []string, mode CacheMode, trigger string) (map[string]string, <-chan *Result, error) {
 	if ctx.Err() != nil {
 		return nil, nil, fmt.Errorf("run: not started: %w", context.Cause(ctx))
 	}
@@ -396,6 +400,7 @@ func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets 
 	now := time.Now()
 	var queued []*Journal
 	for _, n := range order {
+		n.trigger = trigger
 		if !slices.Contains(targets, n.t.ID()) {
 			continue
 		}
@@ -622,9 +627,13 @@ func (r *Runner) emit(e Event) {
 // journal begins the record of node n's run under id, started at start:
 // what every journal of the runner says of its target and its process.
 func (r *Runner) journal(n *node, id string, start time.Time, status string) *Journal {
+	trigger := r.opts.Trigger
+	if n.trigger != "" {
+		trigger = n.trigger
+	}
 	return &Journal{
 		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
-		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
+		CacheKey: n.key, Trigger: trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
 	}
 }
 
