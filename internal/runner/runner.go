@@ -58,7 +58,10 @@
 // Run are written together, as one file <first id>--<last id>.json, when
 // the Run ends: their ids are in the events and the Result at once, and
 // readable (ListJournals, ReadJournal) when Run returns. A file per hit
-// would cost more than hashing the inputs of a no-op run.
+// would cost more than hashing the inputs of a no-op run. StartAll
+// promises an id per target up front: their "queued" journals are written
+// with one flush for all (runlog.WriteAll), and a hit's own journal is
+// replaced at once and made durable with the run's other hits at its end.
 // Targets that never start (a dependency failed, the run was cancelled)
 // get no journal; their state is in the Result and the events.
 //
