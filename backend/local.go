@@ -249,9 +249,10 @@ func (l *Local) Runs(limit int, target string) ([]runner.Journal, error) {
 
 // Journal is run id's journal: an id, or a unique prefix of one, or
 // "last".
-func (l *Local) Journal(id string) (runner.Journal, error) {
-	if !runner.ValidID(id) {
-		return runner.Journal{}, fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+func (l *Local) Journal(ref string) (runner.Journal, error) {
+	id, err := runner.ResolveID(l.cacheDir, ref)
+	if err != nil {
+		return runner.Journal{}, err
 	}
 	j, err := runner.ReadJournal(l.cacheDir, id)
 	if errors.Is(err, runner.ErrNotFound) {
@@ -264,9 +265,10 @@ func (l *Local) Journal(id string) (runner.Journal, error) {
 // recorded them: why one rebuilt.
 func (l *Local) KeyParts(a, b string) (runner.KeyParts, runner.KeyParts, error) {
 	parts := make([]runner.KeyParts, 2)
-	for i, id := range []string{a, b} {
-		if !runner.ValidID(id) {
-			return parts[0], parts[1], fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+	for i, ref := range []string{a, b} {
+		id, err := runner.ResolveID(l.cacheDir, ref)
+		if err != nil {
+			return parts[0], parts[1], err
 		}
 		j, err := runner.ReadJournal(l.cacheDir, id)
 		if err != nil {

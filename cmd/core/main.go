@@ -49,6 +49,7 @@ func (e *exitError) Error() string { return e.msg }
 type globals struct {
 	workspace string
 	logLevel  string
+	logFormat string
 }
 
 func newRootCmd() *cobra.Command {
@@ -76,6 +77,7 @@ core walks up from the current directory to find it.`,
 	}
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace directory (default: walk up from the current directory to targets.yaml)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default from log.level)")
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "", "log format: console (text), json, or auto, console when stderr is a terminal (default from log.format)")
 	root.AddCommand(
 		newServerCmd(g),
 		newConfigCmd(g),
