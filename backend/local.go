@@ -20,6 +20,7 @@ import (
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
@@ -249,9 +250,10 @@ func (l *Local) Runs(limit int, target string) ([]runner.Journal, error) {
 
 // Journal is run id's journal: an id, or a unique prefix of one, or
 // "last".
-func (l *Local) Journal(id string) (runner.Journal, error) {
-	if !runner.ValidID(id) {
-		return runner.Journal{}, fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+func (l *Local) Journal(ref string) (runner.Journal, error) {
+	id, err := runner.ResolveID(l.cacheDir, ref)
+	if err != nil {
+		return runner.Journal{}, err
 	}
 	j, err := runner.ReadJournal(l.cacheDir, id)
 	if errors.Is(err, runner.ErrNotFound) {
@@ -264,9 +266,10 @@ func (l *Local) Journal(id string) (runner.Journal, error) {
 // recorded them: why one rebuilt.
 func (l *Local) KeyParts(a, b string) (runner.KeyParts, runner.KeyParts, error) {
 	parts := make([]runner.KeyParts, 2)
-	for i, id := range []string{a, b} {
-		if !runner.ValidID(id) {
-			return parts[0], parts[1], fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+	for i, ref := range []string{a, b} {
+		id, err := runner.ResolveID(l.cacheDir, ref)
+		if err != nil {
+			return parts[0], parts[1], err
 		}
 		j, err := runner.ReadJournal(l.cacheDir, id)
 		if err != nil {
@@ -430,3 +433,12 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // target while they index (setGC is debug.SetGCPercent): the process's
 // owner, main, says so, since it changes the whole process.
 func TuneGC(setGC func(percent int) int) { live.SetGC = setGC }
+
+// ReportIndexing tells report of each index pass a command makes (the
+// server's own say so in its log): it is called as the pass starts, with
+// what reads how far it has come, and what it answers is called when the
+// pass ends. The process's owner, main, says where a person sees it.
+func ReportIndexing(report func(progress func() IndexProgress) (stop func())) { live.OnIndex = report }
+
+// IndexProgress is how far an index pass has come.
+type IndexProgress = index.Progress
