@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os/exec"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/corehq/core/internal/affected"
 	"github.com/corehq/core/internal/apierr"
@@ -18,6 +20,7 @@ import (
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
@@ -247,9 +250,10 @@ func (l *Local) Runs(limit int, target string) ([]runner.Journal, error) {
 
 // Journal is run id's journal: an id, or a unique prefix of one, or
 // "last".
-func (l *Local) Journal(id string) (runner.Journal, error) {
-	if !runner.ValidID(id) {
-		return runner.Journal{}, fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+func (l *Local) Journal(ref string) (runner.Journal, error) {
+	id, err := runner.ResolveID(l.cacheDir, ref)
+	if err != nil {
+		return runner.Journal{}, err
 	}
 	j, err := runner.ReadJournal(l.cacheDir, id)
 	if errors.Is(err, runner.ErrNotFound) {
@@ -262,9 +266,10 @@ func (l *Local) Journal(id string) (runner.Journal, error) {
 // recorded them: why one rebuilt.
 func (l *Local) KeyParts(a, b string) (runner.KeyParts, runner.KeyParts, error) {
 	parts := make([]runner.KeyParts, 2)
-	for i, id := range []string{a, b} {
-		if !runner.ValidID(id) {
-			return parts[0], parts[1], fmt.Errorf("%q is not a run id: `core runs` lists them", id)
+	for i, ref := range []string{a, b} {
+		id, err := runner.ResolveID(l.cacheDir, ref)
+		if err != nil {
+			return parts[0], parts[1], err
 		}
 		j, err := runner.ReadJournal(l.cacheDir, id)
 		if err != nil {
@@ -399,8 +404,23 @@ func InsightOf(ctx context.Context, root, cacheDir string, p insight.Params) (*i
 // Scaffold finds the projects of the repository at root and writes a
 // targets.yaml for them, with what their tools usually need of the
 // environment at the top: what core init offers.
-func Scaffold(root string) ([]workspace.Scaffolded, string, error) {
-	return workspace.Scaffold(root, targetenv.Section)
+func Scaffold(root string) (*workspace.Scaffolding, error) {
+	return workspace.Scaffold(root, workspace.ScaffoldOptions{Environment: targetenv.Section, Runs: runsAsATarget})
+}
+
+// runsAsATarget reports whether argv exits 0 in dir within 20 seconds,
+// run in the environment a target gets in strict mode with what core init
+// writes of the environment: whether a target core init would write can
+// run here (python3 imports pytest, ruff is installed).
+func runsAsATarget(dir string, argv ...string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	u := targetenv.UsualFor(targetenv.ToolGo, targetenv.ToolNode, targetenv.ToolPython)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = targetenv.New(targetenv.Strict, nil).For(dir, u.Env, u.Pass)
+	cmd.WaitDelay = time.Second
+	return cmd.Run() == nil
 }
 
 // WriteFile writes a file whole or not at all: a temporary file beside it,
@@ -413,3 +433,12 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // target while they index (setGC is debug.SetGCPercent): the process's
 // owner, main, says so, since it changes the whole process.
 func TuneGC(setGC func(percent int) int) { live.SetGC = setGC }
+
+// ReportIndexing tells report of each index pass a command makes (the
+// server's own say so in its log): it is called as the pass starts, with
+// what reads how far it has come, and what it answers is called when the
+// pass ends. The process's owner, main, says where a person sees it.
+func ReportIndexing(report func(progress func() IndexProgress) (stop func())) { live.OnIndex = report }
+
+// IndexProgress is how far an index pass has come.
+type IndexProgress = index.Progress

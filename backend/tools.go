@@ -63,7 +63,7 @@ func (t *Tools) Run(ctx context.Context, name string) (ToolRun, error) {
 		start := time.Now()
 		// A spell gets the server's whole environment, as `core spell`
 		// does: it is not cached, so strict mode's reason does not apply
-		// (README, Decisions, "A target's environment").
+		// (docs/decisions.md, "A target's environment").
 		res := execx.Exec(ctx, sp.Run, ws.Root, nil, out)
 		if res.ExitCode == -1 && res.Err != "" && !res.Interrupted {
 			return ToolRun{}, apierr.New(http.StatusConflict, apierr.CodeFailedPrecondition, "spell %s: %s", sp.Name, res.Err)

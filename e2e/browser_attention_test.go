@@ -50,10 +50,15 @@ func TestBrowserAnswersAnAgent(t *testing.T) {
 		t.Error("the graph is still shown beside the queue")
 	}
 
-	b.run(t,
-		chromedp.SendKeys(`#attention textarea.attention-reason`, "No: other services import it by name."),
-		chromedp.Click(`#attention .attention-dispose`),
-	)
+	// One step in the page: the view redraws its list when an event
+	// arrives, and a node found in one CDP call may be gone by the next.
+	eval[bool](t, b, `(() => {
+		const ta = document.querySelector('#attention textarea.attention-reason');
+		ta.value = 'No: other services import it by name.';
+		ta.dispatchEvent(new Event('input', { bubbles: true }));
+		document.querySelector('#attention .attention-dispose').click();
+		return true;
+	})()`)
 	b.waitFor(t, `!!document.querySelector('#attention .attention-request.disposed') || !!document.querySelector('#attention .attention-notice')`)
 	if n := eval[string](t, b, `(document.querySelector('#attention .attention-notice') || {}).textContent || ''`); n != "" {
 		t.Fatalf("the answer was not sent: %s", n)

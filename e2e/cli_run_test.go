@@ -202,6 +202,7 @@ func TestCoreInitWritesATargetsFileCoreAccepts(t *testing.T) {
 		"web/app/package.json":        `{"name":"app","scripts":{"build":"tsc","test":"vitest","start":"node ."}}`,
 		"node_modules/x/package.json": `{"scripts":{"build":"x"}}`,
 		"tools/py/pyproject.toml":     "[project]\nname = \"py\"\n",
+		"tools/py/test_py.py":         "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        pass\n",
 	} {
 		writeFileAtomicAt(t, filepath.Join(repo, path), content)
 	}

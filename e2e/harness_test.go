@@ -206,7 +206,14 @@ var readyRE = regexp.MustCompile(`(?m)^core server: serving (.+) at (http://\S+)
 // stops the server with SIGTERM and checks that it exited 0 without a panic.
 func startServer(t testing.TB, ws string, env ...string) *Server {
 	t.Helper()
-	s := launchServer(t, ws, env...)
+	return startServerFlags(t, ws, nil, env...)
+}
+
+// startServerFlags is startServer with flags before the command (such as
+// --log-format).
+func startServerFlags(t testing.TB, ws string, flags []string, env ...string) *Server {
+	t.Helper()
+	s := launchServerFlags(t, ws, flags, env...)
 	deadline := time.Now().Add(readyTimeout)
 	for {
 		if m := readyRE.FindStringSubmatch(s.Stdout.String()); m != nil {
@@ -239,7 +246,13 @@ func startServer(t testing.TB, ws string, env ...string) *Server {
 // (unless the test killed it) and no server may have logged a panic.
 func launchServer(t testing.TB, ws string, env ...string) *Server {
 	t.Helper()
-	args := []string{"--workspace", ws, "server", "start"}
+	return launchServerFlags(t, ws, nil, env...)
+}
+
+// launchServerFlags is launchServer with flags before the command.
+func launchServerFlags(t testing.TB, ws string, flags []string, env ...string) *Server {
+	t.Helper()
+	args := append(append([]string{"--workspace", ws}, flags...), "server", "start")
 	hasAddress := false
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "CORE_MCP_ADDRESS=") {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"strings"
@@ -207,7 +208,7 @@ func TestInvalidConfig(t *testing.T) {
 		value string
 		allow string
 	}{
-		{"a_bad_mcp_address", "CORE_MCP_ADDRESS=nonsense", "mcp.address", "nonsense", "host:port"},
+		{"a_bad_mcp_address", "CORE_MCP_ADDRESS=nonsense", "server.address", "nonsense", "host:port"}, // the old name of the key, still read
 		{"a_bad_console_enabled", "CORE_CONSOLE_ENABLED=maybe", "console.enabled", "maybe", "true, false"},
 		{"a_too_short_keepalive", "CORE_EVENTS_KEEPALIVE=1ms", "events.keepalive", "1ms", "at least"},
 		{"a_bad_log_level", "CORE_LOG_LEVEL=loud", "log.level", "loud", "debug, info, warn, error"},
@@ -372,5 +373,43 @@ func TestConcurrentStart(t *testing.T) {
 	}
 	if running != 1 {
 		t.Errorf("%d servers run for one workspace, want exactly 1\n--- first\n%s\n--- second\n%s", running, servers[0].logs(), servers[1].logs())
+	}
+}
+
+// The server's log is text for a person (the demo asks for it, a terminal
+// gets it) and JSON for a script: by default off a terminal, or asked for
+// by --log-format json over the configuration.
+func TestTheServerLogIsTextOrJSONAsTheFlagSays(t *testing.T) {
+	ws := copyDemo(t)
+	for _, c := range []struct {
+		name  string
+		flags []string
+		env   []string
+		json  bool
+	}{
+		{"off a terminal by default", nil, nil, true},
+		{"--log-format console", []string{"--log-format", "console"}, nil, false},
+		{"--log-format json over CORE_LOG_FORMAT=console", []string{"--log-format", "json"}, []string{"CORE_LOG_FORMAT=console"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startServerFlags(t, ws, c.flags, c.env...)
+			lines := strings.Split(strings.TrimSpace(s.Stderr.String()), "\n")
+			if len(lines) < 2 {
+				t.Fatalf("no log lines before the ready line:\n%s", s.logs())
+			}
+			for _, line := range lines {
+				var obj map[string]any
+				if isJSON := json.Unmarshal([]byte(line), &obj) == nil; isJSON != c.json {
+					t.Errorf("JSON %v, want %v: %q", isJSON, c.json, line)
+				}
+			}
+			want := `"message":"indexing"`
+			if !c.json {
+				want = "INF indexing workspace=" + ws
+			}
+			if !strings.Contains(s.Stderr.String(), want) {
+				t.Errorf("the log does not say it is indexing (%s):\n%s", want, s.logs())
+			}
+		})
 	}
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps: a fresh
-// npm-workspaces monorepo, core init, no deps written anywhere but in the
-// package.json files; core run build orders by them, a changed script and a
+// npm-workspaces monorepo, core init, no project deps written anywhere but
+// in the package.json files (init's defaults: say build: deps: ["^build"]);
+// core run build orders by them, a changed script and a
 // changed lockfile rebuild exactly what they should (of an npm lockfile,
 // what resolves the change).
 func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) {
@@ -29,11 +30,8 @@ func TestAnNpmWorkspaceBuildsInDependencyOrderWithoutDeclaredDeps(t *testing.T) 
 	} {
 		writeFileAtomicAt(t, filepath.Join(repo, path), content)
 	}
+	// init's defaults: each package's build after its dependencies' builds.
 	mustCore(t, "", nil, "init", repo)
-	// ^build: each package's build after its dependencies' builds.
-	yaml := filepath.Join(repo, "targets.yaml")
-	data := readFile(t, yaml)
-	writeFileAtomicAt(t, yaml, strings.ReplaceAll(data, "run: [npm, run, build]", "run: [npm, run, build]\n        deps: [\"^build\"]"))
 
 	first := mustCore(t, repo, nil, "run", "build")
 	ui, app := strings.Index(first.Stderr, "✔ ui:build"), strings.Index(first.Stderr, "▶ app:build")
@@ -76,4 +74,34 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestAFunctionIsUsedByThePackagesThatImportItsPackageByName: packages
+// import @acme/utils by name (its package.json main names an unbuilt
+// dist/, its index re-exports the module declaring the function), so core
+// query symbol:slugify lists them among its users.
+func TestAFunctionIsUsedByThePackagesThatImportItsPackageByName(t *testing.T) {
+	ws := t.TempDir()
+	for path, content := range map[string]string{
+		"targets.yaml":                  "projects:\n  utils: {path: packages/utils}\n  logger: {path: packages/logger}\n  ui: {path: packages/ui}\n",
+		"package.json":                  `{"private":true,"workspaces":["packages/*"]}`,
+		"packages/utils/package.json":   `{"name":"@acme/utils","main":"dist/index.js","types":"dist/index.d.ts"}`,
+		"packages/utils/src/index.ts":   "export * from './strings';\n",
+		"packages/utils/src/strings.ts": "export function slugify(s: string): string { return s.toLowerCase(); }\n",
+		"packages/logger/package.json":  `{"name":"@acme/logger","exports":{".":{"types":"./dist/index.d.ts","import":"./dist/index.js"}},"dependencies":{"@acme/utils":"*"}}`,
+		"packages/logger/src/index.ts":  "import { slugify } from '@acme/utils';\nexport function log(m: string) { console.log(slugify(m)); }\n",
+		"packages/ui/package.json":      `{"name":"@acme/ui","main":"dist/index.js"}`,
+		"packages/ui/src/button.tsx":    "import { slugify } from '@acme/utils';\nexport function Button(p: {label: string}) { return slugify(p.label); }\n",
+	} {
+		writeFileAtomicAt(t, filepath.Join(ws, path), content)
+	}
+	out := mustCore(t, ws, nil, "query", "symbol:slugify").Stdout
+	for _, want := range []string{
+		"packages/logger/src/index.ts uses slugify (packages/utils/src/strings.ts)",
+		"packages/ui/src/button.tsx uses slugify (packages/utils/src/strings.ts)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("core query symbol:slugify does not say %q:\n%s", want, out)
+		}
+	}
 }

@@ -67,7 +67,7 @@ func TestTheAPIReferenceIsTheRouteTables(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# The console API, route by route\n\n")
 	b.WriteString("Generated from [routes.yaml](../routes.yaml) and the `.proto` sources in [proto/](../proto) by\n`go test ./server -run TestTheAPIReferenceIsTheRouteTables -update-docs`; a test fails when it is out of date.\n")
-	b.WriteString("The README's \"The console API\" says how the pipeline checks each request; docs/mcp.md lists the MCP tools.\n\n")
+	b.WriteString("docs/console-api.md says how the pipeline checks each request; docs/mcp.md lists the MCP tools.\n\n")
 	b.WriteString("Every route needs `Authorization: Bearer <token>` with the grant named (`none`: a static page). **Exposure** says which listener serves it: `loopback` (the server's port) and `share` (a share link's listener). Flags: `hosted` (the hosted console's host and origin are admitted), `any-origin` (no Host guard, no Origin check), `loopback-peer` (the TCP peer must be this machine), `prefix` (the subtree), `stream=sse`.\n\n")
 	b.WriteString("## Plain routes\n\n| Method | Path | Grant | Exposure | Flags | What it answers |\n|---|---|---|---|---|---|\n")
 	rows := tab.Select(gateway.ExposureLoopback, nil)

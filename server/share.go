@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,7 +77,8 @@ var ErrNoShareAddress = errors.New("this machine has no private IPv4 address tha
 
 // Open starts a share for ttl, superseding the open one.
 func (s *shares) Open(ttl time.Duration) (share.Info, error) {
-	ip, err := s.pickAddress()
+	chosen, err := s.pickAddress()
+	ip := chosen.ip
 	if errors.Is(err, ErrNoShareAddress) {
 		return share.Info{}, apierr.FailedPrecondition("%v", err)
 	}
@@ -114,6 +120,10 @@ func (s *shares) Open(ttl time.Duration) (share.Info, error) {
 		Address: addr,
 		Expires: time.Now().Add(ttl).UTC().Truncate(time.Second),
 		TokenID: p.ID,
+
+		Interface: chosen.iface,
+		Chosen:    chosen.why,
+		Others:    chosen.others,
 	}
 	go func() {
 		defer close(sh.closed)
@@ -180,38 +190,162 @@ func (s *shares) close(sh *openShare, why string) {
 // Shutdown closes the open share with the server.
 func (s *shares) Shutdown(context.Context) { s.Stop() }
 
-// pickAddress is share.address, or the first private IPv4 of an interface
-// that is up.
-func (s *shares) pickAddress() (netip.Addr, error) {
+// shareAddress is the address a share listens on, and why it was chosen.
+type shareAddress struct {
+	ip     netip.Addr
+	iface  string   // the interface holding it ("" for share.address)
+	why    string   // why this one
+	others []string // the other candidates, "IP (interface)"
+}
+
+// pickAddress is share.address, or the private IPv4 address of the
+// interface of the default route, else of the first other interface that
+// is up and not virtual (veth, bridge, docker), else of a virtual one.
+func (s *shares) pickAddress() (shareAddress, error) {
 	if s.address != "" {
 		a, err := netip.ParseAddr(s.address)
 		if err != nil {
-			return netip.Addr{}, fmt.Errorf("share.address %q is not an IP address", s.address)
+			return shareAddress{}, fmt.Errorf("share.address %q is not an IP address", s.address)
 		}
-		return a, nil
+		return shareAddress{ip: a, why: "share.address"}, nil
 	}
 	ifaces, err := net.Interfaces()
 	if err != nil {
-		return netip.Addr{}, err
+		return shareAddress{}, err
 	}
+	var list []netIface
 	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+		n := netIface{name: ifc.Name, up: ifc.Flags&net.FlagUp != 0, loopback: ifc.Flags&net.FlagLoopback != 0, bridge: isBridge(ifc.Name)}
+		if addrs, err := ifc.Addrs(); err == nil {
+			for _, a := range addrs {
+				if ipn, ok := a.(*net.IPNet); ok {
+					if ip, ok := netip.AddrFromSlice(ipn.IP); ok {
+						n.addrs = append(n.addrs, ip.Unmap())
+					}
+				}
+			}
+		}
+		list = append(list, n)
+	}
+	return chooseShareAddress(list, defaultRouteInterface())
+}
+
+// netIface is what choosing a share's address needs of an interface.
+type netIface struct {
+	name         string
+	up, loopback bool
+	bridge       bool
+	addrs        []netip.Addr
+}
+
+// virtualPrefixes name the interfaces of containers, VMs and bridges: a
+// colleague's machine is seldom behind one.
+var virtualPrefixes = []string{"veth", "docker", "br-", "virbr", "cni", "flannel", "cali", "podman", "lxcbr", "lxdbr", "vmnet", "vboxnet", "tailscale"}
+
+func (n netIface) virtual() bool {
+	if n.bridge {
+		return true
+	}
+	for _, p := range virtualPrefixes {
+		if strings.HasPrefix(n.name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseShareAddress picks among the private IPv4 addresses of the
+// interfaces that are up: the default route's interface first, then one
+// that is not virtual, then a virtual one.
+func chooseShareAddress(ifaces []netIface, defaultIface string) (shareAddress, error) {
+	type cand struct {
+		ip    netip.Addr
+		iface string
+		rank  int // 0 the default route's, 1 another, 2 a virtual one
+	}
+	var cands []cand
+	for _, n := range ifaces {
+		if !n.up || n.loopback {
 			continue
 		}
-		addrs, err := ifc.Addrs()
+		rank := 1
+		switch {
+		case n.name == defaultIface && defaultIface != "":
+			rank = 0
+		case n.virtual():
+			rank = 2
+		}
+		for _, ip := range n.addrs {
+			if ip.Is4() && ip.IsPrivate() {
+				cands = append(cands, cand{ip, n.name, rank})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return shareAddress{}, ErrNoShareAddress
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.rank - b.rank })
+	best := cands[0]
+	out := shareAddress{ip: best.ip, iface: best.iface}
+	switch best.rank {
+	case 0:
+		out.why = "the interface of the default route"
+	case 1:
+		out.why = "the first interface that is up and not virtual"
+	default:
+		out.why = "only virtual interfaces (containers, bridges) have a private address"
+	}
+	for _, c := range cands[1:] {
+		out.others = append(out.others, c.ip.String()+" ("+c.iface+")")
+	}
+	return out, nil
+}
+
+// isBridge reports whether a Linux interface is a bridge.
+func isBridge(name string) bool {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return false
+	}
+	_, err := os.Stat(filepath.Join("/sys/class/net", name, "bridge"))
+	return err == nil
+}
+
+// defaultRouteInterface is the interface of the IPv4 default route with
+// the lowest metric (Linux: /proc/net/route), "" when unknown.
+func defaultRouteInterface() string {
+	f, err := os.Open("/proc/net/route")
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return ""
+	}
+	return parseDefaultRoute(string(data))
+}
+
+// parseDefaultRoute reads /proc/net/route: Iface, Destination, Gateway,
+// Flags, RefCnt, Use, Metric, ... in hex; a default route has destination
+// and mask 0 and is up (flag 1).
+func parseDefaultRoute(table string) string {
+	best, bestMetric := "", -1
+	for i, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 8 || f[1] != "00000000" || f[7] != "00000000" {
+			continue
+		}
+		flags, err := strconv.ParseUint(f[3], 16, 32)
+		if err != nil || flags&1 == 0 {
+			continue
+		}
+		metric, err := strconv.Atoi(f[6])
 		if err != nil {
 			continue
 		}
-		for _, a := range addrs {
-			ipn, ok := a.(*net.IPNet)
-			if !ok {
-				continue
-			}
-			ip, ok := netip.AddrFromSlice(ipn.IP)
-			if ok && ip.Unmap().Is4() && ip.IsPrivate() {
-				return ip.Unmap(), nil
-			}
+		if bestMetric < 0 || metric < bestMetric {
+			best, bestMetric = f[0], metric
 		}
 	}
-	return netip.Addr{}, ErrNoShareAddress
+	return best
 }

@@ -252,7 +252,7 @@ func runRuns(e *env, sleep, orphanWait time.Duration) (*Result, error) {
 	var fails []string
 	// The command core started dies with it (Pdeathsig); what that command
 	// started in turn may outlive core until the target runs again, which
-	// ends it first (README, "A crashed run's leftovers").
+	// ends it first (docs/decisions.md, "A crashed run's leftovers").
 	if len(m.ChildOrphans) > 0 {
 		fails = append(fails, fmt.Sprintf("the command core started survived the server's SIGKILL by %s (%s)", orphanWait, describe(m.ChildOrphans, marker)))
 	}

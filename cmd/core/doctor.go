@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -169,10 +170,15 @@ var versionArgs = map[string][]string{
 // git, which diff and insight need): found on PATH, and their version.
 func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 	users := map[string][]string{"git": {"core diff, insight"}}
+	modules := map[pyModule][]string{}
 	for _, p := range ws.Projects {
 		for _, t := range p.Targets {
 			if len(t.Run) > 0 && !strings.Contains(t.Run[0], "/") {
 				users[t.Run[0]] = append(users[t.Run[0]], t.ID())
+			}
+			if m, ok := pythonModule(t.Run); ok {
+				m.dir = filepath.Join(ws.Root, filepath.FromSlash(p.Path))
+				modules[m] = append(modules[m], t.ID())
 			}
 		}
 	}
@@ -207,7 +213,84 @@ func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 		}
 		out = append(out, toolLine{true, fmt.Sprintf("tool %s: ok (%s; used by %s)", name, v, what)})
 	}
+	return append(out, moduleLines(ctx, modules)...)
+}
+
+// pyModule is a module a target runs with python -m, in its project's
+// directory (where a module of the project's own is found too).
+type pyModule struct {
+	python, module, dir string
+}
+
+// pythonModule is the module of an argv python3 -m MODULE (python,
+// python3, python3.12, with options before -m).
+func pythonModule(argv []string) (pyModule, bool) {
+	if len(argv) < 3 || strings.Contains(argv[0], "/") || (argv[0] != "python" && !strings.HasPrefix(argv[0], "python3")) {
+		return pyModule{}, false
+	}
+	for i := 1; i+1 < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "-m":
+			if mod := argv[i+1]; moduleName.MatchString(mod) {
+				return pyModule{python: argv[0], module: mod}, true
+			}
+			return pyModule{}, false
+		case !strings.HasPrefix(a, "-") || a == "-c":
+			return pyModule{}, false // a script, or code
+		}
+	}
+	return pyModule{}, false
+}
+
+var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// findSpec exits 0 when the module named by its argument can be imported.
+const findSpec = "import importlib.util, sys\ntry:\n    found = importlib.util.find_spec(sys.argv[1]) is not None\nexcept Exception:\n    found = False\nsys.exit(0 if found else 3)"
+
+// moduleLines checks that the interpreter finds each module, from its
+// project's directory: python3 on the PATH says nothing of pytest.
+func moduleLines(ctx context.Context, modules map[pyModule][]string) []toolLine {
+	type key struct{ python, module string }
+	missing, found := map[key][]string{}, map[key][]string{}
+	for m, used := range modules {
+		path, err := exec.LookPath(m.python)
+		if err != nil {
+			continue // said on the interpreter's line
+		}
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		cmd := exec.CommandContext(c, path, "-c", findSpec, m.module)
+		cmd.Dir = m.dir
+		err = cmd.Run()
+		cancel()
+		k := key{m.python, m.module}
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			found[k] = append(found[k], used...)
+		case errors.As(err, &exit) && exit.ExitCode() == 3:
+			missing[k] = append(missing[k], used...)
+		}
+	}
+	var out []toolLine
+	for _, k := range slices.SortedFunc(maps.Keys(missing), func(a, b key) int { return strings.Compare(a.python+" "+a.module, b.python+" "+b.module) }) {
+		out = append(out, toolLine{false, fmt.Sprintf("tool %s -m %s: not installed: %s cannot import %s (used by %s); install it for that interpreter", k.python, k.module, k.python, k.module, users(missing[k]))})
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(found), func(a, b key) int { return strings.Compare(a.python+" "+a.module, b.python+" "+b.module) }) {
+		if _, bad := missing[k]; !bad {
+			out = append(out, toolLine{true, fmt.Sprintf("tool %s -m %s: ok (used by %s)", k.python, k.module, users(found[k]))})
+		}
+	}
 	return out
+}
+
+// users names at most three users of a tool.
+func users(used []string) string {
+	slices.Sort(used)
+	what := strings.Join(used[:min(3, len(used))], ", ")
+	if len(used) > 3 {
+		what += fmt.Sprintf(" and %d more", len(used)-3)
+	}
+	return what
 }
 
 func checkWritable(dir string) error {

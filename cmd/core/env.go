@@ -29,7 +29,7 @@ func (g *globals) resolveRoot() (string, error) {
 			return "", err
 		}
 		if _, err := os.Stat(filepath.Join(abs, backend.TargetsFile)); err != nil {
-			return "", fmt.Errorf("--workspace %s: no %s there; create one or point --workspace at the directory that holds it", g.workspace, backend.TargetsFile)
+			return "", fmt.Errorf("--workspace %s: no %s there; point --workspace at the directory that holds it, or make one with `core init %s`", g.workspace, backend.TargetsFile, g.workspace)
 		}
 		return abs, nil
 	}
@@ -52,6 +52,12 @@ func (g *globals) load(flags map[string]any) (*env, error) {
 			flags = map[string]any{}
 		}
 		flags["log.level"] = g.logLevel
+	}
+	if g.logFormat != "" {
+		if flags == nil {
+			flags = map[string]any{}
+		}
+		flags["log.format"] = g.logFormat
 	}
 	cfg, err := config.Load(config.Sources{WorkspaceRoot: root, Flags: flags, Warn: warnUntrusted})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/query"
 )
 
@@ -120,7 +121,17 @@ Symbols are read from the @symbols shards only for symbol: and kind:symbol.`,
 				return err
 			}
 			if len(res.Nodes) == 0 {
-				return fmt.Errorf("nothing matches %s: %s", q, emptyHint(q))
+				hint := symbolHint(args, func(terms string) (*graph.Graph, error) {
+					q, err := query.Parse(terms)
+					if err != nil {
+						return nil, err
+					}
+					return e.local().Query(q)
+				})
+				if hint == "" {
+					hint = emptyHint(q)
+				}
+				return fmt.Errorf("nothing matches %s: %s", q, hint)
 			}
 			printQuery(cmd.OutOrStdout(), res)
 			return nil

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/query"
@@ -216,6 +218,73 @@ func emptyHint(q *query.Query) string {
 		return fmt.Sprintf("no symbol is named %s; symbol:'%s*' matches names that start so, and a bare word matches any id or name", strings.Join(names, ", "), names[0])
 	}
 	return "try fewer terms, a bare word (it matches ids and names), or kind:project to see what there is"
+}
+
+// symbolHint is, for a query that matched nothing, the symbol: terms its
+// bare words would have found: a bare word searches ids and names of the
+// graph, not the symbols, so "Slugify" finds nothing where
+// symbol:Slugify finds the function. A word is tried as typed and with its
+// first letter's case swapped; find runs a query. "" when no symbol has
+// such a name.
+func symbolHint(args []string, find func(terms string) (*graph.Graph, error)) string {
+	var terms []string
+	for _, a := range args {
+		for _, w := range strings.Fields(a) {
+			if strings.Contains(w, ":") || !isIdentifier(w) {
+				continue
+			}
+			terms = append(terms, "symbol:"+w)
+			r, size := utf8.DecodeRuneInString(w)
+			other := unicode.ToUpper(r)
+			if unicode.IsUpper(r) {
+				other = unicode.ToLower(r)
+			}
+			if swapped := string(other) + w[size:]; swapped != w {
+				terms = append(terms, "symbol:"+swapped)
+			}
+		}
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	g, err := find(strings.Join(terms, " ") + " depth:0")
+	if err != nil || g == nil {
+		return ""
+	}
+	where := map[string][]string{}
+	for _, n := range g.Nodes {
+		if n.Kind == graph.KindSymbol {
+			where[n.Name] = append(where[n.Name], fmt.Sprintf("%s:%d", n.Path, n.Line))
+		}
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(where))
+	var found []string
+	for _, n := range names {
+		at := where[n]
+		slices.Sort(at)
+		if total := len(at); total > 3 {
+			at = append(at[:3:3], fmt.Sprintf("%d more", total-3))
+		}
+		found = append(found, fmt.Sprintf("symbol:%s (%s)", n, strings.Join(at, ", ")))
+	}
+	return fmt.Sprintf("a bare word searches the ids and names of projects, targets, files and docs, not symbols; %s: core query symbol:%s", strings.Join(found, ", "), names[0])
+}
+
+// isIdentifier reports whether w can be (part of) a symbol's name:
+// letters, digits, _, $ and the dot of Type.Method.
+func isIdentifier(w string) bool {
+	if w == "" || len(w) > 128 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '$' && r != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // printTargets is the target graph for a terminal: each target with its

@@ -36,3 +36,35 @@ func TestAProjectsLineSaysWhereEachDependencyComesFrom(t *testing.T) {
 		}
 	}
 }
+
+func TestAQueryThatFindsNothingNamesTheSymbolItsWordsName(t *testing.T) {
+	symbols := map[string]graph.Node{
+		"Slugify": {ID: "symbol:libs/util/slug.go#Slugify", Kind: graph.KindSymbol, Name: "Slugify", Path: "libs/util/slug.go", Line: 11},
+		"render":  {ID: "symbol:web/view.ts#render", Kind: graph.KindSymbol, Name: "render", Path: "web/view.ts", Line: 1},
+	}
+	find := func(terms string) (*graph.Graph, error) {
+		g := &graph.Graph{}
+		for _, t := range strings.Fields(terms) {
+			if n, ok := symbols[strings.TrimPrefix(t, "symbol:")]; ok {
+				g.Nodes = append(g.Nodes, n)
+			}
+		}
+		return g, nil
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" for no hint
+	}{
+		{[]string{"Slugify"}, "symbol:Slugify (libs/util/slug.go:11): core query symbol:Slugify"},
+		{[]string{"slugify"}, "core query symbol:Slugify"},
+		{[]string{"Render", "depth:2"}, "symbol:render (web/view.ts:1)"},
+		{[]string{"nothing"}, ""},
+		{[]string{"symbol:Slugify"}, ""}, // already a symbol term
+		{[]string{"a/b"}, ""},            // not a name
+	} {
+		got := symbolHint(c.args, find)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%q: hint %q, want one with %q", c.args, got, c.want)
+		}
+	}
+}

@@ -93,6 +93,10 @@ its key's parts (core runs lists the ids).`,
 				inputs = "(none declared: every file git does not ignore)"
 			}
 			fmt.Fprintf(out, "declared  inputs %s; outputs %s; dependency_inputs %s\n", inputs, joinOrNone(d.Outputs), d.DependencyInputs)
+			if len(d.FromDefaults) > 0 {
+				_, name, _ := strings.Cut(k.Target, ":")
+				fmt.Fprintf(out, "defaults  %s from defaults.%s (the rest as the target writes it)\n", strings.Join(d.FromDefaults, ", "), name)
+			}
 			fmt.Fprintf(out, "env mode  %s\n", describeEnvMode(k))
 			for _, v := range k.Env {
 				from := ""

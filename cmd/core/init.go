@@ -16,11 +16,29 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [DIR] [--print] [--force]",
 		Short: "Write a starting targets.yaml for an existing repository",
-		Long: `Finds the projects of a repository and writes a targets.yaml for them:
-  - a directory with go.mod: build, test and lint (go build, go test, go vet);
-  - a package.json workspace package (or a lone package.json): a target for
-    each of its build, test and lint scripts (npm run ...);
-  - a directory with pyproject.toml: test (python3 -m pytest).
+		Long: `Finds the projects of a repository and writes a targets.yaml whose targets
+run on the first try:
+  - npm, pnpm, yarn and bun workspace packages (or a lone package.json): a
+    target for each of the build, test and lint scripts, run by the
+    workspace's package manager (npm run build, pnpm run build, ...). A
+    defaults: block makes each build depend on the builds of the packages
+    it depends on ("^build"), and test and lint on them too, and test on
+    its own project's build where there is one. A build's outputs are the
+    tsconfig's outDir and declarationDir and the directories main, module,
+    types, exports, bin and files name that are not source (absent, or
+    ignored by git), so a cached build restores them;
+  - Go modules (those go.work uses, when there is one): build, test and vet
+    (go build, go test, go vet ./...);
+  - Python projects (pyproject.toml, setup.py, setup.cfg): test with the
+    runner the project uses, pytest (configured, required, a conftest.py, or
+    tests unittest would not find) when python3 can import it, else unittest
+    when the tests are unittest's (with env PYTHONPATH=src in front for a
+    src layout that is not installed); lint with ruff when the project uses
+    it and it is installed. What cannot run here is left out, with why and
+    the fix, as a comment in the file.
+It names what to do before the first run: packages not installed (npm
+install), a package manager that does not run here, a module go.work leaves
+out.
 At the top it writes what those tools usually need of the environment, since
 a target gets only the base variables and those targets.yaml lists: env: the
 variables that change what they make (GOFLAGS, GOOS, NODE_ENV: in every key),
@@ -28,11 +46,12 @@ pass_env: those they need to reach their registries (proxies, GOPROXY,
 GOPRIVATE, NPM_TOKEN, PIP_INDEX_URL: passed, not keyed), and, commented out,
 their certificate variables (NODE_EXTRA_CA_CERTS costs every Node start
 ~50 ms; uncomment it for a target that downloads through a TLS-intercepting
-proxy). It skips what is not source (.git, node_modules, the cache, .gitignore'd
-paths) and writes no deps: core infers them from imports. Read the result,
-then see docs/targets.md for every field. DIR is the repository (default: the
-current directory). --print writes to stdout instead; an existing
-targets.yaml is kept unless --force.`,
+proxy). It skips what is not source (.git, node_modules, vendor, testdata,
+the cache, .gitignore'd paths) and writes no project deps: core infers them
+from manifests and imports. It then prints the "core run" line that runs the
+targets it wrote. See docs/targets.md for every field. DIR is the repository
+(default: the current directory). --print writes to stdout instead; an
+existing targets.yaml is kept unless --force.`,
 		Example: `  core init
   core init ../other-repo --print`,
 		Args: cobra.MaximumNArgs(1),
@@ -54,25 +73,45 @@ targets.yaml is kept unless --force.`,
 			if _, err := os.Stat(target); err == nil && !force && !print {
 				return fmt.Errorf("%s already exists: --print shows what init would write, --force replaces it", target)
 			}
-			projects, text, err := backend.Scaffold(root)
+			sc, err := backend.Scaffold(root)
 			if err != nil {
 				return err
 			}
-			if len(projects) == 0 {
-				return fmt.Errorf("found no project under %s (no go.mod, package.json or pyproject.toml): write targets.yaml by hand, see docs/targets.md", root)
+			if len(sc.Projects) == 0 {
+				for _, n := range sc.Notes {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+				}
+				return fmt.Errorf("found no project under %s (no go.mod, package.json, pyproject.toml, setup.py or setup.cfg): write targets.yaml by hand, see docs/targets.md", root)
 			}
 			out := cmd.OutOrStdout()
 			if print {
-				_, err := out.Write([]byte(text))
+				for _, n := range sc.Notes {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", n)
+				}
+				_, err := out.Write([]byte(sc.Text))
 				return err
 			}
-			if err := backend.WriteFile(target, []byte(text), 0o644); err != nil {
+			if err := backend.WriteFile(target, []byte(sc.Text), 0o644); err != nil {
 				return err
 			}
-			for _, p := range projects {
-				fmt.Fprintf(out, "  %-20s %-30s %s (%s)\n", p.Name, p.Path, strings.Join(p.TargetNames(), ", "), p.From)
+			for _, p := range sc.Projects {
+				names := strings.Join(p.TargetNames(), ", ")
+				if names == "" {
+					names = "no targets"
+				}
+				fmt.Fprintf(out, "  %-20s %-30s %s (%s)\n", p.Name, p.Path, names, p.From)
+				for _, s := range p.Skipped {
+					fmt.Fprintf(out, "  %-20s %s\n", "", strings.ReplaceAll(s, "\n", " "))
+				}
 			}
-			fmt.Fprintf(out, "wrote %s with %s; next: core describe graph, core run build\n", target, plural(len(projects), "project"))
+			for _, n := range sc.Notes {
+				fmt.Fprintf(out, "note: %s\n", n)
+			}
+			next := "core describe graph (init wrote no target: add them to targets.yaml, see docs/targets.md)"
+			if names := sc.Next(); len(names) > 0 {
+				next = "core run " + strings.Join(names, " ")
+			}
+			fmt.Fprintf(out, "wrote %s with %s; next: %s\n", target, plural(len(sc.Projects), "project"), next)
 			return nil
 		},
 	}

@@ -40,7 +40,7 @@ commits) and the run journals, and prints the five lenses, or the one named:
               or new (too young to compare)
   volatility  targets whose result flips under the same cache key
 
-README "Insight" gives each formula. Renames are followed within a time bound
+docs/insight.md gives each formula. Renames are followed within a time bound
 per commit; the notes name the commits where they were not. Outside a
 workspace (no targets.yaml) it reads the git repository of the current
 directory, without projects. With --json it prints the bytes of

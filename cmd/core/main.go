@@ -11,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/corehq/core/internal/suggest"
 
@@ -24,6 +27,8 @@ func main() {
 	// An index pass collects less often while it runs (its heap is
 	// mostly what it keeps); this process is the CLI's to tune.
 	backend.TuneGC(debug.SetGCPercent)
+	// A command waiting on a long index pass says so, on a terminal.
+	backend.ReportIndexing(indexingNote(os.Stderr, isatty.IsTerminal(os.Stderr.Fd()), 2*time.Second, 500*time.Millisecond))
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		var ex *exitError
@@ -49,6 +54,7 @@ func (e *exitError) Error() string { return e.msg }
 type globals struct {
 	workspace string
 	logLevel  string
+	logFormat string
 }
 
 func newRootCmd() *cobra.Command {
@@ -76,6 +82,7 @@ core walks up from the current directory to find it.`,
 	}
 	root.PersistentFlags().StringVar(&g.workspace, "workspace", "", "workspace directory (default: walk up from the current directory to targets.yaml)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "", "log level: debug, info, warn, error (default from log.level)")
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "", "log format: console (text), json, or auto, console when stderr is a terminal (default from log.format)")
 	root.AddCommand(
 		newServerCmd(g),
 		newConfigCmd(g),

@@ -19,7 +19,8 @@ func newRunsCmd(g *globals) *cobra.Command {
 		Short: "List past runs from their journals, newest first",
 		Long: `Lists the journals of past runs (core run, the console, the server's jobs),
 newest first: id, target, status, exit code, start, duration and where the
-result came from. "core runs show ID" prints one with its command and output.
+result came from. "core runs show ID" prints one with its command and output
+(ID may be a unique prefix, or last).
 No server is needed.`,
 		Example: `  core runs
   core runs --target api:test --limit 5
@@ -68,16 +69,19 @@ No server is needed.`,
 	cmd.Flags().IntVar(&limit, "limit", 20, "at most this many runs (0: all)")
 	cmd.Flags().StringVar(&target, "target", "", "only runs of this target")
 	cmd.AddCommand(&cobra.Command{
-		Use:   "show ID",
+		Use:   "show ID|PREFIX|last",
 		Short: "Print one run: its command, where it ran, its result and its output",
-		Args:  cobra.ExactArgs(1),
+		Long: `Prints one run: its command, where it ran, its result and its output. The
+run is named by its id, by a prefix of the id (or of its random part, after
+the '-') that no other kept run shares, or by last, the newest run.`,
+		Example: `  core runs show last
+  core runs show r20261124T1015
+  core runs show 1a2b`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := g.load(nil)
 			if err != nil {
 				return err
-			}
-			if !backend.ValidRunID(args[0]) {
-				return fmt.Errorf("%q is not a run id: `core runs` lists them (r<time>-<hex>)", args[0])
 			}
 			j, err := e.local().Journal(args[0])
 			if err != nil {

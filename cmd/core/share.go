@@ -5,7 +5,9 @@ import (
 
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mdp/qrterminal/v3"
@@ -50,7 +52,9 @@ share's token, so it goes to the share listener and to no other host
 			if info.Superseded != "" {
 				fmt.Fprintf(out, "the share on %s has ended: this one replaces it\n", info.Superseded)
 			}
-			fmt.Fprintf(out, "sharing read-only on %s until %s (status, insight, activity, run logs)\n\n", info.Address, info.Expires.Local().Format(time.TimeOnly))
+			fmt.Fprintf(out, "sharing read-only on %s until %s (status, insight, activity, run logs)\n", info.Address, info.Expires.Local().Format(time.TimeOnly))
+			fmt.Fprintln(out, shareAddressLine(info))
+			fmt.Fprintln(out)
 			qrterminal.GenerateHalfBlock(info.URL, qrterminal.L, out)
 			fmt.Fprintf(out, "\n%s\n", info.URL)
 			if open {
@@ -120,4 +124,29 @@ func shareCall(cmd *cobra.Command, c *serverConn, body map[string]string) (backe
 		return info, fmt.Errorf("the server's answer does not parse: %w", err)
 	}
 	return info, nil
+}
+
+// shareAddressLine says which address the share took, why, and how to
+// choose another.
+func shareAddressLine(info backend.ShareInfo) string {
+	host, _, err := net.SplitHostPort(info.Address)
+	if err != nil {
+		host = info.Address
+	}
+	var b strings.Builder
+	switch {
+	case info.Chosen == "share.address":
+		fmt.Fprintf(&b, "address: %s, from share.address", host)
+	case info.Interface != "":
+		fmt.Fprintf(&b, "address: %s on %s (%s)", host, info.Interface, info.Chosen)
+	default:
+		fmt.Fprintf(&b, "address: %s", host)
+	}
+	if len(info.Others) > 0 {
+		fmt.Fprintf(&b, "; the others: %s", strings.Join(info.Others, ", "))
+	}
+	if info.Chosen != "share.address" {
+		b.WriteString("; to share on another, start the server with share.address set (CORE_SHARE_ADDRESS=IP core server start)")
+	}
+	return b.String()
 }

@@ -15,7 +15,7 @@ export const originMessage = (port: string) =>
  */
 export type Credential = { kind: 'console'; token: string } | { kind: 'pair'; code: string } | { kind: 'share'; token: string };
 
-// Tokens are core_<kind>_<43 base64url chars> (the README's "Token kinds").
+// Tokens are core_<kind>_<43 base64url chars> (docs/decisions.md, "Token kinds and grants").
 const SECRET = '[A-Za-z0-9_-]{43}';
 const CONSOLE_TOKEN = new RegExp(`^core_console_${SECRET}$`);
 const PAIRING_CODE = new RegExp(`^core_pair_${SECRET}$`);

@@ -1,5 +1,5 @@
-// The graph contract (the JSON of `GET /api/v1/graph`: see the README's "The
-// console API" section) and helpers on it.
+// The graph contract (the JSON of `GET /api/v1/graph`: see
+// docs/console-api.md) and helpers on it.
 
 export interface GNode {
   id: string;

@@ -336,3 +336,59 @@ func TestByFileCountsEachNodeForTheFileItsChainStartsFrom(t *testing.T) {
 		t.Errorf("web/index.js reaches %d nodes, want 2", by["web/index.js"])
 	}
 }
+
+// TestDefaultsAffectAsIfWrittenInTheProject: a target's inputs, deps and
+// dependency_inputs taken from defaults: decide what a change affects as
+// they do written in the project (the runner's key reads them the same
+// way), so core affected and the cache agree on a workspace with defaults.
+func TestDefaultsAffectAsIfWrittenInTheProject(t *testing.T) {
+	withDefaults := `defaults:
+  build: {run: [go, build, ./...], inputs: ["**/*.go"]}
+  test: {deps: [build]}
+  lint: {dependency_inputs: none}
+projects:
+  util:
+    path: libs/util
+    targets:
+      build:
+      docs:
+        run: [echo, docs]
+        inputs: ["**/*.md"]
+  api:
+    path: services/api
+    deps: [util]
+    targets:
+      build: {outputs: [bin/], deps: ["util:build"]}
+      test: {run: [go, test, ./...]}
+  web:
+    path: web
+    targets:
+      build: {run: [npm, run, build], inputs: []}
+  gateway:
+    path: services/gateway
+    deps: [api]
+    targets:
+      lint:
+        run: [echo, lint]
+`
+	inline := strings.Replace(fixtureYAML, "      lint:\n        run: [echo, lint]\n", "      lint:\n        run: [echo, lint]\n        dependency_inputs: none\n", 1)
+	inline = strings.Replace(inline, "        run: [npm, run, build]\n", "        run: [npm, run, build]\n        inputs: []\n", 1)
+	parse := func(src string) *workspace.Workspace {
+		t.Helper()
+		ws, err := workspace.Parse("targets.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws.WithImports(nil)
+	}
+	a, b := parse(inline), parse(withDefaults)
+	for _, changed := range [][]string{
+		{"libs/util/util.go"}, {"libs/util/README.md"}, {"services/api/main.go"},
+		{"services/api/README.md"}, {"web/index.js"}, {"services/gateway/x.sh"}, {"go.work"},
+	} {
+		x, y := Compute(a, changed), Compute(b, changed)
+		if !slices.Equal(x.Targets, y.Targets) || !slices.Equal(x.Projects, y.Projects) {
+			t.Errorf("%v: written in the projects %v %v, from defaults: %v %v", changed, x.Targets, x.Projects, y.Targets, y.Projects)
+		}
+	}
+}

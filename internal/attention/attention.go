@@ -4,7 +4,7 @@
 // the queue; POST /api/v1/attention {id, reason} disposes one, and nothing
 // else closes one (the spec). The agent's wait then returns the reason.
 //
-// Decisions the spec leaves open, taken here (README "Decisions"):
+// Decisions the spec leaves open, taken here (docs/decisions.md):
 //   - The queue lives in <cache>/attention.json, rewritten atomically on
 //     every change, so it survives a restart: an agent that reconnects finds
 //     its request still open and waits on it again by id.

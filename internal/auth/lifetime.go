@@ -3,7 +3,7 @@ package auth
 import "time"
 
 // Lifetimes fixed by the spec (a console token lives 12 hours) and by our
-// own decisions (README "Decisions").
+// own decisions (docs/decisions.md).
 const (
 	// ConsoleTokenTTL is the lifetime of a console token traded for a
 	// pairing code, and the default of `core config console token create`.

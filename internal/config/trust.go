@@ -76,8 +76,8 @@ func NeedsTrust(key string, value any) bool {
 }
 
 // trustRule describes in words which values of a key with the trust tag
-// tag wait for trust, or "" when none do (KeyInfo.Trust): the README's
-// configuration table says the same.
+// tag wait for trust, or "" when none do (KeyInfo.Trust): the table of
+// docs/configuration.md says the same.
 func trustRule(tag string) string {
 	switch tag {
 	case "":

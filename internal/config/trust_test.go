@@ -230,15 +230,15 @@ func TestTrustIsRecordedOutsideTheWorkspaceByContentHash(t *testing.T) {
 }
 
 // TestTheDocsMarkEveryKeyThatWaitsForTrust holds the configuration tables
-// of the README and docs/remote-cache.md to the trust tags: each row's last
-// column says, for the keys in its first, what KeyInfo.Trust says, and the
-// README's table lists every key.
+// of docs/configuration.md and docs/remote-cache.md to the trust tags: each
+// row's last column says, for the keys in its first, what KeyInfo.Trust
+// says, and docs/configuration.md lists every key.
 func TestTheDocsMarkEveryKeyThatWaitsForTrust(t *testing.T) {
 	for _, doc := range []struct {
 		path, section string
 		every         bool
 	}{
-		{"README.md", "## Configuration", true},
+		{"docs/configuration.md", "", true},
 		{"docs/remote-cache.md", "## Configuration", false},
 	} {
 		t.Run(doc.path+" says what the tags say", func(t *testing.T) {
@@ -267,21 +267,24 @@ func TestTheDocsMarkEveryKeyThatWaitsForTrust(t *testing.T) {
 }
 
 // trustColumn reads the table rows of the section of the Markdown file at
-// path: each key named in a row's first cell, with the row's last cell.
+// path (the whole file when heading is ""): each key named in a row's
+// first cell, with the row's last cell.
 func trustColumn(t *testing.T, path, heading string) map[string]string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(data)
-	start := strings.Index(text, "\n"+heading+"\n")
-	if start < 0 {
-		t.Fatalf("%s has no %q section", path, heading)
-	}
-	section := text[start+1+len(heading):]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
+	section := string(data)
+	if heading != "" {
+		start := strings.Index(section, "\n"+heading+"\n")
+		if start < 0 {
+			t.Fatalf("%s has no %q section", path, heading)
+		}
+		section = section[start+1+len(heading):]
+		if end := strings.Index(section, "\n## "); end >= 0 {
+			section = section[:end]
+		}
 	}
 	keyRE := regexp.MustCompile("`([a-z_.]+)`")
 	seen := map[string]string{}

@@ -13,6 +13,7 @@ package demorepo
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -23,6 +24,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/corehq/core/internal/gitx"
 	"time"
 )
 
@@ -288,7 +291,8 @@ func write(dst, rel, text string) error {
 	return os.WriteFile(p, []byte(text), 0o644)
 }
 
-// git runs git in one repository, with the user's hooks, signing and
+// git runs git in one repository through gitx (no program the repository
+// or the user's configuration names runs), with the user's signing and
 // templates out of the way: the demo's commits are made the same way on
 // every machine.
 type git struct{ dir string }
@@ -297,9 +301,8 @@ func gitIn(dir string) git { return git{dir} }
 
 func (g git) cmd(env []string, args ...string) *exec.Cmd {
 	args = append([]string{"-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", "-c", "init.templateDir=", "-c", "core.autocrlf=false"}, args...)
-	c := exec.Command("git", args...)
-	c.Dir = g.dir
-	c.Env = append(os.Environ(), env...)
+	c := gitx.Command(context.Background(), g.dir, args...)
+	c.Env = append(c.Env, env...)
 	return c
 }
 

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"cmp"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -26,7 +28,11 @@ type resolver struct {
 	goPkgs   map[string]*goPackage        // import path -> package
 	goDirPkg map[string]string            // dir -> import path
 	jsPkgs   map[string]*parse.FileRecord // package.json name -> record
-	owners   *graph.Owners
+	// tsconfigs are the TypeScript and JavaScript project configurations
+	// by path.
+	tsconfigs map[string]*parse.FileRecord
+	nearestTS map[string]*parse.FileRecord // dir -> the config nearest above it (none: absent)
+	owners    *graph.Owners
 }
 
 type goPackage struct {
@@ -42,7 +48,8 @@ func newResolver(ws *workspace.Workspace, files map[string]*parse.FileRecord, pa
 	r := &resolver{
 		ws: ws, files: files,
 		dirs: map[string]bool{}, goMods: map[string]string{}, goPkgs: map[string]*goPackage{},
-		goDirPkg: map[string]string{}, jsPkgs: map[string]*parse.FileRecord{}, owners: graph.NewOwners(ws),
+		goDirPkg: map[string]string{}, jsPkgs: map[string]*parse.FileRecord{}, tsconfigs: map[string]*parse.FileRecord{},
+		owners: graph.NewOwners(ws),
 	}
 	for _, f := range files {
 		dir := path.Dir(f.Path)
@@ -66,7 +73,12 @@ func newResolver(ws *workspace.Workspace, files map[string]*parse.FileRecord, pa
 					r.jsPkgs[f.Module] = f
 				}
 			}
+		case parse.LangTSConfig:
+			r.tsconfigs[f.Path] = f
 		}
+	}
+	if len(r.tsconfigs) > 0 {
+		r.nearestTS = nearestConfigs(r.dirs, r.tsconfigs)
 	}
 	for _, p := range paths {
 		f := files[p]
@@ -285,7 +297,7 @@ func (a *assembly) isWorkspacePackage(id string) bool {
 // assembly (ok false).
 func (a *assembly) update(files map[string]*parse.FileRecord, changed []*parse.FileRecord) (*Version, bool) {
 	for _, f := range changed {
-		if _, known := a.byFile[f.Path]; !known || f.Lang == parse.LangGoMod || f.Lang == parse.LangPackageJSON {
+		if _, known := a.byFile[f.Path]; !known || f.Lang == parse.LangGoMod || f.Lang == parse.LangPackageJSON || f.Lang == parse.LangTSConfig {
 			return nil, false
 		}
 	}
@@ -655,38 +667,93 @@ func (r *resolver) importTarget(f *parse.FileRecord, imp parse.Import) (id, toPa
 
 var jsExtensions = []string{"", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts"}
 
-// jsImport resolves a JS/TS specifier: relative to the importing file, or a
-// workspace package by its package.json name (its entry, or index).
+// jsImport resolves a JS/TS specifier: relative to the importing file; by
+// the compilerOptions.paths of the tsconfig nearest to the file (or one it
+// extends), as TypeScript does before node_modules; or a workspace package
+// by its package.json name, through its exports, else its entry (main,
+// module, types), else its index. A package's entry names its build
+// output, which is seldom indexed: the source beside it stands for it.
 func (r *resolver) jsImport(from, spec string) string {
-	var base string
-	switch {
-	case strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == "..":
-		base = path.Join(path.Dir(from), spec)
-	default:
-		name, sub := npmRoot(spec), ""
-		if len(spec) > len(name) {
-			sub = spec[len(name)+1:]
-		}
-		pkg, ok := r.jsPkgs[name]
-		if !ok {
-			return ""
-		}
-		dir := path.Dir(pkg.Path)
-		switch {
-		case sub != "":
-			base = path.Join(dir, sub)
-		case pkg.Entry != "":
-			base = path.Join(dir, pkg.Entry)
-		default:
-			base = path.Join(dir, "index")
-		}
+	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
+		return r.jsFile(path.Join(path.Dir(from), spec))
 	}
-	if strings.HasPrefix(base, "../") || base == ".." {
+	if t := r.tsPaths(from, spec); t != "" {
+		return t
+	}
+	name := npmRoot(spec)
+	pkg, ok := r.jsPkgs[name]
+	if !ok {
 		return ""
 	}
-	// TypeScript lets "./x.js" name "./x.ts".
-	trimmed := strings.TrimSuffix(strings.TrimSuffix(base, ".js"), ".mjs")
-	for _, cand := range []string{base, trimmed} {
+	dir := path.Dir(pkg.Path)
+	sub := "."
+	if len(spec) > len(name) {
+		sub = "./" + spec[len(name)+1:]
+	}
+	for _, to := range mapped(pkg.Maps, sub) {
+		if t := r.jsSource(dir, to); t != "" {
+			return t
+		}
+	}
+	switch {
+	case sub != ".":
+		return r.jsSource(dir, sub)
+	case pkg.Entry != "":
+		if t := r.jsSource(dir, pkg.Entry); t != "" {
+			return t
+		}
+	}
+	if t := r.jsFile(path.Join(dir, "index")); t != "" {
+		return t
+	}
+	return r.jsFile(path.Join(dir, "src", "index"))
+}
+
+// buildDirs are where a package's build output usually goes; its source is
+// in src/ (or at the package's top).
+var buildDirs = map[string]bool{"dist": true, "lib": true, "build": true, "out": true, "esm": true, "cjs": true}
+
+// jsSource is the indexed file a path inside a package directory names:
+// the file itself, else, for a build output (dist/x.js), its source
+// (src/x.ts, or x.ts).
+func (r *resolver) jsSource(dir, rel string) string {
+	base := path.Join(dir, rel)
+	if base == ".." || strings.HasPrefix(base, "../") {
+		return ""
+	}
+	if t := r.jsFile(base); t != "" {
+		return t
+	}
+	first, rest, ok := strings.Cut(path.Clean(rel), "/")
+	if !ok || !buildDirs[first] {
+		return ""
+	}
+	for _, src := range []string{"src", "."} {
+		if t := r.jsFile(path.Join(dir, src, rest)); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// jsOutputExts are the extensions of compiled output that name a source
+// file without them ("./x.js" names "./x.ts").
+var jsOutputExts = []string{".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs", ".jsx"}
+
+// jsFile is the indexed JS/TS file a path without or with an extension
+// names, or the index of the directory it names.
+func (r *resolver) jsFile(base string) string {
+	if base == ".." || strings.HasPrefix(base, "../") {
+		return ""
+	}
+	cands := []string{base}
+	for _, ext := range jsOutputExts {
+		if t, ok := strings.CutSuffix(base, ext); ok {
+			cands = append(cands, t)
+			break
+		}
+	}
+	for _, cand := range cands {
 		for _, ext := range jsExtensions {
 			if f, ok := r.files[cand+ext]; ok && (f.Lang == parse.LangTypeScript || f.Lang == parse.LangJavaScript) {
 				return f.Path
@@ -699,6 +766,115 @@ func (r *resolver) jsImport(from, spec string) string {
 		}
 	}
 	return ""
+}
+
+// tsPaths resolves a bare specifier by the paths of the tsconfig nearest
+// to the importing file, or of the first config it extends that has any.
+func (r *resolver) tsPaths(from, spec string) string {
+	cfg := r.tsconfigOf(from)
+	for range maxExtends {
+		if cfg == nil || len(cfg.Maps) > 0 {
+			break
+		}
+		cfg = r.tsconfigs[cfg.Extends]
+	}
+	if cfg == nil {
+		return ""
+	}
+	for _, to := range mapped(cfg.Maps, spec) {
+		if t := r.jsFile(to); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// maxExtends bounds a chain of tsconfig extends (a cycle included).
+const maxExtends = 8
+
+// tsconfigOf is the tsconfig.json (or jsconfig.json) nearest above a file.
+func (r *resolver) tsconfigOf(file string) *parse.FileRecord {
+	if len(r.tsconfigs) == 0 {
+		return nil
+	}
+	dir := path.Dir(file)
+	if f, ok := r.nearestTS[dir]; ok || r.dirs[dir] {
+		return f
+	}
+	for ; ; dir = path.Dir(dir) {
+		if f := ownConfig(dir, r.tsconfigs); f != nil {
+			return f
+		}
+		if dir == "." || dir == "/" {
+			return nil
+		}
+	}
+}
+
+// ownConfig is the tsconfig.json, else jsconfig.json, of dir.
+func ownConfig(dir string, configs map[string]*parse.FileRecord) *parse.FileRecord {
+	if f := configs[path.Join(dir, "tsconfig.json")]; f != nil {
+		return f
+	}
+	return configs[path.Join(dir, "jsconfig.json")]
+}
+
+// nearestConfigs maps each directory to the config nearest above it (or
+// in it), once for every import of the assembly: parents first, each
+// directory's own config, else its parent's.
+func nearestConfigs(dirs map[string]bool, configs map[string]*parse.FileRecord) map[string]*parse.FileRecord {
+	sorted := slices.Sorted(maps.Keys(dirs))
+	// A parent sorts before its children, except "." before names that
+	// start with a byte below '.'.
+	slices.SortStableFunc(sorted, func(a, b string) int { return cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")) })
+	out := map[string]*parse.FileRecord{}
+	if f := ownConfig(".", configs); f != nil {
+		out["."] = f
+	}
+	for _, d := range sorted {
+		if d == "." {
+			continue
+		}
+		f := ownConfig(d, configs)
+		if f == nil {
+			f = out[path.Dir(d)]
+		}
+		if f != nil {
+			out[d] = f
+		}
+	}
+	return out
+}
+
+// mapped is what a name maps to by maps ("from\tto" pairs, see
+// parse.FileRecord.Maps), in order: by the exact from, else by the pattern
+// with the longest prefix before its "*", the part the "*" matched put in
+// place of the target's "*".
+func mapped(maps []string, name string) []string {
+	best, bestLen, star := "", -1, ""
+	for _, m := range maps {
+		from, _, _ := strings.Cut(m, "\t")
+		if from == name {
+			best, bestLen, star = from, len(from)+1, ""
+			break
+		}
+		prefix, suffix, wild := strings.Cut(from, "*")
+		if !wild || len(prefix) <= bestLen || len(name) < len(prefix)+len(suffix) ||
+			!strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
+			continue
+		}
+		best, bestLen, star = from, len(prefix), name[len(prefix):len(name)-len(suffix)]
+	}
+	if bestLen < 0 {
+		return nil
+	}
+	var out []string
+	for _, m := range maps {
+		if from, to, _ := strings.Cut(m, "\t"); from == best {
+			out = append(out, strings.Replace(to, "*", star, 1))
+		}
+	}
+	return out
 }
 
 // npmRoot is the package part of a bare specifier: "@scope/name" or "name".

@@ -14,7 +14,7 @@ import (
 
 // cacheVersion changes whenever FileRecord, a parser or the file format
 // changes, so that an old cache is re-parsed rather than misread.
-const cacheVersion = 6
+const cacheVersion = 7
 
 // The cache lives in <cache>/index: files.bin holds every record without
 // its symbols; <project>@symbols.bin holds the symbols and references of
@@ -153,6 +153,8 @@ func encodeFiles(root string, files map[string]*parse.FileRecord) []byte {
 		e.strList(r.Mentions)
 		e.str(r.Module)
 		e.str(r.Entry)
+		e.strList(r.Maps)
+		e.str(r.Extends)
 		e.str(r.Diag)
 	}
 	return e.bytes(filesMagic, cacheVersion)
@@ -167,9 +169,9 @@ func decodeFiles(data []byte, root string) ([]parse.FileRecord, error) {
 	if d.str() != root {
 		return nil, errors.New("index cache of another workspace")
 	}
-	// The least each takes: a record 13 bytes (a varint per field), an
+	// The least each takes: a record 15 bytes (a varint per field), an
 	// import 4.
-	recs := make([]parse.FileRecord, d.countOf(13))
+	recs := make([]parse.FileRecord, d.countOf(15))
 	imports := make([]parse.Import, d.countOf(4))
 	for i := range recs {
 		r := &recs[i]
@@ -192,6 +194,8 @@ func decodeFiles(data []byte, root string) ([]parse.FileRecord, error) {
 		r.Mentions = d.strList()
 		r.Module = d.str()
 		r.Entry = d.str()
+		r.Maps = d.strList()
+		r.Extends = d.str()
 		r.Diag = d.str()
 	}
 	if err := d.end(); err != nil {

@@ -86,6 +86,7 @@ type Indexer struct {
 
 	shardLoads atomic.Int64
 	parsed     atomic.Int64
+	prog       progress
 }
 
 // Options tune an Indexer.

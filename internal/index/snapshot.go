@@ -109,6 +109,7 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 	}
 	opts := ix.walkOptions(ws)
 	opts.record = true
+	ix.prog.start()
 	w := walk(ix.root, opts)
 	v, _, err := ix.syncLocked(ws, start, w)
 	if err != nil {

@@ -413,16 +413,45 @@ func (r *resolver) fileReferences(f *parse.FileRecord, files map[string]*parse.F
 				if name == "default" && t.Default != "" {
 					name = t.Default
 				}
-				for _, s := range t.Symbols {
-					if s.Name == name {
-						out = append(out, graph.Edge{Source: FileID(f.Path), Target: SymbolID(t.Path, s.Name), Kind: graph.EdgeReferences})
-						break
-					}
+				if decl := r.declaring(files, t, name); decl != "" {
+					out = append(out, graph.Edge{Source: FileID(f.Path), Target: SymbolID(decl, name), Kind: graph.EdgeReferences})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// maxReexports bounds how many files declaring follows from the one
+// imported: a package's index that re-exports its modules is one step.
+const maxReexports = 16
+
+// declaring is the file that declares name as t offers it: t itself, else
+// a file t re-exports it from (export {name} from, export * from, a
+// Python package's from .m import name), breadth first; "" for none.
+func (r *resolver) declaring(files map[string]*parse.FileRecord, t *parse.FileRecord, name string) string {
+	queue := []*parse.FileRecord{t}
+	seen := map[string]bool{t.Path: true}
+	for len(queue) > 0 && len(seen) <= maxReexports {
+		f := queue[0]
+		queue = queue[1:]
+		for _, s := range f.Symbols {
+			if s.Name == name {
+				return f.Path
+			}
+		}
+		for _, imp := range f.Imports {
+			nameless := len(imp.Names) == 0 && f.Lang != parse.LangPython
+			if !nameless && !slices.Contains(imp.Names, name) {
+				continue
+			}
+			if next := files[r.importedFile(f, imp)]; next != nil && !seen[next.Path] {
+				seen[next.Path] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	return ""
 }
 
 // importedFile is the path of the workspace file a JS/TS/Python import

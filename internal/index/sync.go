@@ -29,6 +29,7 @@ func (ix *Indexer) Sync(ws *workspace.Workspace) (*Version, Stats, error) {
 		return nil, Stats{}, err
 	}
 	defer lock.Unlock()
+	ix.prog.start()
 	return ix.syncLocked(ws, start, nil)
 }
 
@@ -89,7 +90,10 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 		// restores the caller's setting.
 		setGC(gcBigPass)
 	}
+	ix.prog.toParse.Store(int64(len(todo)))
+	ix.prog.phase.Store(int32(PhaseParsing))
 	parsed := ix.parse(todo)
+	ix.prog.phase.Store(int32(PhaseAssembling))
 	for _, rec := range parsed {
 		files[rec.Path] = rec
 	}
@@ -150,6 +154,7 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 		})
 	}
 	ix.asm, ix.ver = asm, asm.cur
+	ix.prog.phase.Store(int32(PhaseDone))
 	return asm.cur, Stats{Files: len(files), Parsed: len(parsed), Removed: len(removed), Duration: time.Since(start)}, nil
 }
 
@@ -331,7 +336,8 @@ func (ix *Indexer) Flush() error {
 // sameShape reports whether two records of one file contribute the same
 // nodes and edges to the default graph (symbols and references aside).
 func sameShape(a, b *parse.FileRecord) bool {
-	if a.Lang != b.Lang || a.Package != b.Package || a.Title != b.Title || a.Module != b.Module || a.Entry != b.Entry || a.Diag != b.Diag ||
+	if a.Lang != b.Lang || a.Package != b.Package || a.Title != b.Title || a.Module != b.Module || a.Entry != b.Entry || a.Extends != b.Extends || a.Diag != b.Diag ||
+		!slices.Equal(a.Maps, b.Maps) ||
 		!slices.Equal(a.Links, b.Links) || !slices.Equal(a.Mentions, b.Mentions) || len(a.Imports) != len(b.Imports) {
 		return false
 	}
@@ -404,6 +410,7 @@ func (ix *Indexer) parse(todo []Found) []*parse.FileRecord {
 		}
 		rec.Size, rec.ModTime = f.Size, f.ModTime
 		out[i] = &rec
+		ix.prog.parsed.Add(1)
 	})
 	ix.parsed.Add(int64(len(todo)))
 	return out
@@ -449,5 +456,5 @@ func (ix *Indexer) saveLayout(l string) error {
 
 // walkOptions are the options of every walk of ws by this indexer.
 func (ix *Indexer) walkOptions(ws *workspace.Workspace) WalkOptions {
-	return WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize}
+	return WalkOptions{DocGlobs: ws.Docs, Rule: ix.rule, MaxFileSize: ix.maxSize, found: &ix.prog.found}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -45,6 +46,8 @@ type WalkOptions struct {
 	only string
 	// record makes the walk note what it stats (see seenPath).
 	record bool
+	// found, if set, counts the files found as the walk goes (Progress).
+	found *atomic.Int64
 }
 
 // DefaultMaxFileSize is the indexing limit per file.
@@ -74,6 +77,9 @@ func LangOf(name string) string {
 		return parse.LangGoMod
 	case "package.json":
 		return parse.LangPackageJSON
+	}
+	if parse.IsTSConfig(name) {
+		return parse.LangTSConfig
 	}
 	switch strings.ToLower(path.Ext(name)) {
 	case ".go":
@@ -275,6 +281,9 @@ func (w *walker) add(rel string, info fs.FileInfo) {
 		return
 	}
 	w.found = append(w.found, Found{Path: rel, Size: info.Size(), ModTime: info.ModTime().UnixNano(), Lang: lang})
+	if w.opts.found != nil {
+		w.opts.found.Add(1)
+	}
 }
 
 func (w *walker) isDoc(rel string) bool {

@@ -1,6 +1,6 @@
 // Package insight computes the insight lenses of a workspace from its
 // whole git history and its run journals: hotspots, affinity, ownership,
-// trend and volatility (README "Insight" gives each formula, window and
+// trend and volatility (docs/insight.md gives each formula, window and
 // unit). The history of HEAD is read once (git diff-tree --numstat -M over
 // the commits git rev-list lists, each commit's rename detection within a
 // time bound: history.go), kept in <cache>/insight/history.gob and

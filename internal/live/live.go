@@ -147,8 +147,41 @@ func NewIndexer(root, cacheDir string) *index.Indexer {
 func New(root, cacheDir string, pub Publisher, log zerolog.Logger) *Workspace {
 	ix := NewIndexer(root, cacheDir)
 	w := &Workspace{root: root, cacheDir: cacheDir, pub: pub, log: log, ix: ix, instance: instanceID(), rule: ix.Rule()}
+	log.Info().Str(logx.Workspace, root).Msg("indexing")
+	stop := reportProgress(ix.Progress, log, ProgressEvery)
 	_ = w.Rebuild()
+	stop()
 	return w
+}
+
+// ProgressEvery is how often a first index that is still under way says
+// how far it has come.
+var ProgressEvery = 2 * time.Second
+
+// reportProgress logs the pass's progress every interval until stop is
+// called, so that a first index of a big workspace is not a silent minute.
+func reportProgress(progress func() index.Progress, log zerolog.Logger, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			p := progress()
+			ev := log.Info().Str("phase", p.Phase.String()).Int64("files", p.Found)
+			if p.Phase >= index.PhaseParsing {
+				ev = ev.Str("parsed", fmt.Sprintf("%d/%d", p.Parsed, p.ToParse))
+			}
+			ev.Msg("indexing")
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // Root is the workspace root.
@@ -200,11 +233,28 @@ func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	stop := onIndex(ix)
 	v, _, err := ix.Sync(ws)
+	stop()
 	if err != nil {
 		return nil, ix, err
 	}
 	return v.Graph(), ix, nil
+}
+
+// OnIndex, when set (by the CLI's main), is told of each one-shot pass
+// (Build, BuildJSON, Resolved) as it starts, with what reads how far it
+// has come; what it answers is called when the pass ends.
+var OnIndex func(progress func() index.Progress) (stop func())
+
+func onIndex(ix *index.Indexer) (stop func()) {
+	if OnIndex == nil {
+		return func() {}
+	}
+	if stop := OnIndex(ix.Progress); stop != nil {
+		return stop
+	}
+	return func() {}
 }
 
 // BuildJSON is Build for `core graph --json`: the graph's encoding (the
@@ -218,6 +268,8 @@ func BuildJSON(root, cacheDir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := onIndex(ix)
+	defer stop()
 	return ix.SyncEncoded(ws)
 }
 

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/corehq/core/internal/events"
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/query"
+	"github.com/corehq/core/internal/testbed"
 	"github.com/corehq/core/internal/watch"
 )
 
@@ -240,5 +242,26 @@ func TestIndexProblemsAreLoggedOnceAndAnnounced(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("the end of the problem was not announced")
+	}
+}
+
+func TestAFirstIndexSaysWhatItIsDoingWhileItRuns(t *testing.T) {
+	var logs testbed.Buffer
+	p := index.Progress{Phase: index.PhaseParsing, Found: 1200, ToParse: 900, Parsed: 300}
+	stop := reportProgress(func() index.Progress { return p }, zerolog.New(&logs), time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "indexing") && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	for _, want := range []string{`"message":"indexing"`, `"phase":"parsing"`, `"files":1200`, `"parsed":"300/900"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the progress line lacks %s:\n%s", want, logs.String())
+		}
+	}
+	n := len(logs.String())
+	time.Sleep(5 * time.Millisecond)
+	if len(logs.String()) != n {
+		t.Error("progress is still reported after stop")
 	}
 }

@@ -38,21 +38,28 @@ const (
 )
 
 // New returns a logger writing to w at level ("debug", "info", "warn",
-// "error"). format "console" is for people, "json" for machines, "auto"
-// picks console on a terminal.
+// "error"). format "console" is text for people, "json" one object a line
+// for machines, "auto" (or "") console when w is a terminal and json
+// otherwise. Console text is coloured only on a terminal, and never with
+// NO_COLOR set.
 func New(w io.Writer, level, format string) zerolog.Logger {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		lvl = zerolog.InfoLevel
 	}
-	if format == "auto" {
+	tty := false
+	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		tty = true
+	}
+	if format == "auto" || format == "" {
 		format = "json"
-		if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		if tty {
 			format = "console"
 		}
 	}
 	if format == "console" {
-		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
+		_, noColor := os.LookupEnv("NO_COLOR")
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly, NoColor: !tty || noColor}
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger()
 }

@@ -2,7 +2,7 @@
 // query terms of `core query TERMS` and `GET /api/v1/graph?select=TERMS` and
 // evaluates them over a graph.Graph.
 //
-// The terms are a contract (README, "The console API"). A query is a
+// The terms are a contract (docs/console-api.md). A query is a
 // space-separated list of terms; the seeds are the union of what the terms
 // select, and the result is the seeds plus their neighbours within depth:N
 // (default 1), following edges in both directions, with the edges among the

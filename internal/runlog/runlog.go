@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -122,6 +123,30 @@ func Replace(cacheDir string, j *Journal) error {
 		return err
 	}
 	return fsx.ReplaceFile(filepath.Join(Dir(cacheDir), j.ID+".json"), data, 0o600)
+}
+
+// Sync makes the journals of ids, replaced by Replace, durable, with one
+// flush of the file system for all of them (fsx.Sync) rather than two
+// fsyncs each as Write costs.
+func Sync(cacheDir string, ids ...string) error {
+	paths := make([]string, len(ids))
+	for i, id := range ids {
+		paths[i] = filepath.Join(Dir(cacheDir), id+".json")
+	}
+	return fsx.Sync(paths...)
+}
+
+// WriteAll writes journals as Write does (each replaced whole, durable
+// when it returns), with one flush for all of them (Sync).
+func WriteAll(cacheDir string, js []*Journal) error {
+	ids := make([]string, len(js))
+	for i, j := range js {
+		if err := Replace(cacheDir, j); err != nil {
+			return err
+		}
+		ids[i] = j.ID
+	}
+	return Sync(cacheDir, ids...)
 }
 
 // A journal file is <cache>/runs/<id>.json holding one Journal, or
@@ -567,4 +592,54 @@ func MarkInterrupted(j *Journal) {
 	j.Status = StateInterrupted
 	j.ExitCode = -1
 	j.Err = fmt.Sprintf("interrupted: the core process that ran it (pid %d) ended before it finished", j.PID)
+}
+
+// ErrAmbiguous is matched by Resolve's error for a prefix that several
+// runs share.
+var ErrAmbiguous = errors.New("names more than one run")
+
+// maxCandidates is how many of the runs an ambiguous prefix names the
+// error lists.
+const maxCandidates = 5
+
+// Resolve turns what a person types for a run into its id: the id, "last"
+// (the newest run), or a prefix of one id alone, of the whole id
+// (r20261128T1035) or of its random part after the '-' (1a2b). A prefix
+// several runs share is ErrAmbiguous, naming them, newest first; one no
+// run has, ErrNotFound.
+func Resolve(cacheDir, ref string) (string, error) {
+	if ValidID(ref) {
+		return ref, nil
+	}
+	if ref != "last" && (ref == "" || len(ref) > len("r20060102T150405.000000000Z-0a1b2c3d") || strings.Trim(ref, "rTZ.-0123456789abcdef") != "") {
+		return "", fmt.Errorf("%s is not a run id, a prefix of one, or last (`core runs` lists them): %w", quote.Short(ref), ErrNotFound)
+	}
+	entries, err := journalIDs(cacheDir)
+	if err != nil {
+		return "", err
+	}
+	if ref == "last" {
+		if len(entries) == 0 {
+			return "", fmt.Errorf("no run yet: %w", ErrNotFound)
+		}
+		return entries[0].id, nil
+	}
+	var found []string
+	for _, e := range entries {
+		_, random, _ := strings.Cut(e.id, "-")
+		if (strings.HasPrefix(e.id, ref) || strings.HasPrefix(random, strings.TrimPrefix(ref, "-"))) && !slices.Contains(found, e.id) {
+			found = append(found, e.id)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no run starts with %s: %w (it may have been rotated out; `core runs` lists what is kept)", quote.Short(ref), ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	list := found
+	if len(list) > maxCandidates {
+		list = append(list[:maxCandidates:maxCandidates], fmt.Sprintf("%d more", len(found)-maxCandidates))
+	}
+	return "", fmt.Errorf("%s %w: %s; give more of the id", quote.Short(ref), ErrAmbiguous, strings.Join(list, ", "))
 }

@@ -1,7 +1,9 @@
 package runlog
 
 import (
+	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -41,5 +43,77 @@ func TestJournalsAreListedForTrimmingWithoutDecodingThem(t *testing.T) {
 	}
 	if removed, err := Trim(dir, 5); err != nil || removed != 1 {
 		t.Errorf("trimming one over the cap removed %d, %v", removed, err)
+	}
+}
+
+func TestARunIsNamedByItsIdAUniquePrefixOrLast(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{
+		"r20261128T103500.000000000Z-1a2b3c4d",
+		"r20261128T103501.000000000Z-1a2f0000",
+		"r20261128T113000.000000000Z-9e8d7c6b", // the newest
+	}
+	for _, id := range ids {
+		if err := Write(dir, &Journal{ID: id, Target: "a:b", Status: StateSucceeded}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		ref, want string
+		err       error
+		names     []string // what the error lists
+	}{
+		{ref: ids[0], want: ids[0]},
+		{ref: "last", want: ids[2]},
+		{ref: "r20261128T11", want: ids[2]},
+		{ref: "1a2b", want: ids[0]},
+		{ref: "-9e", want: ids[2]},
+		{ref: "r20261128T1035", err: ErrAmbiguous, names: ids[:2]},
+		{ref: "1a2", err: ErrAmbiguous, names: ids[:2]},
+		{ref: "r2025", err: ErrNotFound},
+		{ref: "../../etc/passwd", err: ErrNotFound},
+		{ref: "", err: ErrNotFound},
+	} {
+		got, err := Resolve(dir, c.ref)
+		if got != c.want || !errors.Is(err, c.err) {
+			t.Errorf("Resolve(%q) = %q, %v; want %q, %v", c.ref, got, err, c.want, c.err)
+			continue
+		}
+		for _, n := range c.names {
+			if !strings.Contains(err.Error(), n) {
+				t.Errorf("Resolve(%q): %v does not name %s", c.ref, err, n)
+			}
+		}
+	}
+	if _, err := Resolve(t.TempDir(), "last"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("last without runs: %v", err)
+	}
+}
+
+// WriteAll writes each journal whole, readable by its id once it returns.
+func TestWriteAllWritesEveryJournalReadableByItsID(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	var js []*Journal
+	for _, target := range []string{"a:test", "b:test", "c:test"} {
+		js = append(js, &Journal{ID: NewID(now), Target: target, Status: StateSucceeded, Start: now.UTC()})
+	}
+	if err := WriteAll(dir, js); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		got, err := Read(dir, j.ID)
+		if err != nil || got.Target != j.Target || got.Status != StateSucceeded {
+			t.Errorf("%s: %+v %v", j.ID, got, err)
+		}
+	}
+	if err := WriteAll(dir, nil); err != nil {
+		t.Errorf("WriteAll of none: %v", err)
 	}
 }

@@ -31,6 +31,9 @@ const (
 // ErrNotFound is matched by ReadJournal's error for an id with no journal.
 var ErrNotFound = runlog.ErrNotFound
 
+// ErrAmbiguous is matched by ResolveID's error for a prefix of several runs.
+var ErrAmbiguous = runlog.ErrAmbiguous
+
 var (
 	ListJournals       = runlog.List
 	CountJournals      = runlog.Count
@@ -38,9 +41,12 @@ var (
 	TrimJournals       = runlog.Trim
 	RecoverInterrupted = runlog.RecoverInterrupted
 	ValidID            = runlog.ValidID
+	ResolveID          = runlog.Resolve
 
 	newRunID         = runlog.NewID
 	writeJournal     = runlog.Write
+	writeJournals    = runlog.WriteAll
+	syncJournals     = runlog.Sync
 	replaceJournal   = runlog.Replace
 	writeBatch       = runlog.WriteBatch
 	readJournalFile  = runlog.ReadFile

@@ -309,6 +309,10 @@ type Declaration struct {
 	Drift            bool     `json:"drift,omitempty"`
 	// PassEnv is the target's pass_env: names (values are never in a key).
 	PassEnv []string `json:"pass_env"`
+	// FromDefaults are the keys of the declaration the target takes from
+	// the defaults: of its name. Not in the key: the key hashes the
+	// declaration as it ends up, wherever each part is written.
+	FromDefaults []string `json:"from_defaults,omitempty"`
 }
 
 // ProjectPart is the part of a dependency project in a key: the files of
@@ -354,7 +358,7 @@ type KeyParts struct {
 func partsOf(t *workspace.Target, projectPath, key string, in keyInputs, deps []Planned, files bool) KeyParts {
 	k := KeyParts{Target: t.ID(), Key: key, Argv: t.Run, Project: projectPath, Env: []EnvPart{}, Toolchain: in.tool,
 		EnvMode: in.env.mode, WorkspacePassEnv: orEmpty(in.env.workspacePass),
-		Declaration: Declaration{Inputs: t.Inputs, DefaultInputs: t.InputsDefault, Outputs: t.Outputs, Deps: t.Deps, Coverage: t.Coverage, DependencyInputs: t.DependencyInputs, Drift: t.Drift, PassEnv: orEmpty(t.PassEnv)},
+		Declaration: Declaration{Inputs: t.Inputs, DefaultInputs: t.InputsDefault, Outputs: t.Outputs, Deps: t.Deps, Coverage: t.Coverage, DependencyInputs: t.DependencyInputs, Drift: t.Drift, PassEnv: orEmpty(t.PassEnv), FromDefaults: t.FromDefaults},
 		Inputs:      in.own.hashes(), Root: in.root.hashes(), Global: in.global.hashes(), Dependencies: []ProjectPart{}, Deps: deps}
 	for _, vs := range []struct {
 		vars      []envVar

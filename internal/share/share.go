@@ -5,7 +5,7 @@ package share
 
 import "time"
 
-// Time boxes (README "Decisions").
+// Time boxes (docs/decisions.md).
 const (
 	DefaultTTL = time.Hour
 	MinTTL     = 10 * time.Second
@@ -22,4 +22,10 @@ type Info struct {
 	Expires    time.Time `json:"expires,omitzero"`
 	TokenID    string    `json:"token_id,omitempty"`
 	Superseded string    `json:"superseded,omitempty"` // the address of the share this one replaced
+	// Interface is the network interface holding Address, Chosen why
+	// that address (share.address, the default route's interface, ...),
+	// Others the other private addresses it could have been, "IP (iface)".
+	Interface string   `json:"interface,omitempty"`
+	Chosen    string   `json:"chosen,omitempty"`
+	Others    []string `json:"others,omitempty"`
 }

@@ -6,11 +6,13 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -94,7 +96,21 @@ func (s State) ProcessAlive() bool {
 		return false
 	}
 	err := syscall.Kill(s.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return (err == nil || errors.Is(err, syscall.EPERM)) && !zombie(s.PID)
+}
+
+// zombie reports whether pid has exited and waits for its parent to reap
+// it. Signal 0 still reaches such a process, and a server started in the
+// background of a shell that reaps late would look alive to `core server
+// stop` long after it ended. Where /proc is absent it says no.
+func zombie(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(data, ')')
+	return i >= 0 && i+2 < len(data) && data[i+2] == 'Z'
 }
 
 // Running reports whether a server holds the workspace's server lock: the

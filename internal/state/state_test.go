@@ -211,3 +211,29 @@ func TestRunningMeansTheServerLockIsHeld(t *testing.T) {
 		t.Fatal("still running after the lock was released")
 	}
 }
+
+// TestAnExitedProcessNotYetReapedIsNotAlive: signal 0 reaches a zombie,
+// and `core server stop` waited out its deadline on a server that had ended
+// in the background of a shell that had not reaped it yet.
+func TestAnExitedProcessNotYetReapedIsNotAlive(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc on this system")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Wait() }()
+	st := State{PID: cmd.Process.Pid}
+	for deadline := time.Now().Add(10 * time.Second); !zombie(st.PID); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not exit")
+		}
+	}
+	if st.ProcessAlive() {
+		t.Error("an exited child that waits to be reaped counts as alive")
+	}
+	if !(State{PID: os.Getpid()}).ProcessAlive() {
+		t.Error("this process does not count as alive")
+	}
+}

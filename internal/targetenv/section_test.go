@@ -24,10 +24,11 @@ func TestInitWritesWhatItsToolsNeedOfTheEnvironment(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, text, err := workspace.Scaffold(root, Section)
+	sc, err := workspace.Scaffold(root, workspace.ScaffoldOptions{Environment: Section})
 	if err != nil {
 		t.Fatal(err)
 	}
+	text := sc.Text
 	ws, err := workspace.Parse(workspace.FileName, []byte(text))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)

@@ -82,12 +82,12 @@ func UsualFor(tools ...string) Usual {
 }
 
 // manifestTools maps the manifest core init found a project by to its tool.
-var manifestTools = map[string]string{"go.mod": ToolGo, "package.json": ToolNode, "pyproject.toml": ToolPython}
+var manifestTools = map[string]string{"go.mod": ToolGo, "package.json": ToolNode, "pyproject.toml": ToolPython, "setup.py": ToolPython, "setup.cfg": ToolPython}
 
 // Section is the top-level env: and pass_env: core init writes for
 // projects found by the named manifests (go.mod, package.json,
-// pyproject.toml): what their tools usually need (UsualFor), the
-// certificate variables commented out. "" when it knows none of them.
+// pyproject.toml, setup.py, setup.cfg): what their tools usually need
+// (UsualFor), the certificate variables commented out. "" when it knows none of them.
 func Section(manifests []string) string {
 	var tools []string
 	for _, m := range manifests {

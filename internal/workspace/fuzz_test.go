@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(demo)
+	f.Add([]byte("defaults:\n  build: {deps: [\"^build\"], outputs: [dist/]}\n  test: {deps: [build, \"^build\"], coverage: c.out}\nprojects:\n  a: {path: a, targets: {build: {run: [x]}, test: {run: [y], outputs: [c.out]}}}\n  b: {path: b, deps: [a], targets: {build: , test: {run: [z], deps: []}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ws, err := Parse(FileName, data)
 		if err == nil {

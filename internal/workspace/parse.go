@@ -31,7 +31,7 @@ func validName(s string) bool { return namePattern.MatchString(s) }
 // Allowed keys at each level, sorted: they are printed as the fix for an
 // unknown key.
 var (
-	rootKeys    = []string{"docs", "env", "global_inputs", "pass_env", "projects", "spells"}
+	rootKeys    = []string{"defaults", "docs", "env", "global_inputs", "pass_env", "projects", "spells"}
 	projectKeys = []string{"deps", "path", "targets"}
 	targetKeys  = []string{"coverage", "dependency_inputs", "deps", "drift", "env", "inputs", "outputs", "pass_env", "run", "toolchain"}
 	spellKeys   = []string{"description", "run"}
@@ -56,6 +56,9 @@ type ref struct {
 	value string
 	node  *yaml.Node
 	field string
+	// inherited marks a dependency a target takes from defaults:, checked
+	// once there: resolving it for one target reports nothing.
+	inherited bool
 }
 
 type rawProject struct {
@@ -113,10 +116,15 @@ func (p *parser) root(n *yaml.Node, ws *Workspace) []*rawProject {
 		return nil
 	}
 	f := p.fields(n, "", rootKeys)
+	var defaults map[string]*settings
+	if e, ok := f["defaults"]; ok {
+		defaults = p.defaults(e.Value, "defaults")
+	}
 	var raws []*rawProject
 	if e, ok := f["projects"]; ok {
-		raws = p.projects(e.Value, "projects")
+		raws = p.projects(e.Value, "projects", defaults)
 	}
+	p.checkDefaults(defaults, raws)
 	if e, ok := f["spells"]; ok {
 		ws.Spells = p.spells(e.Value, "spells")
 	}
@@ -177,7 +185,7 @@ func (p *parser) settings(e yamlx.Pair, field, what string, allowed []string) (m
 	return p.fields(v, field, allowed), true
 }
 
-func (p *parser) projects(n *yaml.Node, field string) []*rawProject {
+func (p *parser) projects(n *yaml.Node, field string, defaults map[string]*settings) []*rawProject {
 	var raws []*rawProject
 	for _, e := range p.namedMapping(n, field, "project") {
 		name := e.Key.Value
@@ -197,7 +205,7 @@ func (p *parser) projects(n *yaml.Node, field string) []*rawProject {
 			rp.deps, _ = p.stringList(de.Value, join(pf, "deps"), "deps", "project names, e.g. deps: [util]")
 		}
 		if te, ok := f["targets"]; ok {
-			rp.targets = p.targets(te.Value, join(pf, "targets"), name)
+			rp.targets = p.targets(te.Value, join(pf, "targets"), name, defaults)
 		}
 	}
 	return raws
@@ -375,48 +383,116 @@ func (p *parser) argv(e yamlx.Pair, field string) []string {
 	return args
 }
 
-func (p *parser) targets(n *yaml.Node, field, project string) []*rawTarget {
+func (p *parser) targets(n *yaml.Node, field, project string, defaults map[string]*settings) []*rawTarget {
 	var out []*rawTarget
 	for _, e := range p.namedMapping(n, field, "target") {
 		tf := join(field, e.Key.Value)
-		rt := &rawTarget{t: &Target{Project: project, Name: e.Key.Value, Line: e.Key.Line, Inputs: DefaultInputs(), InputsDefault: true, DependencyInputs: DependencyInputsAll, id: project + ":" + e.Key.Value}}
+		rt := &rawTarget{t: newTarget(project, e.Key.Value, e.Key.Line)}
 		out = append(out, rt)
 		f, ok := p.settings(e, tf, "target", targetKeys)
 		if !ok {
 			continue
 		}
-		if re, ok := f["run"]; ok {
-			rt.t.Run = p.argv(re, join(tf, "run"))
+		d := defaults[e.Key.Value]
+		own := p.targetSettings(f, tf, e.Key, rt.t, d)
+		rt.deps = own.deps
+		if d != nil {
+			p.inherit(rt, own, d)
 		} else {
-			p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
+			p.checkCoverage(own, nil)
 		}
-		if ie, ok := f["inputs"]; ok {
-			if in, ok := p.globs(ie.Value, join(tf, "inputs"), "the project directory"); ok {
-				rt.t.Inputs, rt.t.RootInputs = splitRootGlobs(in)
-				rt.t.InputsDefault = false
+		if _, written := f["run"]; !written && (d == nil || d.written["run"] == nil) {
+			if d != nil {
+				p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...] (%s gives none)", d.field)
+			} else {
+				p.at(e.Key, tf, "missing run: give the command as an argv list, e.g. run: [go, build, ./...]")
 			}
-		}
-		if oe, ok := f["outputs"]; ok {
-			rt.t.Outputs, _ = p.globs(oe.Value, join(tf, "outputs"), "the project directory")
-		}
-		if de, ok := f["deps"]; ok {
-			rt.deps, _ = p.stringList(de.Value, join(tf, "deps"), "deps", `targets, e.g. deps: [build, "util:build", "^build"]`)
-		}
-		if de, ok := f["drift"]; ok {
-			rt.t.Drift = p.boolean(de.Value, join(tf, "drift"))
-		}
-		if ce, ok := f["coverage"]; ok {
-			rt.t.Coverage = p.coverage(ce.Value, join(tf, "coverage"), rt.t.Outputs)
-		}
-		rt.t.Env, rt.t.PassEnv = p.environment(f, tf)
-		if te, ok := f["toolchain"]; ok {
-			rt.t.Toolchain = p.toolchain(te.Value, join(tf, "toolchain"))
-		}
-		if de, ok := f["dependency_inputs"]; ok {
-			rt.t.DependencyInputs = p.dependencyInputs(de.Value, join(tf, "dependency_inputs"))
 		}
 	}
 	return out
+}
+
+func newTarget(project, name string, line int) *Target {
+	return &Target{Project: project, Name: name, Line: line, Inputs: DefaultInputs(), InputsDefault: true, DependencyInputs: DependencyInputsAll, id: project + ":" + name}
+}
+
+// settings is what one mapping of target settings writes (a project's
+// target, or an entry of defaults:), read into t.
+type settings struct {
+	key   *yaml.Node // the target's (or the default's) name
+	field string
+	t     *Target
+	deps  []ref
+	// written holds the value of each key written with a value (not
+	// null): what a default gives a target that does not write it.
+	written  map[string]*yaml.Node
+	coverage *yaml.Node // where coverage is written
+}
+
+// targetSettings reads the fields of a target's mapping f into t. d is the
+// default of the target's name (nil for none, and for a default itself):
+// a run written empty then reads as absent, since the default gives one.
+func (p *parser) targetSettings(f map[string]yamlx.Pair, tf string, key *yaml.Node, t *Target, d *settings) *settings {
+	s := &settings{key: key, field: tf, t: t, written: map[string]*yaml.Node{}}
+	for name, e := range f {
+		if v := e.Value; v != nil && !(v.Kind == yaml.ScalarNode && isNull(v)) {
+			s.written[name] = v
+		}
+	}
+	if re, ok := f["run"]; ok && (s.written["run"] != nil || d == nil || d.written["run"] == nil) {
+		t.Run = p.argv(re, join(tf, "run"))
+	}
+	if ie, ok := f["inputs"]; ok {
+		if in, ok := p.globs(ie.Value, join(tf, "inputs"), "the project directory"); ok {
+			t.Inputs, t.RootInputs = splitRootGlobs(in)
+			t.InputsDefault = false
+		}
+	}
+	if oe, ok := f["outputs"]; ok {
+		t.Outputs, _ = p.globs(oe.Value, join(tf, "outputs"), "the project directory")
+	}
+	if de, ok := f["deps"]; ok {
+		s.deps, _ = p.stringList(de.Value, join(tf, "deps"), "deps", `targets, e.g. deps: [build, "util:build", "^build"]`)
+	}
+	if de, ok := f["drift"]; ok {
+		t.Drift = p.boolean(de.Value, join(tf, "drift"))
+	}
+	if ce, ok := f["coverage"]; ok {
+		t.Coverage = p.coverage(ce.Value, join(tf, "coverage"))
+		s.coverage = ce.Value
+	}
+	t.Env, t.PassEnv = p.environment(f, tf)
+	if te, ok := f["toolchain"]; ok {
+		t.Toolchain = p.toolchain(te.Value, join(tf, "toolchain"))
+	}
+	if de, ok := f["dependency_inputs"]; ok {
+		t.DependencyInputs = p.dependencyInputs(de.Value, join(tf, "dependency_inputs"))
+	}
+	return s
+}
+
+// checkCoverage checks that the coverage file a target writes is among its
+// outputs, so the runner's cache restores it with them; from names the
+// default either came from ("" when both are the target's own).
+func (p *parser) checkCoverage(s *settings, from *settings) {
+	t := s.t
+	if t.Coverage == "" {
+		return
+	}
+	for _, o := range t.Outputs {
+		if ok, _ := doublestar.Match(o, t.Coverage); ok {
+			return
+		}
+	}
+	switch {
+	case from == nil:
+		p.at(s.coverage, join(s.field, "coverage"), "coverage %s is not among the target's outputs: add it to outputs (e.g. outputs: [%s]) so a run produces and caches it", quote.Short(t.Coverage), t.Coverage)
+	case s.coverage != nil:
+		p.at(s.coverage, join(s.field, "coverage"), "coverage %s is not among the outputs the target takes from %s: add it to its outputs (e.g. outputs: [%s]) so a run produces and caches it", quote.Short(t.Coverage), from.field, t.Coverage)
+	default:
+		p.at(s.key, s.field, "the coverage %s it takes from %s is not among the target's outputs: add it to them (e.g. outputs: [%s]), or write coverage: for this target", quote.Short(t.Coverage), from.field, t.Coverage)
+	}
+	t.Coverage = ""
 }
 
 // dependencyInputs reads a target's dependency_inputs: all (the default:
@@ -528,10 +604,9 @@ func (p *parser) envNames(n *yaml.Node, field string, wildcard bool) ([]string, 
 	return out, kept
 }
 
-// coverage reads a target's coverage file: a path relative to the project
-// that one of the target's outputs matches, so the runner's cache restores
-// it with the rest of the outputs.
-func (p *parser) coverage(n *yaml.Node, field string, outputs []string) string {
+// coverage reads a target's coverage file: a path relative to the
+// project (checkCoverage then finds it among the target's outputs).
+func (p *parser) coverage(n *yaml.Node, field string) string {
 	n = p.deref(n)
 	if n == nil || isNull(n) {
 		return ""
@@ -549,14 +624,7 @@ func (p *parser) coverage(n *yaml.Node, field string, outputs []string) string {
 		p.at(n, field, "coverage %s uses ..: it must be inside the project directory", quote.Short(c))
 		return ""
 	}
-	c = path.Clean(c)
-	for _, o := range outputs {
-		if ok, _ := doublestar.Match(o, c); ok {
-			return c
-		}
-	}
-	p.at(n, field, "coverage %s is not among the target's outputs: add it to outputs (e.g. outputs: [%s]) so a run produces and caches it", quote.Short(c), c)
-	return ""
+	return path.Clean(c)
 }
 
 func (p *parser) boolean(n *yaml.Node, field string) bool {

@@ -63,6 +63,9 @@ func (p *parser) resolve(ws *Workspace, raws []*rawProject) {
 			seen := make(map[string]string)
 			added := make(map[string]bool)
 			for _, d := range rt.deps {
+				if seen[d.value] != "" && d.inherited {
+					continue // reported once, at the default
+				}
 				if seen[d.value] != "" {
 					p.at(d.node, d.field, "%s is listed twice (also at %s): remove one", quote.Short(d.value), seen[d.value])
 					continue
@@ -132,20 +135,15 @@ func (rp *rawProject) targetNames() []string {
 // targetDep resolves one entry of a target's deps to target ids.
 func (p *parser) targetDep(rp *rawProject, rt *rawTarget, d ref, byName map[string]*rawProject, names []string) []string {
 	s := d.value
+	if d.inherited {
+		return inheritedDep(rp, rt, d, byName)
+	}
 	if name, ok := strings.CutPrefix(s, "^"); ok {
 		if !validName(name) {
 			p.malformed(d)
 			return nil
 		}
-		rt.t.caret = append(rt.t.caret, name)
-		// Every dependency project that declares the target; none is fine.
-		var ids []string
-		for _, dep := range rp.p.Deps {
-			if byName[dep].hasTarget(name) {
-				ids = append(ids, dep+":"+name)
-			}
-		}
-		return ids
+		return caretDeps(rp, rt, name, byName)
 	}
 	project, name, qualified := strings.Cut(s, ":")
 	if !qualified {
@@ -175,6 +173,42 @@ func (p *parser) targetDep(rp *rawProject, rt *rawTarget, d ref, byName map[stri
 		return nil
 	}
 	return []string{id}
+}
+
+// inheritedDep resolves a dependency rt takes from defaults:, which
+// checkDefaults has judged: it resolves, or it does not apply here. A
+// target of its own project that this project lacks, and the target
+// itself (util:build in the default of build, for util's build), are no
+// dependency of it: they are for the targets that have them.
+func inheritedDep(rp *rawProject, rt *rawTarget, d ref, byName map[string]*rawProject) []string {
+	if name, ok := strings.CutPrefix(d.value, "^"); ok {
+		if !validName(name) {
+			return nil
+		}
+		return caretDeps(rp, rt, name, byName)
+	}
+	project, name, qualified := strings.Cut(d.value, ":")
+	if !qualified {
+		project, name = rp.p.Name, d.value
+	}
+	dp := byName[project]
+	if dp == nil || !dp.hasTarget(name) || project+":"+name == rt.t.ID() {
+		return nil
+	}
+	return []string{project + ":" + name}
+}
+
+// caretDeps are the targets ^name names for rt: name in every project
+// rp depends on that declares it (none is fine).
+func caretDeps(rp *rawProject, rt *rawTarget, name string, byName map[string]*rawProject) []string {
+	rt.t.caret = append(rt.t.caret, name)
+	var ids []string
+	for _, dep := range rp.p.Deps {
+		if byName[dep].hasTarget(name) {
+			ids = append(ids, dep+":"+name)
+		}
+	}
+	return ids
 }
 
 func (p *parser) malformed(d ref) {

@@ -1,10 +1,13 @@
 package workspace
 
+// core init: find the projects of a repository and write a targets.yaml
+// whose targets run on the first try. Each kind of project has its file:
+// scaffold_node.go (npm, pnpm, yarn and bun workspaces), scaffold_go.go
+// (Go modules, go.work), scaffold_python.go (pytest, unittest, ruff).
+
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,19 +19,70 @@ import (
 	"github.com/corehq/core/internal/ignore"
 )
 
+// ScaffoldOptions are what Scaffold asks of its caller.
+type ScaffoldOptions struct {
+	// Environment writes the top-level section of what the tools of the
+	// manifests found need of the environment (the target environment's
+	// home knows that); nil writes none.
+	Environment func(manifests []string) string
+	// Runs reports whether argv exits 0 in dir (absolute): whether a tool
+	// is installed, a module imports. Scaffold writes no target it knows
+	// cannot run. nil answers yes to everything.
+	Runs func(dir string, argv ...string) bool
+}
+
+// Scaffolding is what Scaffold found and wrote.
+type Scaffolding struct {
+	Projects []Scaffolded
+	// Text is the targets.yaml written for them.
+	Text string
+	// Notes are what the user should know before the first run, each a
+	// sentence that names what to do (install the workspace's packages,
+	// a module go.work leaves out).
+	Notes []string
+}
+
+// Next are the names of the targets written, the usual ones first
+// (build, test, then the rest in order): what core init's "next" line
+// runs.
+func (s *Scaffolding) Next() []string {
+	var names []string
+	for _, p := range s.Projects {
+		for _, t := range p.targets {
+			if !slices.Contains(names, t.name) {
+				names = append(names, t.name)
+			}
+		}
+	}
+	rank := func(n string) int {
+		if i := slices.Index([]string{"build", "test", "vet", "lint"}, n); i >= 0 {
+			return i
+		}
+		return 4
+	}
+	slices.SortStableFunc(names, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
 // Scaffold finds the projects of the repository at root and writes a
-// targets.yaml for them: what `core init` offers. environment writes the
-// top-level section of what the tools of the manifests found need of the
-// environment (the target environment's home knows that); nil writes
-// none. It checks that the file loads, and answers the projects and the
-// file's text.
-func Scaffold(root string, environment func(manifests []string) string) ([]Scaffolded, string, error) {
-	projects, err := discover(root)
+// targets.yaml for them: what `core init` offers. It checks that the file
+// loads. No project found is no error: Projects is empty.
+func Scaffold(root string, o ScaffoldOptions) (*Scaffolding, error) {
+	if o.Runs == nil {
+		o.Runs = func(string, ...string) bool { return true }
+	}
+	s := &scaffolder{root: root, o: o, rule: ignore.New(root, filepath.Join(root, ".core"))}
+	projects, err := s.discover()
 	if err != nil || len(projects) == 0 {
-		return projects, "", err
+		return &Scaffolding{Projects: projects, Notes: s.notes}, err
 	}
 	preamble := ""
-	if environment != nil {
+	if o.Environment != nil {
 		var manifests []string
 		for _, p := range projects {
 			if !slices.Contains(manifests, p.From) {
@@ -36,97 +90,99 @@ func Scaffold(root string, environment func(manifests []string) string) ([]Scaff
 			}
 		}
 		slices.Sort(manifests)
-		preamble = environment(manifests)
+		preamble = o.Environment(manifests)
 	}
-	text, err := renderTargets(preamble, projects)
-	if err != nil {
-		return nil, "", err
-	}
+	text := renderTargets(preamble, projects)
 	if _, err := Parse(FileName, []byte(text)); err != nil {
-		return nil, "", fmt.Errorf("init wrote a targets.yaml core does not accept (a bug): %w", err)
+		return nil, fmt.Errorf("init wrote a targets.yaml core does not accept (a bug): %w\n%s", err, text)
 	}
-	return projects, text, nil
+	return &Scaffolding{Projects: projects, Text: text, Notes: s.notes}, nil
 }
 
 // Scaffolded is a project Scaffold found: its name, directory, the
-// manifest that made it one, and the targets written for it.
+// manifest that made it one, the targets written for it, and what it
+// left out, with why (written as comments above its targets).
 type Scaffolded struct {
 	Name    string
 	Path    string
 	From    string
-	targets [][2]any // name, argv
+	Skipped []string
+	targets []scaffoldTarget
+	// node marks a package of a JavaScript workspace: its builds need
+	// its dependencies' builds first; manager runs its scripts.
+	node    bool
+	manager string
+}
+
+// scaffoldTarget is a target written for a project.
+type scaffoldTarget struct {
+	name    string
+	run     []string
+	outputs []string // nil: none known
 }
 
 // TargetNames are the names of the targets written for it.
 func (p Scaffolded) TargetNames() []string {
 	out := make([]string, len(p.targets))
 	for i, t := range p.targets {
-		out[i] = t[0].(string)
+		out[i] = t.name
 	}
 	return out
 }
 
+type scaffolder struct {
+	root  string
+	o     ScaffoldOptions
+	rule  *ignore.Rule
+	notes []string
+	node  *nodeWorkspace
+	work  *goWork
+	// pythonDirs are the directories a Python manifest made a project.
+	pythonDirs map[string]bool
+}
+
+func (s *scaffolder) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
 var nameUnsafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
-// discover walks root for project manifests.
-func discover(root string) ([]Scaffolded, error) {
-	rule := ignore.New(root, filepath.Join(root, ".core"))
+// discover walks the root for project manifests.
+func (s *scaffolder) discover() ([]Scaffolded, error) {
+	s.node = readNodeWorkspace(s.root)
+	s.work = readGoWork(s.root)
 	var found []Scaffolded
-	var pkgGlobs []string // package.json workspaces of the root
-	if data, err := os.ReadFile(filepath.Join(root, "package.json")); err == nil {
-		var pj struct {
-			Workspaces json.RawMessage `json:"workspaces"`
-		}
-		if json.Unmarshal(data, &pj) == nil && len(pj.Workspaces) > 0 {
-			var list []string
-			if json.Unmarshal(pj.Workspaces, &list) != nil {
-				var obj struct{ Packages []string }
-				_ = json.Unmarshal(pj.Workspaces, &obj)
-				list = obj.Packages
-			}
-			pkgGlobs = list
-		}
-	}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // an unreadable corner is not a reason to stop
 		}
-		rel, _ := filepath.Rel(root, p)
+		rel, _ := filepath.Rel(s.root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (ignore.NeverName(d.Name()) || strings.HasPrefix(d.Name(), ".") || d.Name() == "vendor" || rule.Skipped(rel, true)) {
+			if rel != "." && skippedDir(d.Name(), rel, s.rule) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
+		var pr *Scaffolded
 		switch d.Name() {
 		case "go.mod":
-			found = append(found, Scaffolded{Path: dir, From: "go.mod", targets: [][2]any{
-				{"build", []string{"go", "build", "./..."}},
-				{"test", []string{"go", "test", "./..."}},
-				{"lint", []string{"go", "vet", "./..."}},
-			}})
+			pr = s.goModule(dir)
 		case "package.json":
-			if dir == "." && len(pkgGlobs) > 0 {
-				return nil // the workspace root, not a package
-			}
-			if len(pkgGlobs) > 0 && !matchesAny(pkgGlobs, dir) {
-				return nil
-			}
-			if t := scaffoldScripts(p); len(t) > 0 {
-				found = append(found, Scaffolded{Path: dir, From: "package.json", targets: t})
-			}
-		case "pyproject.toml":
-			found = append(found, Scaffolded{Path: dir, From: "pyproject.toml", targets: [][2]any{
-				{"test", []string{"python3", "-m", "pytest"}},
-			}})
+			pr = s.nodePackage(dir)
+		case "pyproject.toml", "setup.py", "setup.cfg":
+			pr = s.python(dir, d.Name())
+		}
+		if pr != nil {
+			found = append(found, *pr)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.checkInstalled(found)
 	// One project per directory (the first manifest found names it), named
 	// after the directory, unique.
 	slices.SortStableFunc(found, func(a, b Scaffolded) int { return strings.Compare(a.Path, b.Path) })
@@ -138,7 +194,7 @@ func discover(root string) ([]Scaffolded, error) {
 		}
 		base := filepath.Base(p.Path)
 		if p.Path == "." {
-			base = filepath.Base(root)
+			base = filepath.Base(s.root)
 		}
 		name := strings.Trim(nameUnsafe().ReplaceAllString(strings.ToLower(base), "-"), "-_")
 		if name == "" {
@@ -154,69 +210,158 @@ func discover(root string) ([]Scaffolded, error) {
 	return out, nil
 }
 
-func matchesAny(globs []string, dir string) bool {
-	for _, g := range globs {
-		g = strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
-		if ok, _ := filepath.Match(g, dir); ok || g == dir {
-			return true
-		}
-		if strings.HasSuffix(g, "/**") && strings.HasPrefix(dir, strings.TrimSuffix(g, "**")) {
-			return true
-		}
+// skippedDir: what is not source (.git, node_modules, dot directories,
+// vendor, testdata, Python's environments, what git ignores).
+func skippedDir(name, rel string, rule *ignore.Rule) bool {
+	switch name {
+	case "vendor", "testdata", "__pycache__", "venv", "site-packages":
+		return true
 	}
-	return false
+	return ignore.NeverName(name) || strings.HasPrefix(name, ".") || rule.Skipped(rel, true)
 }
 
-// scaffoldScripts are the package's build, test and lint scripts as targets.
-func scaffoldScripts(path string) [][2]any {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var pj struct {
-		Scripts map[string]string `json:"scripts"`
-	}
-	if json.Unmarshal(data, &pj) != nil {
-		return nil
-	}
-	var out [][2]any
-	for _, s := range []string{"build", "test", "lint"} {
-		if _, ok := pj.Scripts[s]; ok {
-			out = append(out, [2]any{s, []string{"npm", "run", s}})
+// scaffoldDefaults are the defaults: core init writes: what every target
+// of a name shares.
+type scaffoldDefault struct {
+	name    string
+	deps    []string
+	outputs []string
+	why     string
+}
+
+// defaultsFor works out the defaults: of the projects, and the outputs
+// each build keeps for itself (by project name).
+func defaultsFor(projects []Scaffolded) ([]scaffoldDefault, map[string]bool) {
+	declared := map[string]bool{}
+	node := false
+	for _, p := range projects {
+		node = node || p.node
+		for _, t := range p.targets {
+			declared[t.name] = true
 		}
 	}
-	return out
+	var out []scaffoldDefault
+	ownOutputs := map[string]bool{}
+	if declared["build"] {
+		d := scaffoldDefault{name: "build"}
+		if node {
+			d.deps = []string{"^build"}
+			d.why = "a package builds after the packages it depends on (package.json)"
+		}
+		// The outputs most builds share are the default; the others write
+		// their own.
+		count := map[string]int{}
+		for _, p := range projects {
+			for _, t := range p.targets {
+				if t.name == "build" && len(t.outputs) > 0 {
+					count[strings.Join(t.outputs, "\x00")]++
+				}
+			}
+		}
+		best, n := "", 0
+		for k, c := range count {
+			if c > n || (c == n && k < best) {
+				best, n = k, c
+			}
+		}
+		if n >= 2 {
+			d.outputs = strings.Split(best, "\x00")
+		}
+		for _, p := range projects {
+			for _, t := range p.targets {
+				if t.name == "build" && strings.Join(t.outputs, "\x00") != best {
+					ownOutputs[p.Name] = true
+				}
+			}
+		}
+		if n < 2 {
+			clear(ownOutputs)
+		}
+		if d.deps != nil || d.outputs != nil {
+			out = append(out, d)
+		}
+	}
+	if node && declared["build"] {
+		for _, name := range []string{"test", "lint"} {
+			if !declared[name] {
+				continue
+			}
+			d := scaffoldDefault{name: name, deps: []string{"^build"}, why: "what it imports of the packages it depends on is built"}
+			if name == "test" {
+				d.deps = []string{"build", "^build"}
+				d.why = "it tests what the project builds (where it builds), with what it imports built"
+			}
+			out = append(out, d)
+		}
+	}
+	return out, ownOutputs
 }
 
 // renderTargets writes the projects as targets.yaml.
-func renderTargets(preamble string, projects []Scaffolded) (string, error) {
+func renderTargets(preamble string, projects []Scaffolded) string {
 	var b strings.Builder
 	b.WriteString("# yaml-language-server: $schema=https://raw.githubusercontent.com/corehq/core/main/docs/targets.schema.json\n")
 	b.WriteString("# Written by `core init`; docs/targets.md in core's repository describes every field.\n")
 	b.WriteString(preamble)
+	defaults, ownOutputs := defaultsFor(projects)
+	if len(defaults) > 0 {
+		b.WriteString("# Every target of a name takes these unless it writes its own (docs/targets.md,\n")
+		b.WriteString("# \"Target defaults\"): a dependency on a target its project lacks does not apply.\n")
+		b.WriteString("defaults:\n")
+		for _, d := range defaults {
+			fmt.Fprintf(&b, "  %s:\n", d.name)
+			if len(d.deps) > 0 {
+				fmt.Fprintf(&b, "    deps: %s", yamlList(d.deps))
+				if d.why != "" {
+					fmt.Fprintf(&b, "   # %s", d.why)
+				}
+				b.WriteString("\n")
+			}
+			if len(d.outputs) > 0 {
+				fmt.Fprintf(&b, "    outputs: %s\n", yamlList(d.outputs))
+			}
+		}
+	}
+	defaultOutputs := false
+	for _, d := range defaults {
+		defaultOutputs = defaultOutputs || (d.name == "build" && len(d.outputs) > 0)
+	}
 	b.WriteString("projects:\n")
 	for _, p := range projects {
 		fmt.Fprintf(&b, "  %s:\n    path: %s\n", p.Name, yamlScalar(p.Path))
+		for _, s := range p.Skipped {
+			for _, line := range strings.Split(s, "\n") {
+				fmt.Fprintf(&b, "    # %s\n", line)
+			}
+		}
 		if len(p.targets) == 0 {
 			continue
 		}
 		b.WriteString("    targets:\n")
 		for _, t := range p.targets {
-			argv := t[1].([]string)
-			items := make([]string, len(argv))
-			for i, a := range argv {
-				items[i] = yamlScalar(a)
+			fmt.Fprintf(&b, "      %s:\n        run: %s\n", t.name, yamlList(t.run))
+			if t.name == "build" && (ownOutputs[p.Name] || !defaultOutputs) && (len(t.outputs) > 0 || defaultOutputs) {
+				fmt.Fprintf(&b, "        outputs: %s\n", yamlList(t.outputs))
 			}
-			fmt.Fprintf(&b, "      %s:\n        run: [%s]\n", t[0], strings.Join(items, ", "))
 		}
 	}
-	return b.String(), nil
+	return b.String()
+}
+
+// yamlList writes a YAML flow sequence of strings, each quoted only when
+// YAML would read it as something else.
+func yamlList(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = yamlScalar(s)
+	}
+	return "[" + strings.Join(out, ", ") + "]"
 }
 
 // yamlScalar quotes s when YAML would read it as something else.
 func yamlScalar(s string) string {
 	out, err := yaml.Marshal(s)
-	if err != nil {
+	if err != nil || strings.ContainsAny(s, "[]{},") || strings.HasPrefix(s, "^") {
 		return fmt.Sprintf("%q", s)
 	}
 	return strings.TrimSpace(string(out))

@@ -81,5 +81,8 @@ func TestTheSchemaAcceptsTheDemoAndRefusesMistakes(t *testing.T) {
 	check("an unknown target key", "projects:\n  a:\n    path: a\n    targets:\n      b:\n        run: [x]\n        cmd: y\n", false)
 	check("an env value instead of a name", "projects:\n  a:\n    path: a\n    targets:\n      b:\n        run: [x]\n        env: [FOO=1]\n", false)
 	check("a project without a path", "projects:\n  a:\n    targets: {}\n", false)
+	check("a target without run", "projects:\n  a:\n    path: a\n    targets:\n      b: {outputs: [x]}\n", false)
+	check("a target that takes its run from defaults", "defaults:\n  b: {run: [x], deps: [\"^b\"]}\nprojects:\n  a:\n    path: a\n    targets:\n      b: {outputs: [x]}\n      c:\n", true)
+	check("an unknown key in a default", "defaults:\n  b: {cmd: x}\nprojects: {}\n", false)
 	check("a glob that leaves the project", "projects:\n  a:\n    path: a\n    targets:\n      b:\n        run: [x]\n        inputs: [../x]\n", false)
 }

@@ -168,6 +168,10 @@ type Target struct {
 	// default) or DependencyInputsNone, for a target that reads nothing of
 	// them (a formatter, a linter of its own files).
 	DependencyInputs string
+	// FromDefaults are the keys of its declaration it takes from the
+	// defaults: of its name (sorted): the rest it writes itself. Every
+	// field above holds what it ends up with, defaults applied.
+	FromDefaults []string
 	// caret are the names of its ^target dependencies, which Load expands
 	// again over the inferred project dependencies.
 	caret []string
@@ -269,10 +273,31 @@ func (p *Project) Target(name string) *Target {
 // directory above the start holds a targets.yaml.
 var ErrNotFound = errors.New("workspace not found")
 
-type notFoundError struct{ start string }
+type notFoundError struct {
+	start string
+	repo  string // the top of the git repository holding start, if any
+}
 
 func (e *notFoundError) Error() string {
-	return fmt.Sprintf("no %s in %s or any parent directory: run core inside a workspace or pass --workspace DIR", FileName, e.start)
+	suggest := "core init"
+	if e.repo != "" && e.repo != e.start {
+		suggest += " " + e.repo
+	}
+	return fmt.Sprintf("no %s in %s or any parent directory: run core inside a workspace, pass --workspace DIR, or make one with `%s` (it writes a %s for the projects it finds)", FileName, e.start, suggest, FileName)
+}
+
+// repoTop is the nearest directory at or above dir that holds .git, or "".
+func repoTop(dir string) string {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
@@ -298,7 +323,7 @@ func Find(start string) (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", &notFoundError{start: abs}
+			return "", &notFoundError{start: abs, repo: repoTop(abs)}
 		}
 		dir = parent
 	}

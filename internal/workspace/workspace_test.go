@@ -371,6 +371,20 @@ func TestFind(t *testing.T) {
 			t.Errorf("message %q should name %s and --workspace", msg, start)
 		}
 	})
+	t.Run("outside any workspace it suggests core init, at the top of the repository", func(t *testing.T) {
+		plain, repo := t.TempDir(), t.TempDir()
+		deep := filepath.Join(repo, "a", "b")
+		for _, d := range []string{filepath.Join(repo, ".git"), deep} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for start, want := range map[string]string{plain: "`core init`", repo: "`core init`", deep: "`core init " + repo + "`"} {
+			if _, err := Find(start); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("from %s: %v, want it to suggest %s", start, err, want)
+			}
+		}
+	})
 	t.Run("a missing start is an error naming it", func(t *testing.T) {
 		_, err := Find(filepath.Join(root, "nope"))
 		if err == nil || !strings.Contains(err.Error(), "nope") {

@@ -2,8 +2,9 @@
 // with a history of its own, so that every view of the console has
 // something to show: it writes the copy (internal/demorepo: six authors
 // over five months, two renames, files that change together, an
-// uncommitted change to review) under .cache/demo/shop, then starts the
-// server there and opens the console. Run it from the checkout:
+// uncommitted change to review) under .cache/demo/shop, builds core into
+// .cache/demo/core, then starts the server there and opens the console.
+// Run it from the checkout:
 //
 //	go run ./scripts/demo [-fresh] [-print] [server start flags...]
 //
@@ -30,7 +31,8 @@ func main() {
 		w := flag.CommandLine.Output()
 		fmt.Fprintf(w, "Usage: go run ./scripts/demo [-fresh] [-print] [core server start flags...]\n\n")
 		fmt.Fprintf(w, "Builds a working copy of testdata/demo with a history of its own under\n")
-		fmt.Fprintf(w, ".cache/demo/shop and runs `core server start --open` on it.\n\n")
+		fmt.Fprintf(w, ".cache/demo/shop, builds core into .cache/demo/core and runs\n")
+		fmt.Fprintf(w, "`core server start --open` on it (its log is text; --log-format json for JSON).\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -58,9 +60,22 @@ func main() {
 	if err != nil {
 		fail("go is not on the PATH: " + err.Error())
 	}
-	args := append([]string{"go", "run", "./cmd/core", "--workspace", dst, "server", "start", "--open"}, flag.Args()...)
+	// go run would compile as silently as this does, for a minute or two
+	// the first time: the build is its own step, said before it starts.
+	bin := filepath.Join(filepath.Dir(dst), "core")
+	fmt.Fprintln(os.Stderr, "demo: building core (the first time takes a minute or two)…")
+	start := time.Now()
+	build := exec.Command(goBin, "build", "-o", bin, "./cmd/core")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fail("go build ./cmd/core: " + err.Error())
+	}
+	fmt.Fprintf(os.Stderr, "demo: built %s in %s; starting the server (it indexes the demo, then prints the console's link)\n", bin, time.Since(start).Round(100*time.Millisecond))
+	// The demo is for a person: the server's log is text, as on a
+	// terminal, unless the flags say otherwise (--log-format json).
+	args := append([]string{bin, "--workspace", dst, "--log-format", "console", "server", "start", "--open"}, flag.Args()...)
 	// The server takes this process's place: Ctrl-C reaches it directly.
-	if err := syscall.Exec(goBin, args, os.Environ()); err != nil {
+	if err := syscall.Exec(bin, args, os.Environ()); err != nil {
 		fail(err.Error())
 	}
 }

@@ -13,6 +13,7 @@ const (
 const (
 	LangGoMod       = "gomod"
 	LangPackageJSON = "packagejson"
+	LangTSConfig    = "tsconfig" // tsconfig.json, tsconfig.*.json, jsconfig.json
 )
 
 // FileRecord is what parsing one file yields.
@@ -43,6 +44,15 @@ type FileRecord struct {
 	// package.json: the entry file (main, module or exports "."), relative
 	// to the package directory.
 	Entry string
+	// Maps are "from\tto" pairs, most preferred first. package.json: its
+	// exports, from a subpath ("." or "./sub", with at most one "*") to a
+	// file relative to the package directory. tsconfig: its
+	// compilerOptions.paths, from a pattern to a path relative to the
+	// workspace root (its baseUrl applied).
+	Maps []string
+	// tsconfig: the config file it extends, relative to the workspace root
+	// ("" for none, or one from a package).
+	Extends string
 
 	// Diag says why the file could not be (fully) parsed; the file is still
 	// indexed.

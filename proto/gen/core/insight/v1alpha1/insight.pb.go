@@ -6,7 +6,7 @@
 
 // The insight service: the five lenses of GET /api/v1/insight, one RPC
 // each, computed from the workspace's whole git history and its run
-// journals (README "Insight" defines each). Exposed on the loopback and
+// journals (docs/insight.md defines each). Exposed on the loopback and
 // share listeners.
 
 package insightv1alpha1

@@ -1,0 +1,265 @@
+package parse
+
+import (
+	"bytes"
+	"encoding/json"
+	"path"
+	"slices"
+	"strings"
+)
+
+// A manifest is input from outside: what it may add to resolution is
+// bounded.
+const (
+	maxMaps     = 512  // Maps entries of one file
+	maxMapLen   = 1024 // bytes of one from or to
+	maxCondDeep = 8    // nesting of export conditions
+)
+
+// conditionOrder is the order in which the conditions of an exports entry
+// are tried: what names source before what names a build, whose output
+// is seldom indexed (the resolver maps a build path back to src/ too).
+var conditionOrder = []string{"source", "types", "typescript", "development", "import", "module", "browser", "node", "require", "default"}
+
+func parsePackageJSON(p string, src []byte) FileRecord {
+	rec := FileRecord{Path: p, Lang: LangPackageJSON}
+	var pkg struct {
+		Name    string          `json:"name"`
+		Main    string          `json:"main"`
+		Module  string          `json:"module"`
+		Types   string          `json:"types"`
+		Exports json.RawMessage `json:"exports"`
+	}
+	if err := json.Unmarshal(src, &pkg); err != nil {
+		rec.Diag = "package.json does not parse: " + err.Error()
+		return rec
+	}
+	if len(pkg.Name) <= maxMapLen {
+		rec.Module = pkg.Name
+	}
+	rec.Maps = exportMaps(pkg.Exports)
+	var exp string
+	for _, m := range rec.Maps {
+		if from, to, _ := strings.Cut(m, "\t"); from == "." {
+			exp = to
+			break
+		}
+	}
+	for _, e := range []string{exp, pkg.Module, pkg.Main, pkg.Types} {
+		if c := path.Clean(e); e != "" && len(e) <= maxMapLen && !path.IsAbs(c) && c != ".." && !strings.HasPrefix(c, "../") {
+			rec.Entry = c
+			break
+		}
+	}
+	return rec
+}
+
+// exportMaps flattens a package.json's exports: a string or an array (the
+// package itself), an object of conditions (the package itself), or an
+// object of subpaths ("." and "./..."), each a target, an array of
+// fallbacks or an object of conditions.
+func exportMaps(raw json.RawMessage) []string {
+	var out []string
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || len(obj) == 0 {
+		return appendTargets(out, ".", raw, 0)
+	}
+	subpaths := false
+	for k := range obj {
+		if strings.HasPrefix(k, ".") {
+			subpaths = true
+			break
+		}
+	}
+	if !subpaths {
+		return appendTargets(out, ".", raw, 0)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		if k == "." || strings.HasPrefix(k, "./") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = appendTargets(out, k, obj[k], 0)
+	}
+	return out
+}
+
+// appendTargets adds the targets of one exports entry, in the order to
+// try them.
+func appendTargets(out []string, from string, raw json.RawMessage, depth int) []string {
+	if depth > maxCondDeep || len(out) >= maxMaps || len(from) > maxMapLen {
+		return out
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		// Node accepts only targets inside the package: "./...".
+		if t := path.Clean(s); strings.HasPrefix(s, "./") && len(s) <= maxMapLen && t != ".." && !strings.HasPrefix(t, "../") {
+			out = append(out, from+"\t"+t)
+		}
+		return out
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		for _, v := range list {
+			out = appendTargets(out, from, v, depth+1)
+		}
+		return out
+	}
+	var conds map[string]json.RawMessage
+	if json.Unmarshal(raw, &conds) != nil {
+		return out
+	}
+	for _, c := range conditionOrder {
+		if v, ok := conds[c]; ok {
+			out = appendTargets(out, from, v, depth+1)
+		}
+	}
+	rest := make([]string, 0, len(conds))
+	for c := range conds {
+		if !slices.Contains(conditionOrder, c) {
+			rest = append(rest, c)
+		}
+	}
+	slices.Sort(rest)
+	for _, c := range rest {
+		out = appendTargets(out, from, conds[c], depth+1)
+	}
+	return out
+}
+
+// IsTSConfig reports whether a file name is a TypeScript (or JavaScript)
+// project configuration: tsconfig.json, tsconfig.*.json, jsconfig.json.
+func IsTSConfig(name string) bool {
+	return name == "tsconfig.json" || name == "jsconfig.json" ||
+		(strings.HasPrefix(name, "tsconfig.") && strings.HasSuffix(name, ".json"))
+}
+
+func parseTSConfig(p string, src []byte) FileRecord {
+	rec := FileRecord{Path: p, Lang: LangTSConfig}
+	var cfg struct {
+		Extends         json.RawMessage `json:"extends"`
+		CompilerOptions struct {
+			BaseURL string              `json:"baseUrl"`
+			Paths   map[string][]string `json:"paths"`
+		} `json:"compilerOptions"`
+	}
+	if err := json.Unmarshal(StripJSONC(src), &cfg); err != nil {
+		rec.Diag = path.Base(p) + " does not parse: " + err.Error()
+		return rec
+	}
+	dir := path.Dir(p)
+	inside := func(rel string) (string, bool) {
+		if len(rel) > maxMapLen || path.IsAbs(rel) {
+			return "", false
+		}
+		j := path.Join(dir, rel)
+		return j, j != ".." && !strings.HasPrefix(j, "../")
+	}
+	base, ok := inside(cfg.CompilerOptions.BaseURL)
+	if !ok {
+		return rec
+	}
+	patterns := make([]string, 0, len(cfg.CompilerOptions.Paths))
+	for k := range cfg.CompilerOptions.Paths {
+		if len(k) <= maxMapLen && strings.Count(k, "*") <= 1 {
+			patterns = append(patterns, k)
+		}
+	}
+	slices.Sort(patterns)
+	for _, pat := range patterns {
+		for _, t := range cfg.CompilerOptions.Paths[pat] {
+			if len(rec.Maps) >= maxMaps {
+				break
+			}
+			if len(t) > maxMapLen || path.IsAbs(t) || strings.Count(t, "*") > 1 {
+				continue
+			}
+			if j := path.Join(base, t); j != ".." && !strings.HasPrefix(j, "../") {
+				rec.Maps = append(rec.Maps, pat+"\t"+j)
+			}
+		}
+	}
+	// extends: a path, or (TypeScript 5) a list of them, the last one
+	// winning; a package's config is not in the workspace.
+	var ext []string
+	var one string
+	if json.Unmarshal(cfg.Extends, &one) == nil {
+		ext = []string{one}
+	} else {
+		_ = json.Unmarshal(cfg.Extends, &ext)
+	}
+	for i := len(ext) - 1; i >= 0; i-- {
+		e := ext[i]
+		if !strings.HasPrefix(e, "./") && !strings.HasPrefix(e, "../") {
+			continue
+		}
+		if !strings.HasSuffix(e, ".json") {
+			e += ".json"
+		}
+		if j, ok := inside(e); ok {
+			rec.Extends = j
+		}
+		break
+	}
+	return rec
+}
+
+// StripJSONC turns JSON with comments and trailing commas (tsconfig.json's
+// dialect) into JSON: comments become spaces, a comma before a closing
+// bracket or brace is dropped. Strings are kept as they are; the output is
+// never longer than the input.
+func StripJSONC(src []byte) []byte {
+	out := make([]byte, 0, len(src))
+	pendingComma := -1 // index in out of a comma that may be trailing
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '"':
+			pendingComma = -1
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(src) {
+				j = len(src) - 1
+			}
+			out = append(out, src[i:j+1]...)
+			i = j
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			if i < len(src) {
+				out = append(out, '\n')
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := bytes.Index(src[i+2:], []byte("*/"))
+			if end < 0 {
+				return out // an unclosed comment: the rest is comment
+			}
+			out = append(out, ' ')
+			i += end + 3
+		case c == ',':
+			pendingComma = len(out)
+			out = append(out, c)
+		case c == '}' || c == ']':
+			if pendingComma >= 0 {
+				out = append(out[:pendingComma], out[pendingComma+1:]...)
+			}
+			pendingComma = -1
+			out = append(out, c)
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			out = append(out, c)
+		default:
+			pendingComma = -1
+			out = append(out, c)
+		}
+	}
+	return out
+}
