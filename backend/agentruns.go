@@ -136,6 +136,10 @@ func junitOf(root string, ws *workspace.Workspace, target string) (testreport.Re
 	return all, found
 }
 
+// TriggerMCP names, in a run's journal (list_runs' trigger), a run an
+// agent started over MCP.
+const TriggerMCP = "mcp"
+
 // RunAndWait runs target (force: whatever the cache holds) and waits up to
 // wait (or the caller's ctx) for it to end, then summarizes it: what an
 // agent asks in one call.
@@ -147,7 +151,7 @@ func (r *Runs) RunAndWait(ctx context.Context, target string, force bool, wait t
 	if ws.Target(target) == nil {
 		return Summary{}, apierr.BadRequest("%s is not a target targets.yaml declares%s; write project:target", quote.Short(target), suggest.DidYouMean(target, ws.TargetIDs()))
 	}
-	ids, end, err := r.runner.StartAll(r.runCtx, ws, []string{target}, CacheModeOf(force, false))
+	ids, end, err := r.runner.StartAll(r.runCtx, ws, []string{target}, CacheModeOf(force, false), TriggerMCP)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -282,7 +286,7 @@ func (r *Runs) RunAffected(ctx context.Context, base, name string, force bool, w
 		out.Note = fmt.Sprintf("the change (%d files) affects no %s target: nothing ran; affected lists what it affects", len(set.Files), name)
 		return out, nil
 	}
-	ids, end, err := r.runner.StartAll(r.runCtx, ws, targets, CacheModeOf(force, false))
+	ids, end, err := r.runner.StartAll(r.runCtx, ws, targets, CacheModeOf(force, false), TriggerMCP)
 	if err != nil {
 		return AffectedRun{}, err
 	}

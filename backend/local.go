@@ -20,6 +20,7 @@ import (
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/insight"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
@@ -433,3 +434,12 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // target while they index (setGC is debug.SetGCPercent): the process's
 // owner, main, says so, since it changes the whole process.
 func TuneGC(setGC func(percent int) int) { live.SetGC = setGC }
+
+// ReportIndexing tells report of each index pass a command makes (the
+// server's own say so in its log): it is called as the pass starts, with
+// what reads how far it has come, and what it answers is called when the
+// pass ends. The process's owner, main, says where a person sees it.
+func ReportIndexing(report func(progress func() IndexProgress) (stop func())) { live.OnIndex = report }
+
+// IndexProgress is how far an index pass has come.
+type IndexProgress = index.Progress

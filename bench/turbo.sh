@@ -21,8 +21,10 @@
 #   5. core's own cost per executed target: PROF_ROUNDS more rebuilds of
 #      LOW's dependents in-process (bench/turbo/prof, the runner as core
 #      run builds it) under a CPU profile, split by go tool pprof into
-#      spawn, hashing, cache write, journals and the rest (PROF_ROUNDS=0
-#      skips it).
+#      spawn, hashing, cache write, journals and the rest; then ROUNDS
+#      fully cached runs in-process under a second profile, split the same
+#      way (where a no-op run's time goes, without the process's start).
+#      PROF_ROUNDS=0 skips both.
 #
 # Both run `npm run build` in each package, CONCURRENCY at a time, in the
 # environment this script runs in (ENV=bare: only PATH and HOME), each
@@ -146,13 +148,21 @@ for r in $(seq "$REBUILD_ROUNDS"); do
 	sets="$sets $(core_built | grep -c . || true)/$(turbo_built | grep -c . || true):$same"
 done
 col() { awk -v c="$1" '{print $c}' "$2" | median; }
-echo "| median of $REBUILD_ROUNDS | core | turbo | core / turbo (goal ≤ 1.0x) |"
-echo "| --- | ---: | ---: | ---: |"
+# The ratio within each round (the two runs next to each other): its
+# geometric mean and range, the spread that load on the machine leaves.
+paired() { paste "$OUT/rebuild.core" "$OUT/rebuild.turbo" | awk -v c="$1" -v n=3 '
+	{ r = $c / $(c + n); l += log(r); if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
+	END { printf "%.2fx (%.2f–%.2f)", exp(l / NR), lo, hi }'; }
+echo "| median of $REBUILD_ROUNDS | core | turbo | core / turbo (goal ≤ 1.0x) | per-round ratio: geometric mean (range) |"
+echo "| --- | ---: | ---: | ---: | ---: |"
 for c in "1 wall" "2 CPU, the whole tree" "3 the tool's own CPU"; do
 	i=${c%% *}; name=${c#* }
 	a=$(col "$i" "$OUT/rebuild.core"); b=$(col "$i" "$OUT/rebuild.turbo")
-	echo "| $name | $a ms | $b ms | **$(ratio "$a" "$b")** |"
+	echo "| $name | $a ms | $b ms | **$(ratio "$a" "$b")** | $(paired "$i") |"
 done
+built=$(core_built | grep -c . || true)
+a=$(col 3 "$OUT/rebuild.core"); b=$(col 3 "$OUT/rebuild.turbo")
+echo "| the tool's own CPU per executed target ($built) | $(awk -v a="$a" -v n="$built" 'BEGIN {printf "%.1f", a / n}') ms | $(awk -v b="$b" -v n="$built" 'BEGIN {printf "%.1f", b / n}') ms | | |"
 echo
 echo "built per round (core/turbo: the same set?):$sets"
 echo "rounds (wall cpu self ms), core: $(tr '\n' ';' < "$OUT/rebuild.core")"
@@ -172,12 +182,15 @@ for _ in $(seq "$ROUNDS"); do
 	turbo_run; sleep 1; turbo_run; echo "$(last wall_ms) $(last cpu_ms)" >> "$OUT/cached.turbo"
 	[ "$(turbo_built | grep -c . || true)" = 0 ] || { echo "turbo rebuilt something in a cached run" >&2; exit 1; }
 done
+cpaired() { paste "$OUT/cached.core" "$OUT/cached.turbo" | awk -v c="$1" -v n=2 '
+	{ r = $c / $(c + n); l += log(r); if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
+	END { printf "%.2fx (%.2f–%.2f)", exp(l / NR), lo, hi }'; }
 c=$(col 1 "$OUT/cached.core"); t=$(col 1 "$OUT/cached.turbo")
-echo "| | core | turbo | core / turbo (goal ≤ 0.5x) |"
-echo "| --- | ---: | ---: | ---: |"
-echo "| cached run, $N builds (median wall) | $c ms | $t ms | **$(ratio "$c" "$t")** |"
+echo "| | core | turbo | core / turbo (goal ≤ 0.5x) | per-round ratio: geometric mean (range) |"
+echo "| --- | ---: | ---: | ---: | ---: |"
+echo "| cached run, $N builds (median wall) | $c ms | $t ms | **$(ratio "$c" "$t")** | $(cpaired 1) |"
 c=$(col 2 "$OUT/cached.core"); t=$(col 2 "$OUT/cached.turbo")
-echo "| the same, CPU | $c ms | $t ms | $(ratio "$c" "$t") |"
+echo "| the same, CPU | $c ms | $t ms | $(ratio "$c" "$t") | $(cpaired 2) |"
 echo
 echo "rounds (wall cpu ms), core: $(tr '\n' ';' < "$OUT/cached.core"); turbo: $(tr '\n' ';' < "$OUT/cached.turbo")"
 
@@ -185,16 +198,18 @@ if [ "$PROF_ROUNDS" -gt 0 ]; then
 	echo
 	echo "## core's own cost per executed target ($PROF_ROUNDS rebuilds of $LOW's dependents, in-process)"
 	echo
-	"${run_env[@]}" "$OUT/prof" -ws . -low "$LOW" -rounds "$PROF_ROUNDS" -concurrency "$CONCURRENCY" -cpuprofile "$OUT/cpu.pprof" | tee "$OUT/prof.txt"
+	"${run_env[@]}" "$OUT/prof" -ws . -low "$LOW" -rounds "$PROF_ROUNDS" -concurrency "$CONCURRENCY" -cpuprofile "$OUT/cpu.pprof" \
+		-cached "$ROUNDS" -cachedprofile "$OUT/cached.pprof" | tee "$OUT/prof.txt"
 	built=$(sed -n 's/.*built \([0-9]*\) .*/\1/p' "$OUT/prof.txt")
 	go tool pprof -top -cum -nodecount=100000 "$OUT/prof" "$OUT/cpu.pprof" 2>/dev/null > "$OUT/prof.top"
+	go tool pprof -top -cum -nodecount=100000 "$OUT/prof" "$OUT/cached.pprof" 2>/dev/null > "$OUT/cached.top"
 	total=$(sed -n 's/.*Total samples = \([0-9.]*\)\(m\?s\).*/\1 \2/p' "$OUT/prof.top" | awk '{print ($2 == "s") ? $1 * 1000 : $1}')
 	echo
 	echo "| part (the profile's cumulative CPU) | function | ms per executed target | share of the runner's CPU |"
 	echo "| --- | --- | ---: | ---: |"
-	part() { # label function
+	part() { # label function [top file]
 		local cum
-		cum=$(awk -v f="$2" '$6 == f {v = $4; u = (v ~ /ms$/) ? 1 : 1000; sub(/m?s$/, "", v); print v * u; exit}' "$OUT/prof.top")
+		cum=$(awk -v f="$2" '$6 == f {v = $4; u = (v ~ /ms$/) ? 1 : 1000; sub(/m?s$/, "", v); print v * u; exit}' "${3:-$OUT/prof.top}")
 		cum=${cum:-0}
 		echo "| $1 | \`$2\` | $(awk -v c="$cum" -v n="$built" 'BEGIN {printf "%.2f", c / n}') | $(awk -v c="$cum" -v t="$total" 'BEGIN {printf "%.0f%%", 100 * c / t}') |"
 	}
@@ -203,15 +218,41 @@ if [ "$PROF_ROUNDS" -gt 0 ]; then
 	part "hash a target's inputs" "github.com/corehq/core/internal/runner.(*keyer).hash"
 	part "look the key up" "github.com/corehq/core/internal/runner.lookup"
 	part "record the key's parts (for core hash --diff)" "github.com/corehq/core/internal/runner.(*keyer).recordParts"
-	part "spawn: fork and exec" "os.StartProcess"
 	part "the target's environment" "github.com/corehq/core/internal/targetenv.(*Env).For"
+	part "spawn, wait and capture (with the child's mark and journal)" "github.com/corehq/core/internal/execx.ExecStarted"
+	part "· of which fork and exec" "os.StartProcess"
+	part "· of which the child's start time (/proc/PID/stat)" "github.com/corehq/core/internal/execx.StartTime"
+	part "· of which the crash mark" "github.com/corehq/core/internal/runner.writeMark"
+	part "· of which the journal with the child's pid" "github.com/corehq/core/internal/runlog.Replace"
 	part "capture its output" "github.com/corehq/core/internal/execx.(*Capture).Write"
-	part "journals (running, the end)" "github.com/corehq/core/internal/runner.writeJournal"
-	part "the crash mark and the journal's pid" "github.com/corehq/core/internal/runner.writeMark"
-	part "" "github.com/corehq/core/internal/runner.replaceJournal"
+	part "remove the crash mark" "github.com/corehq/core/internal/runner.removeMark"
+	part "journals (running, the end)" "github.com/corehq/core/internal/runlog.Write"
 	part "cache write (outputs.tar, meta.json)" "github.com/corehq/core/internal/runner.store"
 	part "garbage collection" "runtime.gcBgMarkWorker"
 	echo
 	echo "profile: $total ms of samples over $built executed targets"
+	# The no-op: the same parts over the cached runs, per run.
+	ctotal=$(sed -n 's/.*Total samples = \([0-9.]*\)\(m\?s\).*/\1 \2/p' "$OUT/cached.top" | awk '{print ($2 == "s") ? $1 * 1000 : $1}')
+	echo
+	echo "The fully cached run in-process ($ROUNDS runs, $N targets each), the profile's cumulative CPU per run:"
+	echo
+	echo "| part | function | ms per cached run | share |"
+	echo "| --- | --- | ---: | ---: |"
+	cpart() { # label function
+		local cum
+		cum=$(awk -v f="$2" '$6 == f {v = $4; u = (v ~ /ms$/) ? 1 : 1000; sub(/m?s$/, "", v); print v * u; exit}' "$OUT/cached.top")
+		cum=${cum:-0}
+		echo "| $1 | \`$2\` | $(awk -v c="$cum" -v n="$ROUNDS" 'BEGIN {printf "%.1f", c / n}') | $(awk -v c="$cum" -v t="$ctotal" 'BEGIN {printf "%.0f%%", (t > 0) ? 100 * c / t : 0}') |"
+	}
+	cpart "load the workspace and its imports" "github.com/corehq/core/internal/live.Resolved"
+	cpart "· of which the index's sync" "github.com/corehq/core/internal/index.(*Indexer).Sync"
+	cpart "plan" "github.com/corehq/core/internal/runner.(*Runner).prepare"
+	cpart "hash the inputs" "github.com/corehq/core/internal/runner.(*keyer).hash"
+	cpart "look the keys up" "github.com/corehq/core/internal/runner.lookup"
+	cpart "check or restore the outputs" "github.com/corehq/core/internal/runner.restore"
+	cpart "journals (one batch)" "github.com/corehq/core/internal/runlog.WriteBatch"
+	cpart "garbage collection" "runtime.gcBgMarkWorker"
+	echo
+	echo "profile: $ctotal ms of samples over $ROUNDS cached runs"
 fi
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// inspector runs the MCP Inspector's CLI (npm @modelcontextprotocol/inspector,
-// pinned in e2e/inspector, installed by scripts/test) against a server's
-// /mcp with token; it returns stdout and the exit error.
-func inspector(t *testing.T, s *Server, token string, args ...string) (string, error) {
+// inspectorBin is the MCP Inspector's CLI that scripts/test installs in
+// e2e/inspector; without it the test skips, unless scripts/test said the
+// Inspector's tests are required.
+func inspectorBin(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(moduleRoot, "e2e", "inspector", "node_modules", ".bin", "mcp-inspector")
 	if _, err := os.Stat(bin); err != nil {
@@ -23,6 +23,15 @@ func inspector(t *testing.T, s *Server, token string, args ...string) (string, e
 		}
 		t.Skip("the MCP Inspector is not installed: npm install in e2e/inspector (scripts/test does)")
 	}
+	return bin
+}
+
+// inspector runs the MCP Inspector's CLI (npm @modelcontextprotocol/inspector,
+// pinned in e2e/inspector, installed by scripts/test) against a server's
+// /mcp with token; it returns stdout and the exit error.
+func inspector(t *testing.T, s *Server, token string, args ...string) (string, error) {
+	t.Helper()
+	bin := inspectorBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	full := append([]string{"--cli", s.URL + "/mcp", "--transport", "http", "--header", "Authorization: Bearer " + token}, args...)

@@ -139,6 +139,13 @@ func TestSlugifyKeepsUnderscores(t *testing.T) {
 		if first.Target != "util:test" || first.Status != "failed" || first.Tests == nil || len(first.Tests.Failures) != 1 || first.Tests.Failures[0].Name != "TestSlugifyKeepsUnderscores" || !strings.Contains(first.Tests.Failures[0].Message, "want a_b") {
 			t.Errorf("the failing test is not named first: %+v", first)
 		}
+		var runs struct {
+			Runs []struct{ Target, Trigger string }
+		}
+		inspectorCall(t, s, tok, "list_runs", &runs, "target=util:test", "limit=1")
+		if len(runs.Runs) != 1 || runs.Runs[0].Trigger != "mcp" {
+			t.Errorf("list_runs does not say an agent started the run: %+v", runs)
+		}
 	})
 
 	t.Run("comment on a line", func(t *testing.T) {

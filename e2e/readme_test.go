@@ -24,13 +24,7 @@ import (
 // at the version the block names, and the browser is a fake xdg-open.
 func TestTheREADMEsFiveMinutesRunAsShown(t *testing.T) {
 	block := readmeBlock(t, "## core on your repository in five minutes")
-	inspectorBin := filepath.Join(moduleRoot, "e2e", "inspector", "node_modules", ".bin", "mcp-inspector")
-	if _, err := os.Stat(inspectorBin); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("the MCP Inspector is not installed (%v): run scripts/test, or npm install in e2e/inspector", err)
-		}
-		t.Skip("the MCP Inspector is not installed: npm install in e2e/inspector (scripts/test does)")
-	}
+	inspectorBin := inspectorBin(t)
 
 	repo := t.TempDir()
 	writeRepo(t, repo, map[string]string{

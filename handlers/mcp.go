@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,6 +42,7 @@ func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
 	// does not open is not listed, and refused by name if called.
 	var mu sync.Mutex
 	servers := map[string]*mcp.Server{}
+	feed := newResourceFeed(b)
 	server := func(r *http.Request) *mcp.Server {
 		var scope backend.MCPScope
 		if p, ok := caller.Principal(r.Context()); ok {
@@ -50,7 +52,7 @@ func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
 		defer mu.Unlock()
 		s := servers[scope.String()]
 		if s == nil {
-			s = newMCPServer(b, scope, b.Status.Version())
+			s = newMCPServer(b, scope, b.Status.Version(), feed)
 			servers[scope.String()] = s
 		}
 		return s
@@ -66,12 +68,22 @@ func mcpHandler(b *backend.Backend) gateway.HandlerFunc {
 		// with the client. The SDK stops delivering when its request's
 		// context ends, so the tools get that end as their lifeline instead
 		// (addTool): a call whose token died answers so, rather than
-		// vanish without a response.
+		// vanish without a response. The request's own context ends
+		// afterLife later, so that nothing outlives its client or token
+		// for long (a subscriptions/listen stream waits for that end).
 		life := r.Context()
-		h.ServeHTTP(w, r.WithContext(context.WithValue(context.WithoutCancel(life), lifelineKey{}, life)))
+		ctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(life), lifelineKey{}, life))
+		defer cancel()
+		stop := context.AfterFunc(life, func() { time.AfterFunc(afterLife, cancel) })
+		defer stop()
+		h.ServeHTTP(w, r.WithContext(ctx))
 		return nil
 	}
 }
+
+// afterLife is how long a request's handling may outlive its lifeline: the
+// time a tool call has to answer that its token died.
+const afterLife = 5 * time.Second
 
 // lifelineKey holds the context a tool call lives by: its request's.
 type lifelineKey struct{}
@@ -86,11 +98,17 @@ func agent(ctx context.Context) (backend.Author, error) {
 	return backend.Author{Kind: string(p.Kind), ID: p.ID}, nil
 }
 
-// newMCPServer is the MCP server of b for tokens of scope.
-func newMCPServer(b *backend.Backend, scope backend.MCPScope, version string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: version},
-		&mcp.ServerOptions{Instructions: mcpInstructions})
+// newMCPServer is the MCP server of b for tokens of scope; feed tells its
+// subscribers of resources' changes.
+func newMCPServer(b *backend.Backend, scope backend.MCPScope, version string, feed *resourceFeed) *mcp.Server {
+	opts := &mcp.ServerOptions{Instructions: mcpInstructions}
+	if scope.Allows(setRead, true) {
+		feed.options(opts)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "core", Title: "core: the monorepo's knowledge graph, runner and review", Version: version}, opts)
 	addTools(s, b, scope)
+	addResources(s, b, scope)
+	feed.serve(s)
 	return s
 }
 

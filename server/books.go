@@ -42,12 +42,16 @@ func (b *runBooks) RunEnded(req runner.Request, res *runner.Result) {
 	b.counters.Add(metrics.RemoteUploads, int64(res.Remote.Uploaded))
 	b.counters.Add(metrics.RemoteBytesDown, res.Remote.BytesDown)
 	b.counters.Add(metrics.RemoteBytesUp, res.Remote.BytesUp)
+	var filed []activity.Draft
 	for _, t := range res.Targets {
 		b.counters.Add("runs_"+t.Status, 1)
 		if !slices.Contains(req.Targets, t.Target) {
 			continue
 		}
 		project, name, _ := strings.Cut(t.Target, ":")
-		b.activity.Add(activity.KindRun, t.Target+" "+t.Status+" (run "+t.RunID+")", graph.TargetID(project, name))
+		filed = append(filed, activity.Draft{Kind: activity.KindRun, Message: t.Target + " " + t.Status + " (run " + t.RunID + ")", Subject: graph.TargetID(project, name)})
 	}
+	// One append for the run: an fsync per target was most of what a
+	// cached run of many targets cost the server.
+	b.activity.AddAll(filed)
 }

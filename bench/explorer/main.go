@@ -4,6 +4,13 @@
 // loopback server and drives Debian's chromium with chromedp.
 //
 //	go run ./bench/explorer -sizes 1000,10000,50000
+//
+// With -workspace it measures the project level on a live server instead
+// (workspace.go): the first paint of a 100k-node workspace's projects, the
+// opening of one project of 5,000 files, and panning it, beside the same
+// page on a workspace of 20 projects of 5 files.
+//
+//	go run ./bench/explorer -workspace /tmp/wide -core /tmp/core
 package main
 
 import (
@@ -39,8 +46,19 @@ func main() {
 	sizes := flag.String("sizes", "1000,10000,50000", "graph sizes (nodes), comma-separated")
 	pan := flag.Duration("pan", 4*time.Second, "how long to pan while counting frames")
 	reps := flag.Int("reps", 3, "repetitions per size (the median is reported)")
-	flag.BoolVar(&profile, "profile", false, "print the page's top JavaScript functions while panning (CPU profile)")
+	flag.BoolVar(&profile, "profile", false, "print the page's top JavaScript functions while panning, or with -workspace while a project opens (CPU profile)")
+	ws := flag.String("workspace", "", "measure the project level on a live server of this workspace instead (written with -wide when it does not exist)")
+	coreBin := flag.String("core", "", "the core binary (with -workspace)")
+	wide := flag.String("wide", "20x5000", "with -workspace: projects x files of the workspace written when it does not exist")
+	expand := flag.String("expand", "p03", "with -workspace: the project opened")
+	small := flag.String("small", "20x5", "with -workspace: projects x files of the small workspace measured beside it (the baseline), written beside it")
 	flag.Parse()
+	if *ws != "" {
+		if err := workspaceMode(*ws, *coreBin, *wide, *small, *expand, *reps, *pan); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -131,7 +149,9 @@ func measure(chromium string, data []byte, pan time.Duration) (measurement, erro
 		return measurement{}, err
 	}
 	start := time.Now()
-	link := srv.Link(false)
+	// Every node, as this table has always measured (a graph this big
+	// opens on its projects otherwise: workspace.go measures that).
+	link := srv.Link(false) + "&level=all"
 	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
 		return measurement{}, err
 	}

@@ -35,6 +35,7 @@ func main() {
 	coreBin := flag.String("core", "", "the core binary")
 	reps := flag.Int("reps", 3, "repetitions of the cold pass")
 	gets := flag.Int("gets", 50, "GETs for the p50")
+	coldOnly := flag.Bool("cold", false, "measure the cold pass only (no server)")
 	flag.Parse()
 	if *repo == "" || *coreBin == "" {
 		fmt.Fprintln(os.Stderr, "usage: insight -repo DIR -core BIN")
@@ -69,10 +70,13 @@ func main() {
 		must(err)
 		coreMs = append(coreMs, stats.Ms(time.Since(start)))
 		start = time.Now()
-		_, err = e.Report(ctx, insight.Params{})
+		rep, err := e.Report(ctx, insight.Params{})
 		must(err)
 		if i == 0 {
 			fmt.Printf("first report from the kept history (every lens, 1y): %.0f ms\n", stats.Ms(time.Since(start)))
+			for _, note := range rep.Notes {
+				fmt.Printf("note: %s\n", note)
+			}
 		}
 		_ = os.RemoveAll(cache)
 	}
@@ -80,6 +84,10 @@ func main() {
 	fmt.Sscan(commits, &n)
 	g, c := stats.Median(gitMs), stats.Median(coreMs)
 	fmt.Printf("cold pass: git log %.0f ms, core %.0f ms (%.2fx git log), %.0f commits/s\n", g, c, c/g, n/(c/1000))
+
+	if *coldOnly {
+		return
+	}
 
 	// A running server: p50 of GETs from the kept result, then new commits.
 	srv := exec.Command(*coreBin, "--workspace", *repo, "server", "start", "--address", "127.0.0.1:0")

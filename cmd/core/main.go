@@ -11,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/corehq/core/internal/suggest"
 
@@ -24,6 +27,8 @@ func main() {
 	// An index pass collects less often while it runs (its heap is
 	// mostly what it keeps); this process is the CLI's to tune.
 	backend.TuneGC(debug.SetGCPercent)
+	// A command waiting on a long index pass says so, on a terminal.
+	backend.ReportIndexing(indexingNote(os.Stderr, isatty.IsTerminal(os.Stderr.Fd()), 2*time.Second, 500*time.Millisecond))
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		var ex *exitError

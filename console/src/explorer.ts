@@ -647,7 +647,8 @@ export class Explorer {
       this.contents.set(project, data);
       this.renderProjects(false);
       const c = this.circles.get(`project:${project}`);
-      if (move && c) this.renderer?.fitCircle(c.x, c.y, c.r);
+      // A big graph jumps there: an animation would redraw it every frame.
+      if (move && c) this.renderer?.fitCircle(c.x, c.y, c.r, this.graph.order > 2000 ? 0 : 400);
     } finally {
       this.expanding.delete(project);
       this.renderStatus();
@@ -763,7 +764,10 @@ export class Explorer {
         this.renderer.frame(minX - pad, maxX + pad, minY - pad, maxY + pad);
       }
       if (fresh) this.renderer.resetCamera();
-      this.renderer.refresh();
+      // One draw, at the next frame: an opening project also moves the
+      // camera, and each draw of thousands of nodes costs a frame or more
+      // in software WebGL.
+      this.renderer.scheduleRefresh();
     }
     this.renderLegend();
     this.renderDetails();

@@ -6,6 +6,8 @@
 //          names the run the Runs view shows, also alone: #run=<id>)
 //   #data=<base64url(raw DEFLATE(graph JSON))>[&flavor=targets]
 //   #src=<url of a graph JSON>[&flavor=targets]
+// Each may end with &level=all or &level=projects: which level the
+// knowledge view opens on (fragmentLevel), whatever the graph's size.
 // Anything else (no fragment, an unknown key) is "none"; a recognised key
 // with an unusable value is "invalid" with a reason to show.
 
@@ -20,7 +22,7 @@ export type Fragment =
 
 const MODES = ['token', 'data', 'src'] as const;
 type Mode = (typeof MODES)[number];
-const KNOWN = new Set<string>([...MODES, 'flavor', 'run']);
+const KNOWN = new Set<string>([...MODES, 'flavor', 'run', 'level']);
 
 function decode(v: string): string {
   try {
@@ -106,4 +108,16 @@ export function srcProvenance(url: string, base: string): string {
 /** Whether a page's location.hostname is one the live console accepts. */
 export function isLoopbackHostname(hostname: string): boolean {
   return hostname === '127.0.0.1' || hostname === '[::1]';
+}
+
+/** fragmentLevel is the level a fragment asks the knowledge view to open on (level=all or level=projects), or null. */
+export function fragmentLevel(hash: string): 'all' | 'projects' | null {
+  const h = hash.startsWith('#') ? hash.slice(1) : hash;
+  for (const seg of h.split('&')) {
+    const [k, v] = splitPair(seg);
+    if (decode(k).trim().toLowerCase() !== 'level') continue;
+    const level = decode(v).trim();
+    return level === 'all' || level === 'projects' ? level : null;
+  }
+  return null;
 }

@@ -5,7 +5,7 @@ import { core, exposeCore, type CoreStateName } from './core';
 import { byId, show } from './dom';
 import { Explorer, type Level, type LevelSource, type View } from './explorer';
 import { projectContents, projectLevel, selectTerm, within } from './levels';
-import { parseFragment, srcProvenance, type Flavor } from './fragment';
+import { fragmentLevel, parseFragment, srcProvenance, type Flavor } from './fragment';
 import { MSG_NO_SESSION, planBoot, type Credential } from './boot';
 import { decodeDataPayload } from './payload';
 import { basename, isTargetGraph, parseGraphText, substringMatches, targetSubgraph, type GNode, type GraphData } from './model';
@@ -225,6 +225,9 @@ function runSearch(q: string, quiet = false): void {
 /** snapshotNodes is the whole graph of a snapshot, by id (the project level shows only part of it). */
 let snapshotNodes = new Map<string, GNode>();
 
+/** askedLevel is the level the link asked for (&level=all or &level=projects), read before the fragment is scrubbed. */
+const askedLevel = fragmentLevel(location.hash);
+
 function snapshotSearch(q: string): Promise<void> {
   if (explorer.level === 'projects') explorer.setSnapshotMatches(substringMatches(snapshotNodes.values(), q), (id) => snapshotNodes.get(id));
   else explorer.setMatches(substringMatches(explorer.searchNodes(), q));
@@ -369,7 +372,7 @@ function startSnapshot(data: GraphData, provenance: string, flavor: Flavor): voi
   let view: View = flavor === 'targets' || targetsOnly ? 'targets' : 'knowledge';
   snapshotNodes = new Map(data.nodes.map((n) => [n.id, n]));
   const projects = targetsOnly ? null : projectLevel(data);
-  let level: Level = projects && projects.nodes.length > 0 && data.nodes.length > PROJECT_LEVEL_ABOVE ? 'projects' : 'all';
+  let level: Level = projects && projects.nodes.length > 0 && (askedLevel ?? (data.nodes.length > PROJECT_LEVEL_ABOVE ? 'projects' : 'all')) === 'projects' ? 'projects' : 'all';
   const draw = (keep: boolean) => {
     if (view === 'knowledge' && level === 'projects' && projects) showProjectLevel(projects, snapshotSource(data), data.nodes.length, keep, 'snapshot');
     else showGraph(viewOf(view), view, keep, 'snapshot');
@@ -647,7 +650,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   const s: LiveSession = {
     api,
     flavor,
-    level: null,
+    level: askedLevel,
     lastLoad: null,
     disconnected: false,
     expired: false,

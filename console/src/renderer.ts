@@ -128,6 +128,11 @@ export class Renderer {
     });
     this.sigma.on('enterNode', () => container.classList.add('pointer'));
     this.sigma.on('leaveNode', () => container.classList.remove('pointer'));
+    this.watch(graph);
+  }
+
+  /** watch notes the changes to a graph that reorder its labels. */
+  private watch(graph: ExplorerGraph): void {
     graph.on('nodeAdded', () => (this.orderStale = true));
     graph.on('nodeDropped', () => (this.orderStale = true));
     graph.on('cleared', () => (this.orderStale = true));

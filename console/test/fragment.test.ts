@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHostname, parseFragment, srcProvenance } from '../src/fragment';
+import { fragmentLevel, isLoopbackHostname, parseFragment, srcProvenance } from '../src/fragment';
 
 describe('parseFragment', () => {
   it('reads nothing from an empty fragment', () => {
@@ -114,5 +114,19 @@ describe('isLoopbackHostname', () => {
   });
   it('agrees with what URL reports for IPv6 loopback', () => {
     expect(isLoopbackHostname(new URL('http://[::1]:7391/console/graph/').hostname)).toBe(true);
+  });
+});
+
+describe('fragmentLevel', () => {
+  it.each([
+    ['#src=http://127.0.0.1:1/g.json&level=all', 'all'],
+    ['#token=core_pair_x&level=projects', 'projects'],
+    ['#data=abc', null],
+    ['#src=x&level=everything', null],
+  ])('%s opens on %s', (hash, want) => {
+    expect(fragmentLevel(hash)).toBe(want);
+  });
+  it('keeps level= out of a src URL', () => {
+    expect(parseFragment('#src=http://h/g.json?a=1&b=2&level=all')).toEqual({ kind: 'src', url: 'http://h/g.json?a=1&b=2', flavor: 'knowledge' });
   });
 });

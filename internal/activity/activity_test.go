@@ -258,3 +258,35 @@ func TestTrim(t *testing.T) {
 		}
 	})
 }
+
+// AddAll files several entries as that many Adds would: in order, each
+// its own line with its own increasing id, read back after a reopen.
+func TestAddAllFilesEveryEntryInOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache", "activity.jsonl")
+	s := open(t, path, 0)
+	s.Add(KindRun, "m1", "")
+	got := s.AddAll([]Draft{{KindRun, "m2", "a:test"}, {KindRun, "m3", "b:test"}, {KindRun, "m4", "c:test"}})
+	if len(got) != 3 || got[0].Subject != "a:test" || got[2].Message != "m4" {
+		t.Fatalf("AddAll = %+v", got)
+	}
+	if n := len(s.AddAll(nil)); n != 0 {
+		t.Errorf("AddAll of none filed %d", n)
+	}
+	if m := messages(s.List(0, "")); m != "m4,m3,m2,m1" {
+		t.Errorf("list = %s", m)
+	}
+	var prev int64
+	for _, e := range lines(t, path) {
+		id, err := strconv.ParseInt(e.ID, 10, 64)
+		if err != nil || id <= prev {
+			t.Errorf("id %q after %d", e.ID, prev)
+		}
+		prev = id
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m := messages(open(t, path, 0).List(0, "")); m != "m4,m3,m2,m1" {
+		t.Errorf("after a reopen, list = %s", m)
+	}
+}

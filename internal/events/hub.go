@@ -77,10 +77,11 @@ const writeTimeout = 10 * time.Second
 type Hub struct {
 	keepAlive time.Duration
 
-	mu     sync.Mutex
-	subs   map[*subscriber]struct{}
-	closed bool
-	serves sync.WaitGroup // the Serve loops of subs, for Shutdown
+	mu        sync.Mutex
+	subs      map[*subscriber]struct{}
+	listeners map[*listener]struct{}
+	closed    bool
+	serves    sync.WaitGroup // the Serve loops of subs, for Shutdown
 
 	subscribers atomic.Int64
 	dropped     atomic.Int64
@@ -94,10 +95,35 @@ type subscriber struct {
 	cancel context.CancelFunc
 }
 
+// listener is one of the server's own listeners (Listen).
+type listener struct {
+	fn func(kind string, data []byte)
+}
+
 // NewHub returns a hub whose streams get a keep-alive comment every
 // keepAlive.
 func NewHub(keepAlive time.Duration) *Hub {
-	return &Hub{keepAlive: keepAlive, subs: map[*subscriber]struct{}{}}
+	return &Hub{keepAlive: keepAlive, subs: map[*subscriber]struct{}{}, listeners: map[*listener]struct{}{}}
+}
+
+// Listen calls fn with the kind and data of every event published until
+// stop is called or the hub shuts down: a listener inside the server (the
+// MCP resources' subscriptions) gets what the SSE streams get. fn runs
+// inside Publish, under the hub's lock, so it must return at once and
+// publish nothing: it hands the event on (a send that does not wait).
+func (h *Hub) Listen(fn func(kind string, data []byte)) (stop func()) {
+	l := &listener{fn: fn}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return func() {}
+	}
+	h.listeners[l] = struct{}{}
+	return func() {
+		h.mu.Lock()
+		delete(h.listeners, l)
+		h.mu.Unlock()
+	}
 }
 
 // Messages every stream gets; they are only read once built, so streams
@@ -123,6 +149,9 @@ func (h *Hub) Publish(kind string, data []byte) {
 	defer h.mu.Unlock()
 	if h.closed {
 		return
+	}
+	for l := range h.listeners {
+		l.fn(kind, data)
 	}
 	for s := range h.subs {
 		select {
@@ -266,6 +295,7 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 		s.cancel()
 	}
 	clear(h.subs)
+	clear(h.listeners)
 	h.mu.Unlock()
 	done := make(chan struct{})
 	go func() {

@@ -425,3 +425,30 @@ func TestStalledClientsAreDroppedAndNeverDelayTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestAListenerGetsEveryEventUntilItStops: a listener inside the server
+// gets each event as the streams do, in order, and nothing after stop or
+// Shutdown.
+func TestAListenerGetsEveryEventUntilItStops(t *testing.T) {
+	hub := NewHub(time.Hour)
+	var got []string
+	stop := hub.Listen(func(kind string, data []byte) { got = append(got, kind+" "+string(data)) })
+	hub.Publish(KindGraph, []byte(`{"version":1}`))
+	hub.Publish(KindDiagnostic, []byte(`{}`))
+	stop()
+	hub.Publish(KindGraph, []byte(`{"version":2}`))
+	if want := []string{`graph {"version":1}`, `diagnostic {}`}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the listener got %q, want %q", got, want)
+	}
+	got = nil
+	hub.Listen(func(kind string, data []byte) { got = append(got, kind) })
+	shutdown(t, hub)
+	hub.Publish(KindGraph, []byte(`{}`))
+	if late := hub.Listen(func(string, []byte) { t.Error("a listener after Shutdown was called") }); late == nil {
+		t.Error("Listen after Shutdown returned no stop")
+	}
+	hub.Publish(KindGraph, []byte(`{}`))
+	if len(got) != 0 {
+		t.Errorf("after Shutdown the listener got %q", got)
+	}
+}

@@ -177,3 +177,25 @@ func TestReadAtMostReadsUpToItsLimitAndRefusesMore(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+func TestSyncTakesFilesInPlaceAndRefusesAMissingOne(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "sub", "b")
+	if err := os.MkdirAll(filepath.Dir(b), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{a, b} {
+		if err := ReplaceFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Sync(); err != nil {
+		t.Errorf("Sync of nothing: %v", err)
+	}
+	if err := Sync(a, b); err != nil {
+		t.Errorf("Sync: %v", err)
+	}
+	if err := Sync(filepath.Join(t.TempDir(), "gone", "c")); err == nil {
+		t.Error("Sync of a file in a missing directory succeeded")
+	}
+}

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"cmp"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -29,6 +31,7 @@ type resolver struct {
 	// tsconfigs are the TypeScript and JavaScript project configurations
 	// by path.
 	tsconfigs map[string]*parse.FileRecord
+	nearestTS map[string]*parse.FileRecord // dir -> the config nearest above it (none: absent)
 	owners    *graph.Owners
 }
 
@@ -73,6 +76,9 @@ func newResolver(ws *workspace.Workspace, files map[string]*parse.FileRecord, pa
 		case parse.LangTSConfig:
 			r.tsconfigs[f.Path] = f
 		}
+	}
+	if len(r.tsconfigs) > 0 {
+		r.nearestTS = nearestConfigs(r.dirs, r.tsconfigs)
 	}
 	for _, p := range paths {
 		f := files[p]
@@ -791,16 +797,53 @@ func (r *resolver) tsconfigOf(file string) *parse.FileRecord {
 	if len(r.tsconfigs) == 0 {
 		return nil
 	}
-	for dir := path.Dir(file); ; dir = path.Dir(dir) {
-		for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
-			if f := r.tsconfigs[path.Join(dir, name)]; f != nil {
-				return f
-			}
+	dir := path.Dir(file)
+	if f, ok := r.nearestTS[dir]; ok || r.dirs[dir] {
+		return f
+	}
+	for ; ; dir = path.Dir(dir) {
+		if f := ownConfig(dir, r.tsconfigs); f != nil {
+			return f
 		}
 		if dir == "." || dir == "/" {
 			return nil
 		}
 	}
+}
+
+// ownConfig is the tsconfig.json, else jsconfig.json, of dir.
+func ownConfig(dir string, configs map[string]*parse.FileRecord) *parse.FileRecord {
+	if f := configs[path.Join(dir, "tsconfig.json")]; f != nil {
+		return f
+	}
+	return configs[path.Join(dir, "jsconfig.json")]
+}
+
+// nearestConfigs maps each directory to the config nearest above it (or
+// in it), once for every import of the assembly: parents first, each
+// directory's own config, else its parent's.
+func nearestConfigs(dirs map[string]bool, configs map[string]*parse.FileRecord) map[string]*parse.FileRecord {
+	sorted := slices.Sorted(maps.Keys(dirs))
+	// A parent sorts before its children, except "." before names that
+	// start with a byte below '.'.
+	slices.SortStableFunc(sorted, func(a, b string) int { return cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")) })
+	out := map[string]*parse.FileRecord{}
+	if f := ownConfig(".", configs); f != nil {
+		out["."] = f
+	}
+	for _, d := range sorted {
+		if d == "." {
+			continue
+		}
+		f := ownConfig(d, configs)
+		if f == nil {
+			f = out[path.Dir(d)]
+		}
+		if f != nil {
+			out[d] = f
+		}
+	}
+	return out
 }
 
 // mapped is what a name maps to by maps ("from\tto" pairs, see

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/index/parse"
 )
 
 // jsWorkspace is an npm-workspaces monorepo whose packages import each
@@ -101,4 +102,21 @@ func TestWorkspacePackageImportsResolveToTheFilesTheyName(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestEachDirectoryHasTheConfigNearestAboveIt(t *testing.T) {
+	configs := map[string]*parse.FileRecord{}
+	for _, p := range []string{"tsconfig.json", "apps/web/tsconfig.json", "-odd/jsconfig.json", "libs/tsconfig.json", "libs/jsconfig.json"} {
+		configs[p] = &parse.FileRecord{Path: p, Lang: parse.LangTSConfig}
+	}
+	dirs := map[string]bool{".": true, "apps": true, "apps/web": true, "apps/web/src": true, "-odd": true, "-odd/x": true, "libs": true, "libs/a": true}
+	near := nearestConfigs(dirs, configs)
+	for dir, want := range map[string]string{
+		".": "tsconfig.json", "apps": "tsconfig.json", "apps/web": "apps/web/tsconfig.json", "apps/web/src": "apps/web/tsconfig.json",
+		"-odd": "-odd/jsconfig.json", "-odd/x": "-odd/jsconfig.json", "libs/a": "libs/tsconfig.json",
+	} {
+		if got := near[dir]; got == nil || got.Path != want {
+			t.Errorf("%s: %v, want %s", dir, got, want)
+		}
+	}
 }

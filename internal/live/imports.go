@@ -37,7 +37,10 @@ func Resolved(root, cacheDir string) (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _, err := NewIndexer(root, cacheDir).Sync(ws)
+	ix := NewIndexer(root, cacheDir)
+	stop := onIndex(ix)
+	v, _, err := ix.Sync(ws)
+	stop()
 	if err != nil {
 		return ws, fmt.Errorf("the imports between projects could not be read (%v): every project counts as a dependency of every other", err)
 	}

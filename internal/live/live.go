@@ -233,11 +233,28 @@ func Build(root, cacheDir string) (*graph.Graph, *index.Indexer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	stop := onIndex(ix)
 	v, _, err := ix.Sync(ws)
+	stop()
 	if err != nil {
 		return nil, ix, err
 	}
 	return v.Graph(), ix, nil
+}
+
+// OnIndex, when set (by the CLI's main), is told of each one-shot pass
+// (Build, BuildJSON, Resolved) as it starts, with what reads how far it
+// has come; what it answers is called when the pass ends.
+var OnIndex func(progress func() index.Progress) (stop func())
+
+func onIndex(ix *index.Indexer) (stop func()) {
+	if OnIndex == nil {
+		return func() {}
+	}
+	if stop := OnIndex(ix.Progress); stop != nil {
+		return stop
+	}
+	return func() {}
 }
 
 // BuildJSON is Build for `core graph --json`: the graph's encoding (the
@@ -251,6 +268,8 @@ func BuildJSON(root, cacheDir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := onIndex(ix)
+	defer stop()
 	return ix.SyncEncoded(ws)
 }
 

@@ -92,3 +92,28 @@ func TestARunIsNamedByItsIdAUniquePrefixOrLast(t *testing.T) {
 		t.Errorf("last without runs: %v", err)
 	}
 }
+
+// WriteAll writes each journal whole, readable by its id once it returns.
+func TestWriteAllWritesEveryJournalReadableByItsID(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	var js []*Journal
+	for _, target := range []string{"a:test", "b:test", "c:test"} {
+		js = append(js, &Journal{ID: NewID(now), Target: target, Status: StateSucceeded, Start: now.UTC()})
+	}
+	if err := WriteAll(dir, js); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		got, err := Read(dir, j.ID)
+		if err != nil || got.Target != j.Target || got.Status != StateSucceeded {
+			t.Errorf("%s: %+v %v", j.ID, got, err)
+		}
+	}
+	if err := WriteAll(dir, nil); err != nil {
+		t.Errorf("WriteAll of none: %v", err)
+	}
+}

@@ -45,6 +45,8 @@ var (
 
 	newRunID         = runlog.NewID
 	writeJournal     = runlog.Write
+	writeJournals    = runlog.WriteAll
+	syncJournals     = runlog.Sync
 	replaceJournal   = runlog.Replace
 	writeBatch       = runlog.WriteBatch
 	readJournalFile  = runlog.ReadFile

@@ -58,7 +58,10 @@
 // Run are written together, as one file <first id>--<last id>.json, when
 // the Run ends: their ids are in the events and the Result at once, and
 // readable (ListJournals, ReadJournal) when Run returns. A file per hit
-// would cost more than hashing the inputs of a no-op run.
+// would cost more than hashing the inputs of a no-op run. StartAll
+// promises an id per target up front: their "queued" journals are written
+// with one flush for all (runlog.WriteAll), and a hit's own journal is
+// replaced at once and made durable with the run's other hits at its end.
 // Targets that never start (a dependency failed, the run was cancelled)
 // get no journal; their state is in the Result and the events.
 //
@@ -110,7 +113,7 @@ import (
 type Options struct {
 	Root, CacheDir string
 	Capacity       int       // pool size; <= 0 picks Capacity(0, os.Getenv)
-	Trigger        string    // cli, console, affected, job (default cli)
+	Trigger        string    // cli, console, affected, job, mcp (default cli); StartAll may name another
 	Observer       Observer  // optional: hears every state change and every run's start and end
 	Output         io.Writer // optional live copy of each target's output, prefixed "[project:target] "
 	// Cache says how runs use the build cache: CacheUse (the default: a hit
@@ -346,6 +349,9 @@ type node struct {
 	// ids and start times sort alike.
 	preset   string
 	presetAt time.Time
+	// trigger is who started the run, when not the Runner's own
+	// (StartAll's caller: an agent's run is "mcp" on a console's server).
+	trigger string
 }
 
 // Run runs targets ("project:target") and their dependencies, transitively,
@@ -376,7 +382,7 @@ func (r *Runner) Run(ctx context.Context, ws *workspace.Workspace, targets []str
 // Start returns, so the run is visible to the viewer straight away. done
 // receives the Result when the run ends.
 func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target string) (string, <-chan *Result, error) {
-	ids, done, err := r.StartAll(ctx, ws, []string{target}, r.opts.Cache)
+	ids, done, err := r.StartAll(ctx, ws, []string{target}, r.opts.Cache, "")
 	return ids[target], done, err
 }
 
@@ -384,7 +390,8 @@ func (r *Runner) Start(ctx context.Context, ws *workspace.Workspace, target stri
 // each once, in one pool), using the build cache as mode says (a caller's
 // --force is CacheRefresh) whatever the Runner's own mode: the run id of
 // each target asked for, its journal written before StartAll returns.
-func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets []string, mode CacheMode) (map[string]string, <-chan *Result, error) {
+// trigger names who started it in the journals ("": the Runner's Trigger).
+func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets []string, mode CacheMode, trigger string) (map[string]string, <-chan *Result, error) {
 	if ctx.Err() != nil {
 		return nil, nil, fmt.Errorf("run: not started: %w", context.Cause(ctx))
 	}
@@ -394,15 +401,20 @@ func (r *Runner) StartAll(ctx context.Context, ws *workspace.Workspace, targets 
 	}
 	ids := make(map[string]string, len(targets))
 	now := time.Now()
+	var queued []*Journal
 	for _, n := range order {
+		n.trigger = trigger
 		if !slices.Contains(targets, n.t.ID()) {
 			continue
 		}
 		n.preset, n.presetAt = newRunID(now), now
-		if err := writeJournal(r.opts.CacheDir, r.journal(n, n.preset, now, StateQueued)); err != nil {
-			return nil, nil, fmt.Errorf("run: journal: %w", err)
-		}
+		queued = append(queued, r.journal(n, n.preset, now, StateQueued))
 		ids[n.t.ID()] = n.preset
+	}
+	// One flush for them all: two fsyncs a journal were most of a cached
+	// run of fifty targets.
+	if err := writeJournals(r.opts.CacheDir, queued); err != nil {
+		return nil, nil, fmt.Errorf("run: journal: %w", err)
 	}
 	req := Request{Targets: targets}
 	if len(targets) == 1 {
@@ -548,6 +560,24 @@ type hitBatch struct {
 	pending  []Journal
 	bytes    int
 	err      error
+	// replaced are the ids of the hits whose own journals (promised by
+	// StartAll) were replaced without a sync: flush syncs them at once.
+	replaced []string
+}
+
+// replace writes the journal of a hit whose id was promised, unsynced;
+// flush makes it durable.
+func (b *hitBatch) replace(j *Journal) {
+	err := replaceJournal(b.cacheDir, j)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		if b.err == nil {
+			b.err = err
+		}
+		return
+	}
+	b.replaced = append(b.replaced, j.ID)
 }
 
 func (b *hitBatch) add(j Journal) {
@@ -568,6 +598,12 @@ func (b *hitBatch) flush() error {
 }
 
 func (b *hitBatch) flushLocked() {
+	if len(b.replaced) > 0 {
+		if err := syncJournals(b.cacheDir, b.replaced...); err != nil && b.err == nil {
+			b.err = err
+		}
+		b.replaced = nil
+	}
 	if len(b.pending) == 0 {
 		return
 	}
@@ -594,9 +630,13 @@ func (r *Runner) emit(e Event) {
 // journal begins the record of node n's run under id, started at start:
 // what every journal of the runner says of its target and its process.
 func (r *Runner) journal(n *node, id string, start time.Time, status string) *Journal {
+	trigger := r.opts.Trigger
+	if n.trigger != "" {
+		trigger = n.trigger
+	}
 	return &Journal{
 		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
-		CacheKey: n.key, Trigger: r.opts.Trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
+		CacheKey: n.key, Trigger: trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
 	}
 }
 
@@ -746,7 +786,9 @@ func (r *Runner) replay(n *node, dir string, m cacheMeta, from string) bool {
 	j := r.journal(n, id, jStart, StateCached)
 	j.End, j.CacheHit, j.From, j.Output, j.Truncated = end.UTC(), true, from, m.Output, m.Truncated
 	if n.preset != "" {
-		_ = writeJournal(r.opts.CacheDir, j)
+		// Its promised journal, readable at once; made durable with the
+		// others when the run ends.
+		n.hits.replace(j)
 	} else {
 		n.hits.add(*j)
 	}

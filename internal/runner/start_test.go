@@ -79,7 +79,7 @@ func TestStartAllRunsSeveralTargetsAsOneRunAndForceRunsAnyway(t *testing.T) {
 		{"a forced one runs anyway, on a runner that uses the cache", CacheRefresh, StateSucceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ids, done, err := r.StartAll(ctx, f.ws(), []string{"a:test", "b:test"}, tc.mode)
+			ids, done, err := r.StartAll(ctx, f.ws(), []string{"a:test", "b:test"}, tc.mode, "mcp")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestStartAllRunsSeveralTargetsAsOneRunAndForceRunsAnyway(t *testing.T) {
 				}
 			}
 			for target, id := range ids {
-				if j, err := ReadJournal(f.cacheDir(), id); err != nil || j.Target != target || j.Status != tc.want {
+				if j, err := ReadJournal(f.cacheDir(), id); err != nil || j.Target != target || j.Status != tc.want || j.Trigger != "mcp" {
 					t.Errorf("the journal of %s: %+v %v", target, j, err)
 				}
 			}

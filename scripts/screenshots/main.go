@@ -1,9 +1,11 @@
 // Command screenshots writes the README's screenshots of the explorer
-// (docs/screenshots/*.png): it builds core, copies the demo workspace
-// (testdata/demo) to a temporary directory, starts a server there, pairs a
-// headless Chromium with it the way a user would (`core open --print`), and
-// captures the knowledge graph, a search with a node's details, and the
-// target graph. Run it from the checkout:
+// (docs/screenshots/*.png) on core's own repository: it builds core, clones
+// the checkout's repository (its history and its committed tree) to a
+// temporary directory, changes one line there for the Review view to show,
+// starts a server on the clone, pairs a headless Chromium with it the way a
+// user would (`core open --print`), and captures the knowledge graph on its
+// projects, one project opened, a search with a node's details, the target
+// graph, the Review view and Insight. Run it from the checkout:
 //
 //	go run ./scripts/screenshots [-out docs/screenshots]
 //
@@ -16,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -29,8 +32,12 @@ func main() {
 	flag.Usage = func() {
 		w := flag.CommandLine.Output()
 		fmt.Fprintf(w, "Usage: go run ./scripts/screenshots [-out DIR]\n\n")
-		fmt.Fprintf(w, "Renders the explorer's main views against a copy of testdata/demo in headless\n")
-		fmt.Fprintf(w, "Chromium and writes %s, %s and %s:\nthe README's screenshots. Needs Debian's chromium (apt-get install chromium).\n\n", shots[0], shots[1], shots[2])
+		fmt.Fprintf(w, "Renders the explorer's views of a clone of core's own repository in headless\n")
+		fmt.Fprintf(w, "Chromium and writes the README's screenshots:")
+		for _, s := range shots {
+			fmt.Fprintf(w, " %s", s.name)
+		}
+		fmt.Fprintf(w, ".\nNeeds Debian's chromium (apt-get install chromium).\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -45,9 +52,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// shots are the files run writes, in the order it takes them.
-var shots = [...]string{"knowledge-graph.png", "search-and-details.png", "target-graph.png"}
 
 func run(ctx context.Context, out string) (err error) {
 	chromium, err := findChromium()
@@ -77,11 +81,13 @@ func run(ctx context.Context, out string) (err error) {
 	if err != nil {
 		return err
 	}
-	ws := filepath.Join(tmp, "ws")
-	if err := testbed.CopyWorkspace(filepath.Join(root, "testdata", "demo"), ws); err != nil {
-		return fmt.Errorf("copy the demo workspace: %w", err)
+	ws, err := cloneCore(ctx, root, filepath.Join(tmp, "core"))
+	if err != nil {
+		return err
 	}
-	c := &core{bin: bin, ws: ws, dir: tmp, env: testbed.IsolatedEnv(filepath.Join(tmp, "home"))}
+	// The console drawn is this checkout's build, not the clone's.
+	env := testbed.IsolatedEnv(filepath.Join(tmp, "home"), "CORE_CONSOLE_DIR="+filepath.Join(root, "console", "gen"))
+	c := &core{bin: bin, ws: ws, dir: tmp, env: env}
 	srv, err := c.startServer(ctx)
 	if err != nil {
 		return err
@@ -106,14 +112,37 @@ func run(ctx context.Context, out string) (err error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	for i, name := range shots {
-		path := filepath.Join(out, name)
-		if err := os.WriteFile(path, png[i], 0o644); err != nil {
+	for i, s := range shots {
+		path := filepath.Join(out, s.name)
+		small, err := shrink(png[i])
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if err := os.WriteFile(path, small, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintln(os.Stderr, "wrote", path)
 	}
 	return nil
+}
+
+// cloneCore clones the repository of the checkout at root into dst and
+// changes one line of a package many others import, so that the Review
+// view has a change and the targets it affects to show.
+func cloneCore(ctx context.Context, root, dst string) (string, error) {
+	clone := exec.CommandContext(ctx, "git", "clone", "-q", root, dst)
+	if out, err := clone.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("git clone %s: %v\n%s", root, err, out)
+	}
+	changed := filepath.Join(dst, "internal", "gitx", "gitx.go")
+	data, err := os.ReadFile(changed)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(changed, append(data, "\n// A change for the Review view's screenshot.\n"...), 0o644); err != nil {
+		return "", err
+	}
+	return dst, nil
 }
 
 // findModuleRoot walks up from the current directory to the go.mod of

@@ -3,7 +3,10 @@
 // over -files files in -projects projects (with a targets.yaml declaring
 // them), each commit changing a few files (skewed, so that hotspots exist),
 // one commit in -renameEvery renaming a file, and an occasional bulk
-// commit. Pipe it into `git fast-import` in an empty repository.
+// commit. With -storm N it ends on a rename storm: one commit adding N
+// identical files, the next moving them all to another folder (git's exact
+// rename matching is quadratic in identical files). Pipe it into `git
+// fast-import` in an empty repository.
 //
 //	git init -q big && go run ./bench/insight/histgen | git -C big fast-import --quiet && git -C big checkout -q main
 package main
@@ -24,6 +27,7 @@ func main() {
 	authors := flag.Int("authors", 60, "authors")
 	renameEvery := flag.Int("renameEvery", 100, "one commit in this many renames a file")
 	bulkEvery := flag.Int("bulkEvery", 5000, "one commit in this many changes 300 files")
+	storm := flag.Int("storm", 0, "end on a commit adding this many identical files and one moving them all")
 	flag.Parse()
 
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
@@ -114,5 +118,16 @@ func main() {
 			}
 		}
 		commit(n, author, fmt.Sprintf("change %d", n), ops)
+	}
+
+	if *storm > 0 {
+		same := blob("package gen\n")
+		var add, move []string
+		for i := 0; i < *storm; i++ {
+			add = append(add, fmt.Sprintf("M 100644 :%d storm/a/f%05d.go\n", same, i))
+			move = append(move, fmt.Sprintf("R storm/a/f%05d.go storm/b/f%05d.go\n", i, i))
+		}
+		commit(*commits, "Author00", "storm: add", add)
+		commit(*commits+1, "Author00", "storm: move", move)
 	}
 }

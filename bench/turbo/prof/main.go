@@ -4,10 +4,13 @@
 // as `core run` loads it, the runner as `core run` builds it, strict
 // environment), under a CPU profile, and prints the process's own CPU
 // (getrusage of itself: what the runner spent, not the builds) per
-// executed target. bench/turbo.sh runs it and splits the profile with go
-// tool pprof.
+// executed target. With -cached N it then does N fully cached runs (nothing
+// changed) under a second profile, -cachedprofile: what a no-op run costs
+// in-process, without the process's start. bench/turbo.sh runs it and
+// splits the profiles with go tool pprof.
 //
 //	prof -ws DIR [-low p003] [-rounds 5] [-concurrency 2] [-cpuprofile F]
+//	     [-cached 0] [-cachedprofile F]
 package main
 
 import (
@@ -32,6 +35,8 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rebuilds")
 	concurrency := flag.Int("concurrency", 2, "the pool's size")
 	cpuprofile := flag.String("cpuprofile", "", "write the rebuilds' CPU profile here")
+	cached := flag.Int("cached", 0, "fully cached runs after the rebuilds")
+	cachedprofile := flag.String("cachedprofile", "", "write the cached runs' CPU profile here")
 	flag.Parse()
 	if *ws == "" {
 		log.Fatal("-ws DIR is required")
@@ -47,12 +52,7 @@ func main() {
 			targets = append(targets, p.Name+":build")
 		}
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		check(err)
-		check(pprof.StartCPUProfile(f))
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
-	}
+	stop := profile(*cpuprofile)
 	src := filepath.Join(root, "packages", *low, "src", "index.js")
 	var built int
 	var wall time.Duration
@@ -78,8 +78,44 @@ func main() {
 		built += n
 	}
 	cpu := selfCPU() - before
+	stop()
 	fmt.Printf("rounds %d, built %d (%d a round), wall %.0f ms a round; the runner's own CPU %.0f ms a round, %.2f ms per executed target\n",
 		*rounds, built, built / *rounds, ms(wall)/float64(*rounds), ms(cpu)/float64(*rounds), ms(cpu)/float64(built))
+	if *cached <= 0 {
+		return
+	}
+	// Nothing changes between these runs: every target is served from the
+	// cache, as in a no-op `core run build`, minus the process's start.
+	stop = profile(*cachedprofile)
+	wall = 0
+	before = selfCPU()
+	for r := range *cached {
+		start := time.Now()
+		w, err := live.Resolved(root, cacheDir)
+		check(err)
+		res, err := runner.New(runner.Options{Root: root, CacheDir: cacheDir, Capacity: *concurrency, Output: io.Discard}).Run(context.Background(), w, targets)
+		check(err)
+		wall += time.Since(start)
+		if n := res.Count(runner.StateCached); n != len(targets) {
+			log.Fatalf("cached round %d: %d of %d targets cached", r, n, len(targets))
+		}
+	}
+	cpu = selfCPU() - before
+	stop()
+	fmt.Printf("cached runs %d, %d targets each: wall %.1f ms a run, the runner's own CPU %.1f ms a run\n",
+		*cached, len(targets), ms(wall)/float64(*cached), ms(cpu)/float64(*cached))
+}
+
+// profile starts a CPU profile written to path (none if path is empty)
+// and returns what stops it.
+func profile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	check(err)
+	check(pprof.StartCPUProfile(f))
+	return func() { pprof.StopCPUProfile(); check(f.Close()) }
 }
 
 // selfCPU is this process's user and system time (its children's are not
