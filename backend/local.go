@@ -443,3 +443,10 @@ func ReportIndexing(report func(progress func() IndexProgress) (stop func())) { 
 
 // IndexProgress is how far an index pass has come.
 type IndexProgress = index.Progress
+
+// The phases of an index pass (IndexProgress.Phase).
+const (
+	IndexParsing    = index.PhaseParsing
+	IndexAssembling = index.PhaseAssembling
+	IndexDone       = index.PhaseDone
+)

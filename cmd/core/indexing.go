@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/corehq/core/backend"
-	"github.com/corehq/core/internal/index"
 )
 
 // indexingNote tells a person at a terminal what a command waits on when
@@ -48,9 +47,9 @@ func indexingNote(w io.Writer, tty bool, after, every time.Duration) func(progre
 // describeProgress says how far a pass has come, in words.
 func describeProgress(p backend.IndexProgress) string {
 	switch p.Phase {
-	case index.PhaseParsing:
+	case backend.IndexParsing:
 		return fmt.Sprintf("parsed %d of %d files…", p.Parsed, p.ToParse)
-	case index.PhaseAssembling, index.PhaseDone:
+	case backend.IndexAssembling, backend.IndexDone:
 		return fmt.Sprintf("building the graph of %d files…", p.Found)
 	}
 	return fmt.Sprintf("%d files found…", p.Found)
