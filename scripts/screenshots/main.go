@@ -18,12 +18,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"syscall"
 
+	"github.com/corehq/core/internal/gitx"
 	"github.com/corehq/core/internal/testbed"
 )
 
@@ -130,7 +130,7 @@ func run(ctx context.Context, out string) (err error) {
 // changes one line of a package many others import, so that the Review
 // view has a change and the targets it affects to show.
 func cloneCore(ctx context.Context, root, dst string) (string, error) {
-	clone := exec.CommandContext(ctx, "git", "clone", "-q", root, dst)
+	clone := gitx.Command(ctx, root, "clone", "-q", root, dst)
 	if out, err := clone.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("git clone %s: %v\n%s", root, err, out)
 	}
