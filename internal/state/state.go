@@ -6,17 +6,15 @@
 package state
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/corehq/core/internal/cachedir"
+	"github.com/corehq/core/internal/execx"
 	"github.com/corehq/core/internal/fsx"
 )
 
@@ -95,22 +93,11 @@ func (s State) ProcessAlive() bool {
 	if s.PID <= 0 {
 		return false
 	}
-	err := syscall.Kill(s.PID, 0)
-	return (err == nil || errors.Is(err, syscall.EPERM)) && !zombie(s.PID)
-}
-
-// zombie reports whether pid has exited and waits for its parent to reap
-// it. Signal 0 still reaches such a process, and a server started in the
-// background of a shell that reaps late would look alive to `core server
-// stop` long after it ended. Where /proc is absent it says no.
-func zombie(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) state ...: comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(data, ')')
-	return i >= 0 && i+2 < len(data) && data[i+2] == 'Z'
+	// execx reads the process's state: a server that ended in the
+	// background of a shell that has not reaped it yet is a zombie, which
+	// signal 0 still reaches, and core server stop would wait out its
+	// deadline on it.
+	return execx.ProcessAlive(s.PID, 0)
 }
 
 // Running reports whether a server holds the workspace's server lock: the

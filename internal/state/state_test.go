@@ -1,10 +1,12 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -225,7 +227,11 @@ func TestAnExitedProcessNotYetReapedIsNotAlive(t *testing.T) {
 	}
 	defer func() { _ = cmd.Wait() }()
 	st := State{PID: cmd.Process.Pid}
-	for deadline := time.Now().Add(10 * time.Second); !zombie(st.PID); time.Sleep(10 * time.Millisecond) {
+	// Until the child has exited it is alive; after, only a zombie.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if data, _ := os.ReadFile("/proc/" + strconv.Itoa(st.PID) + "/stat"); bytes.Contains(data, []byte(") Z ")) {
+			break
+		}
 		if time.Now().After(deadline) {
 			t.Fatal("the child did not exit")
 		}
