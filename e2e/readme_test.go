@@ -27,7 +27,7 @@ func TestTheREADMEsFiveMinutesRunAsShown(t *testing.T) {
 	inspectorBin := inspectorBin(t)
 
 	repo := t.TempDir()
-	writeRepo(t, repo, map[string]string{
+	writeTree(t, repo, map[string]string{
 		"go.mod":              "module example.com/shop\n\ngo 1.22\n",
 		"money/money.go":      "package money\n\n// Cents turns an amount in units into cents.\nfunc Cents(units int) int { return units * 100 }\n",
 		"money/money_test.go": "package money\n\nimport \"testing\"\n\nfunc TestCents(t *testing.T) {\n\tif Cents(2) != 200 {\n\t\tt.Fatal(Cents(2))\n\t}\n}\n",
@@ -158,19 +158,6 @@ func inspectorPin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return pkg.Dependencies["@modelcontextprotocol/inspector"]
-}
-
-func writeRepo(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func goEnv(t *testing.T, name string) string {
