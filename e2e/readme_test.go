@@ -72,10 +72,9 @@ func TestTheREADMEsFiveMinutesRunAsShown(t *testing.T) {
 		}
 	}
 
-	env := isolatedEnv(t,
+	env := isolatedEnv(t, append(hostGoEnv(t),
 		strings.Replace(openerPath, "PATH=", "PATH="+filepath.Dir(coreBin)+string(os.PathListSeparator)+shims+string(os.PathListSeparator), 1),
-		"CORE_SERVER_ADDRESS="+addr,
-		"GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+		"CORE_SERVER_ADDRESS="+addr)...)
 	t.Cleanup(func() { runCore(t, repo, nil, "server", "stop") })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -158,13 +157,4 @@ func inspectorPin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return pkg.Dependencies["@modelcontextprotocol/inspector"]
-}
-
-func goEnv(t *testing.T, name string) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", name).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(out))
 }
