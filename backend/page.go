@@ -68,6 +68,26 @@ var (
 	agentInsightLimits = listLimits{def: 10, max: MaxInsightRows} // insight's rows per list
 )
 
+// PageWords says the agent's pages in words, for the tools' descriptions
+// (handlers/mcp_tools.go), from the limits above: a description cannot
+// drift from what the backend applies.
+var PageWords = struct{ Graph, Edges, Symbols, Affected, Summary, Full, Runs, Jobs, Insight string }{
+	Graph:    graphLimits.words("nodes a page"),
+	Edges:    edgeLimits.words("edges a page"),
+	Symbols:  symbolLimits.words("declarations a page"),
+	Affected: affectedLimits.words("targets a page"),
+	Summary:  summaryLimits.words("files a page"),
+	Full:     fullLimits.words("files a page"),
+	Runs:     runLimits.words("runs a page"),
+	Jobs:     jobLimits.words("jobs a page"),
+	Insight:  agentInsightLimits.words("rows per list"),
+}
+
+// words is "200 nodes a page (limit up to 400)".
+func (l listLimits) words(what string) string {
+	return fmt.Sprintf("%d %s (limit up to %d)", l.def, what, l.max)
+}
+
 const (
 	// Rows per insight list (GET /api/v1/insight, InsightService, core
 	// insight): the report's own bounds, which package insight applies.

@@ -159,7 +159,7 @@ type insightIn struct {
 	Lens    string `json:"lens,omitempty" jsonschema:"one lens; empty: all five"`
 	Window  string `json:"window,omitempty" jsonschema:"90d, 1y (default), all, or a number of days such as 30d"`
 	Project string `json:"project,omitempty" jsonschema:"keep one project"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"rows per list (default 10, at most 500); the answer's budget may cut it shorter"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"rows per list (the tool says its default and its most); the answer's budget may cut it shorter"`
 }
 
 type reviewIn struct {
@@ -215,19 +215,19 @@ func addTools(s *mcp.Server, b *backend.Backend, scope backend.MCPScope) []toolI
 	// read: the graph, code, the change, runs and history.
 	add(r, toolInfo{name: "query_graph", title: "Query the knowledge graph", set: setRead, effect: reads,
 		desc:   "Select nodes of the workspace's knowledge graph with query terms and return them with the edges among them, a page at a time.",
-		budget: "200 nodes a page (limit up to 400), then the edges among them that fit"},
+		budget: backend.PageWords.Graph + ", then the edges among them that fit"},
 		func(ctx context.Context, in queryIn) (backend.GraphPage, error) {
 			return b.Graph.QueryPage(in.Query, in.request())
 		})
 	add(r, toolInfo{name: "explain_node", title: "Explain a node", set: setRead, effect: reads,
 		desc:   "Describe one node of the knowledge graph: its fields, how many edges it has of each kind, and a page of its edges in and out with the node at the other end.",
-		budget: "100 edges a page (limit up to 500); kind keeps one kind"},
+		budget: backend.PageWords.Edges + "; kind keeps one kind"},
 		func(ctx context.Context, in nodeIn) (backend.Explanation, error) {
 			return b.Graph.Explain(in.ID, in.Kind, in.request())
 		})
 	add(r, toolInfo{name: "find_symbol", title: "Find a symbol", set: setRead, effect: reads,
 		desc:   "Find code declarations by name, best first: the whole name, its last part (Start finds Runner.Start), or its letters in order (srvst finds ServeStatic); each with its file, line and the files that reference it. An empty answer says what to try.",
-		budget: "20 declarations a page (limit up to 100), 20 referencing files each"},
+		budget: backend.PageWords.Symbols + ", 20 referencing files each"},
 		func(ctx context.Context, in symbolIn) (backend.Symbols, error) {
 			return b.Graph.FindSymbols(in.Name, in.Kind, in.request())
 		})
@@ -239,13 +239,13 @@ func addTools(s *mcp.Server, b *backend.Backend, scope backend.MCPScope) []toolI
 		})
 	add(r, toolInfo{name: "affected", title: "What the change affects", set: setRead, effect: reads,
 		desc:   "The projects and targets the working change affects (committed on the branch since its merge base with base, staged, unstaged and untracked), each with the reason chain that makes it affected.",
-		budget: "100 files and 100 projects; 100 targets a page (limit up to 500)"},
+		budget: "100 files and 100 projects; " + backend.PageWords.Affected},
 		func(ctx context.Context, in affectedIn) (backend.AffectedPage, error) {
 			return b.Runs.AffectedPage(ctx, in.Base, in.request())
 		})
 	add(r, toolInfo{name: "read_diff", title: "Read the annotated change", set: setRead, effect: reads,
 		desc:   "The person's working change (staged, unstaged, untracked) against HEAD, or the merge base with base, in reading order: per file its change, role, project, changed symbols and their reach, coverage of changed lines; what it affects; the review's open comments. mode summary (default) first, then full for the files that matter (paths).",
-		budget: "summary: 100 files a page (limit up to 500); full: 20 (up to 200), 100 hunks a file; 100 affected ids; 50 comments",
+		budget: "summary: " + backend.PageWords.Summary + "; full: " + backend.PageWords.Full + ", 100 hunks a file; 100 affected ids; 50 comments",
 		enums:  map[string][]string{"mode": backend.DiffModes}},
 		func(ctx context.Context, in diffIn) (backend.DiffView, error) {
 			return b.Review.View(ctx, backend.DiffRequest{Base: in.Base, Mode: in.Mode, Paths: in.Paths, Page: in.request()})
@@ -268,14 +268,14 @@ func addTools(s *mcp.Server, b *backend.Backend, scope backend.MCPScope) []toolI
 		})
 	add(r, toolInfo{name: "list_runs", title: "List past runs", set: setRead, effect: reads,
 		desc:   "The runs core keeps, newest first: each target's status, exit code, cache, trigger and duration; read_run reads one.",
-		budget: "20 runs a page (limit up to 200)",
+		budget: backend.PageWords.Runs,
 		enums:  map[string][]string{"status": runStates}},
 		func(ctx context.Context, in listRunsIn) (backend.RunList, error) {
 			return b.Runs.ListRuns(in.Target, in.Status, in.request())
 		})
 	add(r, toolInfo{name: "insight", title: "What the history says", set: setRead, effect: reads,
 		desc:   "The repository's history as lenses: hotspots (files changed often and complex), affinity (files and projects that change together, hidden couplings), ownership (who knows what, bus factor), trend (activity per project), volatility (targets whose result flips for the same key).",
-		budget: "10 rows per list (limit up to 500), fewer when the budget needs",
+		budget: backend.PageWords.Insight + ", fewer when the budget needs",
 		enums:  map[string][]string{"lens": backend.LensNames}},
 		func(ctx context.Context, in insightIn) (backend.InsightView, error) {
 			return b.Insight.View(ctx, in.Lens, in.Window, in.Project, in.Limit)
@@ -349,7 +349,7 @@ func addTools(s *mcp.Server, b *backend.Backend, scope backend.MCPScope) []toolI
 		})
 	add(r, toolInfo{name: "list_session_jobs", title: "List handed work", set: setAttention, effect: reads,
 		desc:   "The work the person handed to agent sessions: waiting, running (claimed) and done.",
-		budget: "50 jobs a page (limit up to 200)",
+		budget: backend.PageWords.Jobs,
 		enums:  map[string][]string{"state": jobStates}},
 		func(ctx context.Context, in jobsIn) (backend.JobList, error) {
 			return b.Attention.JobsPage(in.State, in.request())

@@ -16,6 +16,11 @@ type Pyproject struct {
 	// dependencies and optional-dependencies, [dependency-groups], uv's
 	// and PDM's dev dependencies.
 	Requires []Requirement
+	// Poetry are the names of Poetry's dependencies (main, dev and
+	// groups), normalized: Poetry writes them as keys, not PEP 508.
+	Poetry []string
+	// Tools are the names of the [tool.*] tables (pytest, ruff, ...).
+	Tools []string
 	// Paths are Poetry's path dependencies (main, dev and groups), as
 	// written: relative to the file's directory.
 	Paths []string
@@ -99,7 +104,14 @@ func ParsePyproject(data []byte) (*Pyproject, error) {
 			deps = append(deps, table(g, "dependencies"))
 		}
 	}
+	for name := range tool {
+		out.Tools = append(out.Tools, name)
+	}
+	slices.Sort(out.Tools)
 	for _, d := range deps {
+		for name := range d {
+			out.Poetry = append(out.Poetry, PyName(name))
+		}
 		for _, v := range d {
 			// A dependency is a version string, a table, or a list of
 			// tables (one per marker).
@@ -112,6 +124,8 @@ func ParsePyproject(data []byte) (*Pyproject, error) {
 	}
 	slices.Sort(out.Paths)
 	out.Paths = slices.Compact(out.Paths)
+	slices.Sort(out.Poetry)
+	out.Poetry = slices.Compact(out.Poetry)
 	return out, nil
 }
 

@@ -104,7 +104,7 @@ func (k *keyer) hints(t *workspace.Target, dir, output string) []targetenv.Hint 
 // packageScript is the text of the script name of the package.json in dir
 // ("" when there is none).
 func packageScript(dir, name string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	data, err := manifest.Read(dir, "package.json")
 	if err != nil {
 		return ""
 	}

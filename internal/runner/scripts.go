@@ -2,7 +2,7 @@ package runner
 
 import (
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/corehq/core/internal/manifest"
@@ -54,7 +54,7 @@ func checkScripts(root string, order []*node) error {
 			continue
 		}
 		pj := filepath.Join(root, filepath.FromSlash(n.p.Path), "package.json")
-		data, err := os.ReadFile(pj)
+		data, err := manifest.Read(root, path.Join(n.p.Path, "package.json"))
 		if err != nil {
 			return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
 		}

@@ -90,7 +90,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	byModule := map[string]string{}      // Go module path -> project
 	for _, p := range ws.Projects {
 		file := path.Join(p.Path, "go.mod")
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+		data, err := manifest.Read(root, file)
 		if err != nil {
 			continue
 		}
@@ -103,7 +103,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 		}
 	}
 	workReplace := map[string]string{} // module path -> project its go.work replace points at
-	if data, err := os.ReadFile(filepath.Join(root, "go.work")); err == nil {
+	if data, err := manifest.Read(root, "go.work"); err == nil {
 		if wf, err := manifest.ParseGoWork("go.work", data); err == nil {
 			for _, r := range wf.Replace {
 				if r.New.Version == "" && strings.HasPrefix(r.New.Path, ".") {
@@ -180,7 +180,7 @@ func Reads(p string) bool {
 // readManifest reads a manifest at a slash path under root; a missing one
 // is not a problem.
 func readManifest(root, file string) ([]byte, bool, *Problem) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+	data, err := manifest.Read(root, file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -480,11 +480,4 @@ func (py *pyprojects) local(dir, p string) (string, bool) {
 		return "", false // outside the workspace
 	}
 	return r, true
-}
-
-// table is m[key] when it is a TOML table, else nil (which reads as
-// empty): core init's reading of a pyproject.toml (scaffold_python.go).
-func table(m map[string]any, key string) map[string]any {
-	t, _ := m[key].(map[string]any)
-	return t
 }

@@ -1,13 +1,12 @@
 package workspace
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"golang.org/x/mod/modfile"
+	"github.com/corehq/core/internal/manifest"
 )
 
 // goWork is the root's go.work: the module directories it uses.
@@ -18,11 +17,11 @@ type goWork struct {
 // readGoWork reads the root's go.work; nil when there is none, or go
 // cannot read it (go reports that on the first run).
 func readGoWork(root string) *goWork {
-	data, err := os.ReadFile(filepath.Join(root, "go.work"))
+	data, err := manifest.Read(root, "go.work")
 	if err != nil {
 		return nil
 	}
-	wf, err := modfile.ParseWork("go.work", data, nil)
+	wf, err := manifest.ParseGoWork("go.work", data)
 	if err != nil {
 		return nil
 	}

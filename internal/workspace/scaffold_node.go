@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/corehq/core/internal/manifest"
 )
 
 // nodeWorkspace is the root's JavaScript workspace: its package globs
@@ -28,24 +29,14 @@ type nodeWorkspace struct {
 func readNodeWorkspace(root string) *nodeWorkspace {
 	var w nodeWorkspace
 	found := false
-	if data, err := os.ReadFile(filepath.Join(root, "package.json")); err == nil {
+	if data, err := manifest.Read(root, "package.json"); err == nil {
 		found = true
-		var pj struct {
-			Workspaces     json.RawMessage `json:"workspaces"`
-			PackageManager string          `json:"packageManager"`
-		}
-		if json.Unmarshal(data, &pj) == nil {
-			if len(pj.Workspaces) > 0 {
-				if json.Unmarshal(pj.Workspaces, &w.globs) != nil {
-					var obj struct{ Packages []string }
-					_ = json.Unmarshal(pj.Workspaces, &obj)
-					w.globs = obj.Packages
-				}
-			}
+		if pj, _ := manifest.ParsePackage(data); pj != nil {
+			w.globs = pj.WorkspaceGlobs()
 			w.manager, _, _ = strings.Cut(pj.PackageManager, "@")
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(root, "pnpm-workspace.yaml")); err == nil {
+	if data, err := manifest.Read(root, "pnpm-workspace.yaml"); err == nil {
 		found = true
 		var pw struct {
 			Packages []string `yaml:"packages"`
@@ -187,18 +178,17 @@ func (s *scaffolder) nodePackage(dir string) *Scaffolded {
 			w = &nodeWorkspace{manager: "npm"}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(abs, "package.json"))
+	data, err := manifest.Read(abs, "package.json")
 	if err != nil {
 		return nil
 	}
-	var pj map[string]any
-	if json.Unmarshal(data, &pj) != nil {
+	pj, _ := manifest.ParsePackage(data) // what reads: a mistyped field is npm's to report
+	if pj == nil {
 		return nil
 	}
-	scripts, _ := pj["scripts"].(map[string]any)
 	p := &Scaffolded{Path: dir, From: "package.json", node: true, manager: w.manager}
 	for _, name := range []string{"build", "test", "lint"} {
-		script, ok := scripts[name].(string)
+		script, ok := pj.Scripts[name]
 		if !ok {
 			continue
 		}
@@ -223,7 +213,7 @@ func (s *scaffolder) nodePackage(dir string) *Scaffolded {
 // script compiles, and the directories the package's entry points
 // (main, module, types, exports, bin) and its files name, of those that
 // are no source: absent before the first build, or ignored by git.
-func (s *scaffolder) nodeOutputs(dir string, pj map[string]any, script string) []string {
+func (s *scaffolder) nodeOutputs(dir string, pj *manifest.Package, script string) []string {
 	var out []string
 	add := func(d string) {
 		d = path.Clean(strings.TrimPrefix(d, "./"))
@@ -238,28 +228,9 @@ func (s *scaffolder) nodeOutputs(dir string, pj map[string]any, script string) [
 		add(d)
 	}
 	// Entry points: the first directory of each path.
-	var paths []string
-	var collect func(v any)
-	collect = func(v any) {
-		switch v := v.(type) {
-		case string:
-			paths = append(paths, v)
-		case map[string]any:
-			for _, x := range v {
-				collect(x)
-			}
-		case []any:
-			for _, x := range v {
-				collect(x)
-			}
-		}
-	}
-	for _, k := range []string{"main", "module", "types", "typings", "exports", "bin"} {
-		collect(pj[k])
-	}
-	files, _ := pj["files"].([]any)
-	for _, f := range files {
-		if f, ok := f.(string); ok && !strings.HasPrefix(f, "!") {
+	paths := pj.EntryPaths()
+	for _, f := range pj.Files {
+		if !strings.HasPrefix(f, "!") {
 			f = path.Clean(strings.TrimPrefix(f, "./"))
 			if !strings.Contains(f, "/") && !strings.ContainsAny(f, "*?[{.") {
 				f += "/*" // a directory: "dist"
@@ -310,19 +281,12 @@ func (s *scaffolder) tsOutDirs(dir, script string) []string {
 			break
 		}
 		seen[cur] = true
-		data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(cur)))
+		data, err := manifest.Read(s.root, cur)
 		if err != nil {
 			break
 		}
-		var tc struct {
-			Extends         any `json:"extends"`
-			CompilerOptions struct {
-				OutDir         *string `json:"outDir"`
-				DeclarationDir *string `json:"declarationDir"`
-				NoEmit         *bool   `json:"noEmit"`
-			} `json:"compilerOptions"`
-		}
-		if json.Unmarshal(jsonc(data), &tc) != nil {
+		tc, err := manifest.ParseTSConfig(data)
+		if err != nil {
 			break
 		}
 		base := path.Dir(cur)
@@ -341,9 +305,12 @@ func (s *scaffolder) tsOutDirs(dir, script string) []string {
 		if _, done := opts["noEmit"]; !done && tc.CompilerOptions.NoEmit != nil {
 			opts["noEmit"] = map[bool]string{true: "true", false: "false"}[*tc.CompilerOptions.NoEmit]
 		}
-		ext, _ := tc.Extends.(string)
+		if len(tc.Extends) == 0 {
+			break
+		}
+		ext := tc.Extends[len(tc.Extends)-1] // the last one wins
 		if !strings.HasPrefix(ext, ".") {
-			break // none, a package's, or a list: not followed
+			break // a package's: not in the workspace
 		}
 		if !strings.HasSuffix(ext, ".json") {
 			ext += ".json"
@@ -362,56 +329,6 @@ func (s *scaffolder) tsOutDirs(dir, script string) []string {
 				}
 				out = append(out, rel)
 			}
-		}
-	}
-	return out
-}
-
-// jsonc is a tsconfig's JSON with comments as JSON: its // and /* */
-// comments blanked out and its trailing commas dropped.
-func jsonc(data []byte) []byte {
-	out := make([]byte, 0, len(data))
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case inString:
-			out = append(out, c)
-			if c == '\\' && i+1 < len(data) {
-				i++
-				out = append(out, data[i])
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-			out = append(out, c)
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-			if i < len(data) {
-				out = append(out, '\n')
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			i += 2
-			for i+1 < len(data) && (data[i] != '*' || data[i+1] != '/') {
-				i++
-			}
-			i++
-			out = append(out, ' ')
-		case c == '}' || c == ']':
-			// a trailing comma before it
-			j := len(out) - 1
-			for j >= 0 && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
-				j--
-			}
-			if j >= 0 && out[j] == ',' {
-				out[j] = ' '
-			}
-			out = append(out, c)
-		default:
-			out = append(out, c)
 		}
 	}
 	return out

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/corehq/core/internal/manifest"
 )
 
 // pythonUse is what a Python project uses, as its files say.
@@ -27,7 +27,7 @@ type pythonUse struct {
 // with the runner the project uses (pytest, else unittest), and lint
 // with ruff when it uses ruff; none that cannot run here (a runner
 // python3 cannot import), each left out with why and the fix.
-func (s *scaffolder) python(dir, manifest string) *Scaffolded {
+func (s *scaffolder) python(dir, from string) *Scaffolded {
 	if s.pythonDirs[dir] {
 		return nil // its pyproject.toml, setup.cfg or setup.py made it one
 	}
@@ -37,7 +37,7 @@ func (s *scaffolder) python(dir, manifest string) *Scaffolded {
 	s.pythonDirs[dir] = true
 	abs := filepath.Join(s.root, filepath.FromSlash(dir))
 	use := s.pythonUse(abs)
-	p := &Scaffolded{Path: dir, From: manifest}
+	p := &Scaffolded{Path: dir, From: from}
 	if !s.o.Runs(abs, "python3", "--version") {
 		p.Skipped = append(p.Skipped, "no targets: python3 does not run here; install it, then run core init --force")
 		return p
@@ -136,10 +136,6 @@ var importsUnittest = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?m)^\s*(?:import\s+unittest|from\s+unittest(?:\.\w+)*\s+import)\b`)
 })
 
-// requirementName is the name a requirement line or list entry starts
-// with ("pytest>=8", "ruff==0.4 ; python_version...").
-var requirementName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)`) })
-
 // pythonUse reads what a project uses: its pyproject.toml (tool tables,
 // dependencies of every kind), setup.cfg, pytest.ini, tox.ini,
 // requirements files, ruff.toml, conftest.py and its test files.
@@ -157,46 +153,15 @@ func (s *scaffolder) pythonUse(abs string) pythonUse {
 		_, err := os.Stat(filepath.Join(abs, name))
 		return err == nil
 	}
-	if data, err := os.ReadFile(filepath.Join(abs, "pyproject.toml")); err == nil {
-		var doc map[string]any
-		if toml.Unmarshal(data, &doc) == nil {
-			tool := table(doc, "tool")
-			use.pytest = use.pytest || tool["pytest"] != nil
-			use.ruff = use.ruff || tool["ruff"] != nil
-			var walk func(v any)
-			walk = func(v any) { // every requirement string, and Poetry's names
-				switch v := v.(type) {
-				case string:
-					if m := requirementName().FindStringSubmatch(v); m != nil {
-						requires(m[1])
-					}
-				case []any:
-					for _, x := range v {
-						walk(x)
-					}
-				case map[string]any:
-					for _, x := range v {
-						walk(x)
-					}
-				}
+	if data, err := manifest.Read(abs, "pyproject.toml"); err == nil {
+		if pp, err := manifest.ParsePyproject(data); err == nil {
+			use.pytest = use.pytest || slices.Contains(pp.Tools, "pytest")
+			use.ruff = use.ruff || slices.Contains(pp.Tools, "ruff")
+			for _, r := range pp.Requires {
+				requires(r.Name)
 			}
-			project := table(doc, "project")
-			walk(project["dependencies"])
-			walk(project["optional-dependencies"])
-			walk(doc["dependency-groups"])
-			walk(table(tool, "uv")["dev-dependencies"])
-			walk(table(table(tool, "pdm"), "dev-dependencies"))
-			poetry := table(tool, "poetry")
-			poetryDeps := []map[string]any{table(poetry, "dependencies"), table(poetry, "dev-dependencies")}
-			for _, g := range table(poetry, "group") {
-				if g, ok := g.(map[string]any); ok {
-					poetryDeps = append(poetryDeps, table(g, "dependencies"))
-				}
-			}
-			for _, d := range poetryDeps {
-				for name := range d {
-					requires(name)
-				}
+			for _, name := range pp.Poetry {
+				requires(name)
 			}
 		}
 	}
@@ -211,8 +176,8 @@ func (s *scaffolder) pythonUse(abs string) pythonUse {
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
 			for _, line := range strings.Split(string(data), "\n") {
-				if m := requirementName().FindStringSubmatch(line); m != nil {
-					requires(m[1])
+				if r, ok := manifest.ParseRequirement(line); ok {
+					requires(r.Name)
 				}
 			}
 		}

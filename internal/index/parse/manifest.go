@@ -1,11 +1,12 @@
 package parse
 
 import (
-	"bytes"
 	"encoding/json"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/corehq/core/internal/manifest"
 )
 
 // A manifest is input from outside: what it may add to resolution is
@@ -23,14 +24,8 @@ var conditionOrder = []string{"source", "types", "typescript", "development", "i
 
 func parsePackageJSON(p string, src []byte) FileRecord {
 	rec := FileRecord{Path: p, Lang: LangPackageJSON}
-	var pkg struct {
-		Name    string          `json:"name"`
-		Main    string          `json:"main"`
-		Module  string          `json:"module"`
-		Types   string          `json:"types"`
-		Exports json.RawMessage `json:"exports"`
-	}
-	if err := json.Unmarshal(src, &pkg); err != nil {
+	pkg, err := manifest.ParsePackage(src)
+	if err != nil {
 		rec.Diag = "package.json does not parse: " + err.Error()
 		return rec
 	}
@@ -139,14 +134,8 @@ func IsTSConfig(name string) bool {
 
 func parseTSConfig(p string, src []byte) FileRecord {
 	rec := FileRecord{Path: p, Lang: LangTSConfig}
-	var cfg struct {
-		Extends         json.RawMessage `json:"extends"`
-		CompilerOptions struct {
-			BaseURL string              `json:"baseUrl"`
-			Paths   map[string][]string `json:"paths"`
-		} `json:"compilerOptions"`
-	}
-	if err := json.Unmarshal(StripJSONC(src), &cfg); err != nil {
+	cfg, err := manifest.ParseTSConfig(src)
+	if err != nil {
 		rec.Diag = path.Base(p) + " does not parse: " + err.Error()
 		return rec
 	}
@@ -182,15 +171,9 @@ func parseTSConfig(p string, src []byte) FileRecord {
 			}
 		}
 	}
-	// extends: a path, or (TypeScript 5) a list of them, the last one
-	// winning; a package's config is not in the workspace.
-	var ext []string
-	var one string
-	if json.Unmarshal(cfg.Extends, &one) == nil {
-		ext = []string{one}
-	} else {
-		_ = json.Unmarshal(cfg.Extends, &ext)
-	}
+	// extends: the last one winning; a package's config is not in the
+	// workspace.
+	ext := cfg.Extends
 	for i := len(ext) - 1; i >= 0; i-- {
 		e := ext[i]
 		if !strings.HasPrefix(e, "./") && !strings.HasPrefix(e, "../") {
@@ -205,61 +188,4 @@ func parseTSConfig(p string, src []byte) FileRecord {
 		break
 	}
 	return rec
-}
-
-// StripJSONC turns JSON with comments and trailing commas (tsconfig.json's
-// dialect) into JSON: comments become spaces, a comma before a closing
-// bracket or brace is dropped. Strings are kept as they are; the output is
-// never longer than the input.
-func StripJSONC(src []byte) []byte {
-	out := make([]byte, 0, len(src))
-	pendingComma := -1 // index in out of a comma that may be trailing
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '"':
-			pendingComma = -1
-			j := i + 1
-			for j < len(src) && src[j] != '"' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) {
-				j = len(src) - 1
-			}
-			out = append(out, src[i:j+1]...)
-			i = j
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			if i < len(src) {
-				out = append(out, '\n')
-			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			end := bytes.Index(src[i+2:], []byte("*/"))
-			if end < 0 {
-				return out // an unclosed comment: the rest is comment
-			}
-			out = append(out, ' ')
-			i += end + 3
-		case c == ',':
-			pendingComma = len(out)
-			out = append(out, c)
-		case c == '}' || c == ']':
-			if pendingComma >= 0 {
-				out = append(out[:pendingComma], out[pendingComma+1:]...)
-			}
-			pendingComma = -1
-			out = append(out, c)
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			out = append(out, c)
-		default:
-			pendingComma = -1
-			out = append(out, c)
-		}
-	}
-	return out
 }

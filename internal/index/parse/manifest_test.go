@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/corehq/core/internal/manifest"
 )
 
 func TestAPackageJSONsExportsAreMappedInTheOrderToTryThem(t *testing.T) {
@@ -58,21 +60,6 @@ func TestATSConfigsPathsAreRelativeToTheWorkspaceRoot(t *testing.T) {
 	}
 }
 
-func TestStripJSONCKeepsStringsAndDropsCommentsAndTrailingCommas(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a": "//not a comment", "b": "/* nor this */",}`: `{"a":"//not a comment","b":"/* nor this */"}`,
-		"[1, // one\n 2, /* two */ ]":                      "[1,2]",
-		`{"esc\"aped": [1,],}`:                             `{"esc\"aped":[1]}`,
-		"/* unclosed":                                      "",
-	} {
-		// Whitespace aside: comments become spaces.
-		tight := func(s string) string { return strings.NewReplacer(" ", "", "\n", "").Replace(s) }
-		if got := string(StripJSONC([]byte(in))); tight(got) != tight(want) {
-			t.Errorf("StripJSONC(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func FuzzManifests(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"@a/b","exports":{".":{"import":"./x.js"},"./*":["./dist/*.js"]}}`,
@@ -82,7 +69,7 @@ func FuzzManifests(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		out := StripJSONC(src)
+		out := manifest.StripJSONC(src)
 		if len(out) > len(src) {
 			t.Fatalf("StripJSONC grew %d bytes to %d", len(src), len(out))
 		}
