@@ -197,10 +197,11 @@ func TestAProjectsPartIsWhatItsTargetsRead(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			files, above, err := r.ListPart(ws.Project(c.project))
+			l, err := r.ListPart(ws.Project(c.project))
 			if err != nil {
 				t.Fatal(err)
 			}
+			files, above := l.Files, l.Above
 			if !slices.Equal(files, c.files) || !slices.Equal(above, c.above) {
 				t.Errorf("part of %s = %v and %v above, want %v and %v", c.project, files, above, c.files, c.above)
 			}

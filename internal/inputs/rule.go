@@ -30,6 +30,7 @@ type Rule struct {
 	// projects beside it, stat the same files.
 	enclosing map[enclosingKey][]string
 	users     map[string][]Edge // by project: the projects that depend on it directly
+	nestedIn  map[string]map[string]bool
 }
 
 // New returns the rule of ws, whose files are under root (ws.Root when
@@ -38,7 +39,7 @@ func New(ws *workspace.Workspace, root string, ign *ignore.Rule) *Rule {
 	if root == "" {
 		root = ws.Root
 	}
-	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, enclosing: map[enclosingKey][]string{}}
+	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, enclosing: map[enclosingKey][]string{}, nestedIn: map[string]map[string]bool{}}
 	for _, p := range ws.Projects {
 		r.dirs = append(r.dirs, p.Path)
 	}
@@ -346,12 +347,28 @@ func (r *Rule) ListOwn(t *workspace.Target, p *workspace.Project) ([]string, err
 
 // ListPart lists project q's part: its files relative to its directory,
 // and the files above it that its part takes (relative to the root), each
-// sorted.
-func (r *Rule) ListPart(q *workspace.Project) (files, above []string, err error) {
+// sorted, with what vouches for the listing later (Listing.Holds).
+func (r *Rule) ListPart(q *workspace.Project) (*Listing, error) {
 	sets := r.partSets(q)
-	w := &walker{ign: r.ign, pats: &r.pats, abs: r.dir(q), base: q.Path, sets: sets, skip: nestedDirs(q.Path, r.dirs)}
-	files, err = w.list()
-	return files, r.listEnclosing(q.Path, sets), err
+	w := &walker{ign: r.ign, pats: &r.pats, abs: r.dir(q), base: q.Path, sets: sets, skip: r.nested(q.Path), stamping: true}
+	files, err := w.list()
+	if err != nil {
+		return nil, err
+	}
+	return &Listing{Files: files, Above: r.listEnclosing(q.Path, sets), dirs: w.dirs}, nil
+}
+
+// nested is nestedDirs(dir, r.dirs), once per directory: every
+// dependent of a project asks again, after each build.
+func (r *Rule) nested(dir string) map[string]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if m, ok := r.nestedIn[dir]; ok {
+		return m
+	}
+	m := nestedDirs(dir, r.dirs)
+	r.nestedIn[dir] = m
+	return m
 }
 
 // ListRoot lists the files under the root that globs (relative to it)

@@ -31,6 +31,9 @@ type walker struct {
 	// on its way down.
 	gitignore bool
 	files     []string
+	// stamping records the directories read, for a Listing.
+	stamping bool
+	dirs     []dirStamp
 }
 
 // list walks w.abs and returns the wanted files, slash-separated,
@@ -69,7 +72,7 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 	if rel != "" {
 		abs = filepath.Join(w.abs, filepath.FromSlash(rel))
 	}
-	entries, err := os.ReadDir(abs)
+	entries, err := w.readDir(abs)
 	if err != nil {
 		if rel != "" && errors.Is(err, fs.ErrNotExist) { // removed while we walked
 			return nil
@@ -126,6 +129,18 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 		}
 	}
 	return nil
+}
+
+// readDir reads a directory's entries, in the order the file system
+// gives them (list sorts what it keeps), stamping it first.
+func (w *walker) readDir(abs string) ([]os.DirEntry, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	w.stamp(abs, f)
+	return f.ReadDir(-1)
 }
 
 // patternCache keeps the .gitignore patterns in force in each directory a

@@ -55,6 +55,13 @@ type partEntry struct {
 	ok  bool
 	d   *inputDigest
 	err error
+	// listed is the part's last listing: in a later generation it stands
+	// while its directories are as they were (inputs.Listing.Holds), and
+	// the files are hashed again through the memo, a stat each. Every
+	// build bumps the generation, and each of a project's dependents asks
+	// for its part again: walking it each time was most of the runner's
+	// own cost per target (BENCHMARKS.md, issue 38).
+	listed *inputs.Listing
 }
 
 func newKeyer(ctx context.Context, ws *workspace.Workspace, root, cacheDir string, env *targetenv.Env) *keyer {
@@ -146,7 +153,7 @@ func (k *keyer) part(ctx context.Context, q *workspace.Project) (*inputDigest, e
 	if e.ok && e.gen == gen {
 		return e.d, e.err
 	}
-	d, err := k.hashPart(ctx, q)
+	d, err := k.hashPart(ctx, q, e)
 	if err != nil && ctx.Err() != nil {
 		return nil, err // not kept: a cancelled hash says nothing of the files
 	}
@@ -155,12 +162,18 @@ func (k *keyer) part(ctx context.Context, q *workspace.Project) (*inputDigest, e
 }
 
 // hashPart hashes q's part: its files, then those above its directory it
-// takes, named with a leading // (relative to the root).
-func (k *keyer) hashPart(ctx context.Context, q *workspace.Project) (inputDigest, error) {
-	files, above, err := k.rule.ListPart(q)
-	if err != nil {
-		return inputDigest{}, err
+// takes, named with a leading // (relative to the root). e (locked) keeps
+// the listing.
+func (k *keyer) hashPart(ctx context.Context, q *workspace.Project, e *partEntry) (inputDigest, error) {
+	if e.listed == nil || !e.listed.Holds() {
+		l, err := k.rule.ListPart(q)
+		if err != nil {
+			e.listed = nil
+			return inputDigest{}, err
+		}
+		e.listed = l
 	}
+	files, above := e.listed.Files, e.listed.Above
 	digests, err := hashFiles(ctx, k.memo, projectDir(k.rule.Root(), q), files)
 	if err != nil {
 		return inputDigest{}, err
