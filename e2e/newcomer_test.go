@@ -98,6 +98,26 @@ func TestDoctorChecksTheModulesATargetRunsWithPythonDashM(t *testing.T) {
 	}
 }
 
+func TestDoctorLooksInsideNpxAndShellCommandLines(t *testing.T) {
+	ws := tinyWorkspace(t, "      lint: {run: [npx, --yes, core-e2e-no-such-bin, .]}\n"+
+		"      fmt: {run: [npx, core-e2e-here, --check]}\n"+
+		"      gen: {run: [sh, -c, \"core-e2e-no-such-tool --out gen && echo done\"]}\n")
+	writeFileAtomicAt(t, filepath.Join(ws, "node_modules", ".bin", "core-e2e-here"), "#!/bin/sh\n")
+	r := runCore(t, ws, nil, "doctor")
+	for _, want := range []string{
+		"tool npx core-e2e-no-such-bin: not installed: no node_modules/.bin/core-e2e-no-such-bin, so npx would download it on every run (used by a:lint)",
+		"tool npx core-e2e-here: ok (in node_modules/.bin; used by a:fmt)",
+		"tool core-e2e-no-such-tool: not found on PATH (used by a:gen)",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("core doctor does not say %q:\n%s", want, r)
+		}
+	}
+	if r.Code == 0 {
+		t.Errorf("core doctor exits 0 with a tool missing:\n%s", r)
+	}
+}
+
 func TestCoreShareSaysWhichAddressItTook(t *testing.T) {
 	ws := copyDemo(t)
 	startServer(t, ws, "CORE_SHARE_ADDRESS=127.0.0.2")

@@ -27,7 +27,9 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the workspace, the configuration and the server",
 		Long: `Runs one check per line: the workspace file, the programs its targets and
-spells call (found on PATH, and their version), the configuration, the cache
+spells call (found on PATH, and their version; the program a "sh -c" line
+starts; an npx program in node_modules/.bin, which npx would otherwise
+download on every run; a "python3 -m" module), the configuration, the cache
 directory, whether the workspace's .core/config.yaml is trusted (and which
 of its values wait for "core config trust"), the remote cache (reachable,
 and writable in read-write mode), the server and the console. A check that cannot run is "skipped",
@@ -171,14 +173,24 @@ var versionArgs = map[string][]string{
 func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 	users := map[string][]string{"git": {"core diff, insight"}}
 	modules := map[pyModule][]string{}
+	bins := map[npxBin][]string{}
 	for _, p := range ws.Projects {
+		dir := filepath.Join(ws.Root, filepath.FromSlash(p.Path))
 		for _, t := range p.Targets {
 			if len(t.Run) > 0 && !strings.Contains(t.Run[0], "/") {
 				users[t.Run[0]] = append(users[t.Run[0]], t.ID())
 			}
 			if m, ok := pythonModule(t.Run); ok {
-				m.dir = filepath.Join(ws.Root, filepath.FromSlash(p.Path))
+				m.dir = dir
 				modules[m] = append(modules[m], t.ID())
+			}
+			// What a shell command line starts, or npx finds for it.
+			if name, ok := shellProgram(t.Run); ok {
+				users[name] = append(users[name], t.ID())
+			}
+			if name, ok := npxProgram(t.Run); ok {
+				b := npxBin{name: name, dir: dir, root: ws.Root}
+				bins[b] = append(bins[b], t.ID())
 			}
 		}
 	}
@@ -213,7 +225,100 @@ func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 		}
 		out = append(out, toolLine{true, fmt.Sprintf("tool %s: ok (%s; used by %s)", name, v, what)})
 	}
-	return append(out, moduleLines(ctx, modules)...)
+	out = append(out, moduleLines(ctx, modules)...)
+	return append(out, npxLines(bins)...)
+}
+
+// shellProgram is the program a shell's -c line starts (sh -c "tsc -b &&
+// ..." starts tsc), when its first word is a plain name and no shell
+// builtin or keyword.
+func shellProgram(argv []string) (string, bool) {
+	if len(argv) < 3 || !slices.Contains([]string{"sh", "bash", "dash", "zsh"}, argv[0]) || argv[1] != "-c" {
+		return "", false
+	}
+	fields := strings.Fields(argv[2])
+	if len(fields) == 0 || !plainName.MatchString(fields[0]) || shellWords[fields[0]] {
+		return "", false
+	}
+	return fields[0], true
+}
+
+var plainName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
+// shellWords are the builtins and keywords a -c line may start with: none
+// is a program on the PATH to look for.
+var shellWords = map[string]bool{
+	"cd": true, "export": true, "set": true, "unset": true, "exec": true, "eval": true, "test": true, "true": true, "false": true,
+	"if": true, "for": true, "while": true, "until": true, "case": true, "source": true, ".": true, "exit": true, "echo": true, "printf": true, "command": true,
+}
+
+// npxBin is a program a target runs with npx, looked for in the
+// node_modules/.bin of its project's directory and those above it, up
+// to the workspace root.
+type npxBin struct{ name, dir, root string }
+
+// npxProgram is the program of npx [options] NAME: a plain name (a
+// package spec with a version or a path is npx's to resolve).
+func npxProgram(argv []string) (string, bool) {
+	if len(argv) < 2 || argv[0] != "npx" {
+		return "", false
+	}
+	for i := 1; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "-p" || a == "--package":
+			i++ // its value
+		case a == "-c" || a == "--call":
+			return "", false
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a, plainName.MatchString(a)
+		}
+	}
+	return "", false
+}
+
+// npxLines says for each npx program whether it is installed: npx runs
+// what node_modules/.bin has, and otherwise downloads the package on
+// every run (and asks first where no terminal answers, so the target
+// fails in CI).
+func npxLines(bins map[npxBin][]string) []toolLine {
+	type result struct {
+		ok   bool
+		used []string
+	}
+	by := map[string]*result{}
+	for b, used := range bins {
+		r := by[b.name]
+		if r == nil {
+			r = &result{ok: true}
+			by[b.name] = r
+		}
+		r.ok = r.ok && installedBin(b)
+		r.used = append(r.used, used...)
+	}
+	var out []toolLine
+	for _, name := range slices.Sorted(maps.Keys(by)) {
+		r := by[name]
+		if r.ok {
+			out = append(out, toolLine{true, fmt.Sprintf("tool npx %s: ok (in node_modules/.bin; used by %s)", name, users(r.used))})
+			continue
+		}
+		out = append(out, toolLine{false, fmt.Sprintf("tool npx %s: not installed: no node_modules/.bin/%s, so npx would download it on every run (used by %s); add its package to devDependencies and run npm install", name, name, users(r.used))})
+	}
+	return out
+}
+
+// installedBin reports whether node_modules/.bin/NAME is in b's directory
+// or one above it, up to the workspace root.
+func installedBin(b npxBin) bool {
+	for d := b.dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "node_modules", ".bin", b.name)); err == nil {
+			return true
+		}
+		if d == b.root || d == filepath.Dir(d) || !strings.HasPrefix(d, b.root) {
+			return false
+		}
+	}
 }
 
 // pyModule is a module a target runs with python -m, in its project's
