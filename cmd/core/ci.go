@@ -29,24 +29,27 @@ docs/ci.md has the rule and complete workflows.`,
 
 func newCIPlanCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects, matrix string
+	var history []string
 	var shards int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "plan --shards N [--affected TARGET [--base REF] | PROJECT:TARGET|TARGET…] [--json | --matrix github|gitlab]",
+		Use:   "plan --shards N [--affected TARGET [--base REF] | PROJECT:TARGET|TARGET…] [--history DIR] [--json | --matrix github|gitlab]",
 		Short: "Split the targets of a run into N shards, balanced by their recorded durations",
 		Long: `Splits the targets the selection names (as core run takes it: targets, or
 --affected TARGET with --base) and their dependencies into N shards that
 core run --shard I/N runs, one per CI runner. Nothing runs.
 
 Each target weighs the median of its latest runs that executed, in this
-workspace's run log (.core/runs); else that of targets of the same name in
+workspace's run log (.core/runs), or under the --history directories (an
+earlier CI run's journals, which every job of the run must be given
+alike); else that of targets of the same name in
 other projects; else a size estimate (1s + 20ms per input file). Connected
 groups of targets go whole to the least loaded shard, heaviest first, while
 that keeps every shard within 1.25× of the lower bound max(total ÷ N,
 longest dependency chain); a group that does not fit is split, and a shard
 then needs dependencies another shard builds: it takes them from the cache,
 or builds them too when the cache does not have them yet. The plan names
-them. The plan depends only on the checkout, the run log and N, so every
+them. The plan depends only on the checkout, the history and N, so every
 runner computes the same one; its digest is in the shards' journals.
 
 --json prints the plan: each shard's targets, work and needs, and the
@@ -81,7 +84,7 @@ $GITHUB_OUTPUT; --matrix gitlab the parallel: keyword.`,
 			if err != nil {
 				return err
 			}
-			plan, err := e.local().ShardPlan(cmd.Context(), ws, targets, shards)
+			plan, err := e.local().ShardPlan(cmd.Context(), ws, targets, shards, history...)
 			if err != nil {
 				return err
 			}
@@ -109,6 +112,7 @@ $GITHUB_OUTPUT; --matrix gitlab the parallel: keyword.`,
 	cmd.Flags().StringVar(&projects, "projects", "", "only projects whose name matches this glob (e.g. 'svc-*')")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON, with the GitHub and GitLab matrices")
 	cmd.Flags().StringVar(&matrix, "matrix", "", "print only the matrix, on one line: github or gitlab")
+	cmd.Flags().StringArrayVar(&history, "history", nil, "weigh the targets by the journals under this directory (an earlier CI run's, the same for every job), not the run log")
 	return cmd
 }
 
@@ -171,10 +175,11 @@ func formatMS(ms int64) string { return formatDuration(time.Duration(ms) * time.
 
 func newCIReportCmd(g *globals) *cobra.Command {
 	var markdown, junit, affectedTarget, base string
+	var history []string
 	var shards int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "report DIR… [--markdown FILE] [--junit FILE] [--json] [--shards N --affected TARGET [--base REF]]",
+		Use:   "report DIR… [--markdown FILE] [--junit FILE] [--json] [--shards N --affected TARGET [--base REF] [--history DIR]]",
 		Short: "Put the shards' results together: a summary, JUnit XML, and the exit status",
 		Long: `Reads the run journals under each DIR (to any depth: the shards' .core/runs
 directories, as the workflow downloaded their artifacts) and reports the
@@ -189,7 +194,9 @@ most 20 failures in the Markdown.
 With --shards N and the selection the shards used (--affected TARGET,
 --base), it computes the plan too and fails when a planned target has no
 result (its dependency failed, or its shard never ran or uploaded its
-journals) or the shards ran another plan.
+journals) or the shards ran another plan (give it the --history they
+had). A plan without targets passes at once, whatever the directories
+hold: nothing was affected.
 
 The exit status is 1 when any target failed or did not finish, or a
 check above failed; 0 otherwise.`,
@@ -202,11 +209,6 @@ check above failed; 0 otherwise.`,
 			}
 			if base != "" && affectedTarget == "" {
 				return errors.New("--base only applies with --affected TARGET")
-			}
-			for _, d := range dirs {
-				if st, err := os.Stat(d); err != nil || !st.IsDir() {
-					return fmt.Errorf("%s is not a directory: pass the directories the shards' .core/runs were downloaded to", d)
-				}
 			}
 			var plan *backend.ShardPlan
 			if shards > 0 {
@@ -222,11 +224,20 @@ check above failed; 0 otherwise.`,
 				if err != nil {
 					return err
 				}
-				p, err := e.local().ShardPlan(cmd.Context(), ws, targets, shards)
+				p, err := e.local().ShardPlan(cmd.Context(), ws, targets, shards, history...)
 				if err != nil {
 					return err
 				}
+				if len(p.Targets) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "passed: the plan has no targets, so the shards had nothing to run")
+					return nil
+				}
 				plan = &p
+			}
+			for _, d := range dirs {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					return fmt.Errorf("%s is not a directory: pass the directories the shards' .core/runs were downloaded to", d)
+				}
 			}
 			rep, err := backend.GatherCIReport(dirs, plan)
 			if err != nil {
@@ -272,6 +283,7 @@ check above failed; 0 otherwise.`,
 	cmd.Flags().IntVar(&shards, "shards", 0, "with --affected: check every target of the plan for N shards has a result")
 	cmd.Flags().StringVar(&affectedTarget, "affected", "", "with --shards: the target the shards ran with --affected")
 	cmd.Flags().StringVar(&base, "base", "", "with --affected: the base the shards compared against")
+	cmd.Flags().StringArrayVar(&history, "history", nil, "with --shards: the history the shards were given (core ci plan --history)")
 	return cmd
 }
 

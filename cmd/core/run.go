@@ -25,6 +25,7 @@ import (
 
 func newRunCmd(g *globals) *cobra.Command {
 	var affectedTarget, base, projects, shardSpec string
+	var history []string
 	var force, noCache, dryRun, asJSON bool
 	var colorFlag, remoteFlag, envMode string
 	var open bool
@@ -136,6 +137,8 @@ SIGKILL) and records them as interrupted.`,
 				if _, _, err := backend.ParseShard(shardSpec); err != nil {
 					return err
 				}
+			} else if len(history) > 0 {
+				return errors.New("--history weighs a shard's plan: it goes with --shard I/N")
 			}
 			if force && noCache {
 				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
@@ -166,7 +169,7 @@ SIGKILL) and records them as interrupted.`,
 			}
 			var shardName, shardPlan string
 			if shardSpec != "" {
-				if targets, shardName, shardPlan, err = shardTargets(cmd, e, ws, targets, shardSpec); err != nil || len(targets) == 0 {
+				if targets, shardName, shardPlan, err = shardTargets(cmd, e, ws, targets, shardSpec, history); err != nil || len(targets) == 0 {
 					return err
 				}
 			}
@@ -235,6 +238,7 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().StringVar(&base, "base", "", "with --affected: compare against the merge-base with this ref (default: origin/HEAD, else main, else master)")
 	cmd.Flags().StringVar(&projects, "projects", "", "only projects whose name matches this glob (e.g. 'svc-*')")
 	cmd.Flags().StringVar(&shardSpec, "shard", "", "run shard I of N of what the rest selects, as core ci plan --shards N splits it (e.g. 2/4)")
+	cmd.Flags().StringArrayVar(&history, "history", nil, "with --shard: weigh the targets by the journals under this directory (as core ci plan --history), not the run log")
 	cmd.Flags().BoolVar(&force, "force", false, "run even when the cache has the result, and refresh it")
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
@@ -301,12 +305,12 @@ func selectTargets(cmd *cobra.Command, e *env, ws *backend.Workspace, args []str
 // shardTargets are shard spec's targets of the plan of targets, with the
 // shard's name and the plan's digest for the journals; it says what the
 // shard runs, and what it needs from others.
-func shardTargets(cmd *cobra.Command, e *env, ws *backend.Workspace, targets []string, spec string) ([]string, string, string, error) {
+func shardTargets(cmd *cobra.Command, e *env, ws *backend.Workspace, targets []string, spec string, history []string) ([]string, string, string, error) {
 	i, n, err := backend.ParseShard(spec)
 	if err != nil {
 		return nil, "", "", err
 	}
-	plan, err := e.local().ShardPlan(cmd.Context(), ws, targets, n)
+	plan, err := e.local().ShardPlan(cmd.Context(), ws, targets, n, history...)
 	if err != nil {
 		return nil, "", "", err
 	}
