@@ -78,8 +78,8 @@ func ran(j runlog.Journal) bool {
 	return !j.CacheHit && j.Status != runlog.StateQueued
 }
 
-// Gather puts the shards' journals together: per source, the latest
-// journal of each target; across sources, a failure over a success over a
+// Gather puts the shards' journals together: per source and shard, the
+// latest journal of each target; across sources, a failure over a success over a
 // cache hit. With plan, every planned target must have a result.
 func Gather(sources []Source, plan *Plan) Report {
 	var rep Report
@@ -87,7 +87,7 @@ func Gather(sources []Source, plan *Plan) Report {
 	bestShard := map[string]string{}
 	ranOn := map[string][]string{}
 	plans := map[string]bool{}
-	for _, src := range sources {
+	for _, src := range bySource(sources) {
 		latest := map[string]runlog.Journal{}
 		for _, j := range src.Journals {
 			if prev, ok := latest[j.Target]; !ok || j.ID > prev.ID {
@@ -170,6 +170,26 @@ func Gather(sources []Source, plan *Plan) Report {
 		rep.Failed = true
 	}
 	return rep
+}
+
+// bySource splits each source by the shard its journals record: one
+// directory may hold several shards' journals (GitLab extracts every
+// job's artifacts into the same place).
+func bySource(sources []Source) []Source {
+	var out []Source
+	for _, src := range sources {
+		index := map[string]int{}
+		for _, j := range src.Journals {
+			i, ok := index[j.Shard]
+			if !ok {
+				i = len(out)
+				index[j.Shard] = i
+				out = append(out, Source{Name: src.Name})
+			}
+			out[i].Journals = append(out[i].Journals, j)
+		}
+	}
+	return out
 }
 
 func okStatus(s string) bool { return s == runlog.StateSucceeded || s == runlog.StateCached }

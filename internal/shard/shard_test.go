@@ -176,6 +176,15 @@ func TestGather(t *testing.T) {
 			t.Errorf("ran twice: %v", rep.Twice)
 		}
 	})
+	t.Run("one directory may hold several shards' journals", func(t *testing.T) {
+		rep := Gather([]Source{{Name: "all", Journals: []runlog.Journal{
+			journal("r1", "lib:build", runlog.StateFailed, "1/2", "p", false, ""),
+			journal("r2", "lib:build", runlog.StateSucceeded, "2/2", "p", false, ""),
+		}}}, nil)
+		if len(rep.Shards) != 2 || !rep.Failed || rep.Targets[0].Shard != "1/2" {
+			t.Fatalf("%+v", rep)
+		}
+	})
 	t.Run("a shard's latest run of a target is its result", func(t *testing.T) {
 		rep := Gather([]Source{{Name: "a", Journals: []runlog.Journal{
 			journal("r1", "api:test", runlog.StateFailed, "1/1", "p", false, ""),
