@@ -35,6 +35,9 @@ func (l *Local) ShardPlan(ctx context.Context, ws *workspace.Workspace, targets 
 	if err := shard.CheckCount(n); err != nil {
 		return ShardPlan{}, err // before hashing every input
 	}
+	if len(targets) == 0 {
+		return shard.Make(nil, n) // nothing affected: N shards with nothing to do
+	}
 	planned, err := l.Runner(RunOptions{Cache: runner.CacheOff}).Plan(ctx, ws, targets)
 	if err != nil {
 		return ShardPlan{}, err

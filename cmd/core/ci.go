@@ -60,7 +60,7 @@ $GITHUB_OUTPUT; --matrix gitlab the parallel: keyword.`,
   core ci plan --shards 4 --affected test --base origin/main --json
   echo "matrix=$(core ci plan --shards 4 --affected test --matrix github)" >> "$GITHUB_OUTPUT"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if shards == 0 {
+			if !cmd.Flags().Changed("shards") {
 				return errors.New("--shards N is required: how many CI runners share the run (e.g. --shards 4)")
 			}
 			if err := checkSelection(args, affectedTarget, base); err != nil {
