@@ -86,8 +86,9 @@ those whose keys the changes moved); nothing affected is not an error.
 same selection: each CI runner computes that plan alone, from the checkout
 and the run log, and runs its part; a dependency another shard builds
 comes from the (remote) cache, or is built here too when the cache does not
-have it yet (the plan names these). Its journals record the shard, for
-core ci report. docs/ci.md has the rule and a workflow.
+have it yet (the plan names these). --history DIR weighs the plan by the
+journals under DIR, as core ci plan --history does. Its journals record the
+shard, for core ci report. docs/ci.md has the rule and a workflow.
 
 --open opens the log of the failed target's run (else the last) in a
 browser: the run viewer of the console on the running server, paired as
