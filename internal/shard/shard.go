@@ -16,10 +16,13 @@
 // everything it is linked to by dependencies, either way) are taken
 // heaviest first, and each goes whole to the least loaded shard when it
 // fits within that budget there, so that a shard builds its own
-// dependencies and nothing runs twice. A component that does not fit is
-// split: its targets, heaviest first, go to the shard that already holds
-// most of their neighbours' weight among those where they fit, else to
-// the least loaded shard. A target whose dependency went to another shard
+// dependencies and nothing runs twice. A component heavier than the lower
+// bound, or one that fits nowhere when its turn comes, is split: its
+// targets join the queue, which stays heaviest first, and each goes to the
+// shard that already holds most of its neighbours' weight among those
+// where it fits, else to the least loaded shard (longest processing time
+// first, with an affinity that keeps the cuts few). A target whose
+// dependency went to another shard
 // "needs" it: the plan lists it, and the shard takes it from the build
 // cache (the remote cache, which the other shard fills) or, when the
 // cache does not have it yet, builds it too. That is the only way a
