@@ -22,6 +22,9 @@ type (
 	CIResult  = shard.Result
 )
 
+// CheckShards checks --shards N.
+func CheckShards(n int) error { return shard.CheckCount(n) }
+
 // ParseShard reads --shard I/N.
 func ParseShard(spec string) (i, n int, err error) { return shard.ParseSpec(spec) }
 

@@ -63,6 +63,9 @@ $GITHUB_OUTPUT; --matrix gitlab the parallel: keyword.`,
 			if !cmd.Flags().Changed("shards") {
 				return errors.New("--shards N is required: how many CI runners share the run (e.g. --shards 4)")
 			}
+			if err := backend.CheckShards(shards); err != nil {
+				return err
+			}
 			if err := checkSelection(args, affectedTarget, base); err != nil {
 				return err
 			}
@@ -209,6 +212,11 @@ check above failed; 0 otherwise.`,
 			}
 			if base != "" && affectedTarget == "" {
 				return errors.New("--base only applies with --affected TARGET")
+			}
+			if shards != 0 {
+				if err := backend.CheckShards(shards); err != nil {
+					return err
+				}
 			}
 			var plan *backend.ShardPlan
 			if shards > 0 {
