@@ -83,7 +83,7 @@ $GITHUB_OUTPUT; --matrix gitlab the parallel: keyword.`,
 			if err != nil {
 				return err
 			}
-			targets, err := selectTargets(cmd, e, ws, args, projects, affectedTarget, base)
+			targets, err := selectTargets(cmd.Context(), cmd, e, ws, args, projects, affectedTarget, base)
 			if err != nil {
 				return err
 			}
@@ -228,7 +228,7 @@ check above failed; 0 otherwise.`,
 				if err != nil {
 					return err
 				}
-				targets, err := selectTargets(cmd, e, ws, nil, "", affectedTarget, base)
+				targets, err := selectTargets(cmd.Context(), cmd, e, ws, nil, "", affectedTarget, base)
 				if err != nil {
 					return err
 				}

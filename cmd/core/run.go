@@ -164,13 +164,13 @@ SIGKILL) and records them as interrupted.`,
 			if affectedTarget != "" {
 				trigger = "affected"
 			}
-			targets, err := selectTargets(cmd, e, ws, args, projects, affectedTarget, base)
+			targets, err := selectTargets(ctx, cmd, e, ws, args, projects, affectedTarget, base)
 			if err != nil || len(targets) == 0 {
 				return err
 			}
 			var shardName, shardPlan string
 			if shardSpec != "" {
-				if targets, shardName, shardPlan, err = shardTargets(cmd, e, ws, targets, shardSpec, history); err != nil || len(targets) == 0 {
+				if targets, shardName, shardPlan, err = shardTargets(ctx, cmd, e, ws, targets, shardSpec, history); err != nil || len(targets) == 0 {
 					return err
 				}
 			}
@@ -291,11 +291,11 @@ func printPlan(w io.Writer, planned []backend.Planned, asJSON bool) error {
 // args select (with --projects), or those --affected names in every
 // affected project (then the set is published to a running server). None
 // affected is not an error: the caller has nothing to do.
-func selectTargets(cmd *cobra.Command, e *env, ws *backend.Workspace, args []string, projects, affectedTarget, base string) ([]string, error) {
+func selectTargets(ctx context.Context, cmd *cobra.Command, e *env, ws *backend.Workspace, args []string, projects, affectedTarget, base string) ([]string, error) {
 	if affectedTarget == "" {
 		return backend.Select(ws, args, projects)
 	}
-	targets, set, err := affectedTargets(cmd.Context(), e.local(), ws, base, affectedTarget, cmd.ErrOrStderr())
+	targets, set, err := affectedTargets(ctx, e.local(), ws, base, affectedTarget, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err
 	}
@@ -306,12 +306,12 @@ func selectTargets(cmd *cobra.Command, e *env, ws *backend.Workspace, args []str
 // shardTargets are shard spec's targets of the plan of targets, with the
 // shard's name and the plan's digest for the journals; it says what the
 // shard runs, and what it needs from others.
-func shardTargets(cmd *cobra.Command, e *env, ws *backend.Workspace, targets []string, spec string, history []string) ([]string, string, string, error) {
+func shardTargets(ctx context.Context, cmd *cobra.Command, e *env, ws *backend.Workspace, targets []string, spec string, history []string) ([]string, string, string, error) {
 	i, n, err := backend.ParseShard(spec)
 	if err != nil {
 		return nil, "", "", err
 	}
-	plan, err := e.local().ShardPlan(cmd.Context(), ws, targets, n, history...)
+	plan, err := e.local().ShardPlan(ctx, ws, targets, n, history...)
 	if err != nil {
 		return nil, "", "", err
 	}
