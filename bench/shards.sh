@@ -13,7 +13,7 @@
 # bound as a ratio of the total work.
 #
 # Usage: bench/shards.sh        (~1 min; needs nginx: Debian's nginx-light)
-# Knobs: PACKAGES=100 SHARDS=4 SLOTS=1
+# Knobs: PACKAGES=100 SHARDS=4 SLOTS=1; KEEP=1 keeps the workspaces and logs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=${PACKAGES:-100}
@@ -23,7 +23,7 @@ tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 scripts/cache-server "$tmp/server" "127.0.0.1:$port" 2>"$tmp/server.log" &
 server=$!
-trap 'kill -INT $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill -INT $server 2>/dev/null; wait $server 2>/dev/null; if [ -n "${KEEP:-}" ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi' EXIT
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/cache/" && break; sleep 0.05; done
 go build -o "$tmp/core" ./cmd/core
 
@@ -62,12 +62,12 @@ one=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
 mkdir -p "$tmp/history" && cp -a "$tmp/one/.core/runs" "$tmp/history/one"
 
 "$tmp/core" --workspace "$tmp/ws" ci plan --shards "$shards" test --history "$tmp/history" --json >"$tmp/plan.json"
-"$tmp/core" --workspace "$tmp/ws" ci plan --shards "$shards" test --history "$tmp/history" | head -2
+"$tmp/core" --workspace "$tmp/ws" ci plan --shards "$shards" test --history "$tmp/history" | sed -n 1,2p
 
+for i in $(seq "$shards"); do cp -a "$tmp/ws" "$tmp/shard$i"; done # the runners' checkouts, before the clock
 pids=()
 t0=$(now)
 for i in $(seq "$shards"); do
-  cp -a "$tmp/ws" "$tmp/shard$i"
   env_of CORE_CACHE_REMOTE_URL="http://127.0.0.1:$port/cache" CORE_CACHE_REMOTE_MODE=read-write \
     "$tmp/core" --workspace "$tmp/shard$i" run test --shard "$i/$shards" --history "$tmp/history" --color never >/dev/null 2>"$tmp/shard$i.log" &
   pids+=($!)
@@ -77,7 +77,7 @@ t1=$(now)
 sharded=$(python3 -c "print(f'{$t1 - $t0:.2f}')")
 mkdir -p "$tmp/artifacts"
 for i in $(seq "$shards"); do cp -a "$tmp/shard$i/.core/runs" "$tmp/artifacts/shard-$i"; done
-"$tmp/core" --workspace "$tmp/ws" ci report "$tmp/artifacts" | head -1
+"$tmp/core" --workspace "$tmp/ws" ci report "$tmp/artifacts" | sed -n 1p
 twice=$("$tmp/core" --workspace "$tmp/ws" ci report "$tmp/artifacts" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("ran_twice") or []))')
 
 python3 - "$tmp/plan.json" "$one" "$sharded" "$twice" <<'EOF'
