@@ -160,16 +160,16 @@ func printShardPlan(w io.Writer, p backend.ShardPlan) {
 	for _, s := range p.Shards {
 		fmt.Fprintf(w, "shard %-5s %8s  %s: %s\n", s.Spec, formatMS(s.WorkMS), plural(len(s.Targets), "target"), joinOrNone(s.Targets))
 		if len(s.Needs) > 0 {
-			fmt.Fprintf(w, "            needs %s (from the cache, else built here too: up to %s more)\n", needsList(s.Needs), formatMS(s.ColdMS))
+			fmt.Fprintf(w, "            needs %s: from the cache, else built here too (up to %s more)\n", needsList(s.Needs), formatMS(s.ColdMS))
 		}
 	}
 }
 
-// needsList is "util:build from 2/4, …".
+// needsList is "util:build (shard 2/4), …".
 func needsList(needs []backend.ShardNeed) string {
 	parts := make([]string, len(needs))
 	for i, n := range needs {
-		parts[i] = n.Target + " from " + n.From
+		parts[i] = n.Target + " (shard " + n.From + ")"
 	}
 	return strings.Join(parts, ", ")
 }

@@ -320,7 +320,7 @@ func shardTargets(ctx context.Context, cmd *cobra.Command, e *env, ws *backend.W
 	fmt.Fprintf(w, "shard %s of plan %s: %s of %d, %s of %s of work\n", sh.Spec, plan.Digest,
 		plural(len(sh.Targets), "target"), len(plan.Targets), formatMS(sh.WorkMS), formatMS(plan.TotalMS))
 	if len(sh.Needs) > 0 {
-		fmt.Fprintf(w, "needs %s from other shards (from the cache, else built here too: up to %s more)\n", needsList(sh.Needs), formatMS(sh.ColdMS))
+		fmt.Fprintf(w, "needs %s: from the cache, else built here too (up to %s more)\n", needsList(sh.Needs), formatMS(sh.ColdMS))
 	}
 	if len(sh.Targets) == 0 {
 		fmt.Fprintln(w, "nothing to run on this shard")
