@@ -21,8 +21,10 @@
 // targets join the queue, which stays heaviest first, and each goes to the
 // shard that already holds most of its neighbours' weight among those
 // where it fits, else to the least loaded shard (longest processing time
-// first, with an affinity that keeps the cuts few). A target whose
-// dependency went to another shard
+// first, with an affinity that keeps the cuts few). Then a target of a
+// split component moves to another shard when that cuts the weight of
+// what shards need from each other and the longest shard does not grow.
+// A target whose dependency went to another shard
 // "needs" it: the plan lists it, and the shard takes it from the build
 // cache (the remote cache, which the other shard fills) or, when the
 // cache does not have it yet, builds it too. That is the only way a
@@ -241,6 +243,7 @@ func Make(targets []Target, n int) (Plan, error) {
 		on[m] = s
 		load[s] += w
 	}
+	g.mend(on, load)
 
 	p.Shards = make([]Shard, n)
 	for s := range n {
@@ -296,6 +299,63 @@ func (g *graph) needs(on []int, s, n int) ([]Need, int64) {
 	return out, cold
 }
 
+// mend moves targets of split components to the shard of their
+// dependencies or users when that cuts what shards need from each other
+// (the weight of the dependencies a shard would build too on a cold
+// cache) without making the longest shard longer: the split above places
+// heaviest first, for balance, and a light dependency can land away from
+// everything that needs it. Targets in id order, a few passes, so the
+// result is as deterministic as the rest.
+func (g *graph) mend(on []int, load []int64) {
+	var longest int64
+	for _, l := range load {
+		longest = max(longest, l)
+	}
+	// cut is what t on shard s costs in needs: each dependency elsewhere
+	// (its weight), and t itself for each user elsewhere.
+	cut := func(t, s int) int64 {
+		var c int64
+		for _, d := range g.deps[t] {
+			if on[d] != s {
+				c += g.targets[d].Weight + 1
+			}
+		}
+		for _, u := range g.users[t] {
+			if on[u] != s {
+				c += g.targets[t].Weight + 1
+			}
+		}
+		return c
+	}
+	for range 4 {
+		moved := false
+		for t := range g.targets {
+			here, w := on[t], g.targets[t].Weight
+			best, bestCut := here, cut(t, here)
+			if bestCut == 0 {
+				continue
+			}
+			for s := range load {
+				if s == here || load[s]+w > longest {
+					continue
+				}
+				if c := cut(t, s); c < bestCut {
+					best, bestCut = s, c
+				}
+			}
+			if best != here {
+				on[t] = best
+				load[here] -= w
+				load[best] += w
+				moved = true
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
 // digest names an assignment: the shards' targets, in order.
 func digest(shards []Shard) string {
 	h := sha256.New()
@@ -309,6 +369,7 @@ func digest(shards []Shard) string {
 type graph struct {
 	targets    []Target
 	deps       [][]int // within the run, by index
+	users      [][]int // within the run, by index
 	neighbours [][]int // deps and users
 	chain      []int64 // the heaviest dependency chain ending at each target, itself included
 }
@@ -338,6 +399,7 @@ func newGraph(targets []Target) (*graph, error) {
 	}
 	// Chains in topological order (Kahn's, ready targets by id).
 	users := make([][]int, len(ts))
+	g.users = users
 	indeg := make([]int, len(ts))
 	var ready []int
 	for i := range ts {
