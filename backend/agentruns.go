@@ -214,6 +214,7 @@ type RunEntry struct {
 	Cached     bool      `json:"cached"`
 	From       string    `json:"from,omitempty"`
 	Trigger    string    `json:"trigger,omitempty" jsonschema:"who started it: cli, console, affected, job, mcp"`
+	Shard      string    `json:"shard,omitempty" jsonschema:"the CI shard that ran it (core run --shard), e.g. 2/4"`
 	Start      time.Time `json:"start"`
 	DurationMS int64     `json:"duration_ms"`
 }
@@ -230,7 +231,7 @@ func (r *Runs) ListRuns(target, status string, req PageRequest) (RunList, error)
 		if status != "" && j.Status != status {
 			continue
 		}
-		e := RunEntry{ID: j.ID, Target: j.Target, Status: j.Status, ExitCode: j.ExitCode, Cached: j.CacheHit, From: j.From, Trigger: j.Trigger, Start: j.Start}
+		e := RunEntry{ID: j.ID, Target: j.Target, Status: j.Status, ExitCode: j.ExitCode, Cached: j.CacheHit, From: j.From, Trigger: j.Trigger, Shard: j.Shard, Start: j.Start}
 		if !j.End.IsZero() {
 			e.DurationMS = j.End.Sub(j.Start).Milliseconds()
 		}

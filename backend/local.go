@@ -215,11 +215,14 @@ type RunOptions struct {
 	Cache    runner.CacheMode
 	Remote   *remotecache.Client
 	Warn     func(string)
+	// Shard and ShardPlan name the CI shard the run is (core run --shard)
+	// in its journals.
+	Shard, ShardPlan string
 }
 
 // Runner is a runner of the workspace's targets for one CLI command.
 func (l *Local) Runner(o RunOptions) *runner.Runner {
-	ro := runner.Options{Root: l.root, CacheDir: l.cacheDir, Capacity: o.Capacity, Trigger: o.Trigger, Output: o.Output, Cache: o.Cache, Remote: o.Remote, Warn: o.Warn}
+	ro := runner.Options{Root: l.root, CacheDir: l.cacheDir, Capacity: o.Capacity, Trigger: o.Trigger, Output: o.Output, Cache: o.Cache, Remote: o.Remote, Warn: o.Warn, Shard: o.Shard, ShardPlan: o.ShardPlan}
 	if o.Events != nil {
 		ro.Observer = runner.Events(o.Events)
 	}

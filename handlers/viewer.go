@@ -42,7 +42,7 @@ func (s *viewerService) GetRun(_ context.Context, req *viewerv1alpha1.GetRunRequ
 func runMessage(j backend.Journal) *viewerv1alpha1.Run {
 	r := &viewerv1alpha1.Run{
 		Id: j.ID, Target: j.Target, Status: j.Status, ExitCode: int32(j.ExitCode),
-		StartTime: timestamppb.New(j.Start), CacheHit: j.CacheHit, CacheKey: j.CacheKey, Trigger: j.Trigger, From: j.From,
+		StartTime: timestamppb.New(j.Start), CacheHit: j.CacheHit, CacheKey: j.CacheKey, Trigger: j.Trigger, From: j.From, Shard: j.Shard,
 	}
 	if !j.End.IsZero() {
 		r.EndTime = timestamppb.New(j.End)

@@ -24,7 +24,8 @@ import (
 )
 
 func newRunCmd(g *globals) *cobra.Command {
-	var affectedTarget, base, projects string
+	var affectedTarget, base, projects, shardSpec string
+	var history []string
 	var force, noCache, dryRun, asJSON bool
 	var colorFlag, remoteFlag, envMode string
 	var open bool
@@ -81,6 +82,14 @@ merge-base with --base (default: the default branch) plus uncommitted and
 untracked files affect it, as "core affected" lists the targets (exactly
 those whose keys the changes moved); nothing affected is not an error.
 
+--shard I/N runs shard I of the plan core ci plan --shards N makes of the
+same selection: each CI runner computes that plan alone, from the checkout
+and the run log, and runs its part; a dependency another shard builds
+comes from the (remote) cache, or is built here too when the cache does not
+have it yet (the plan names these). --history DIR weighs the plan by the
+journals under DIR, as core ci plan --history does. Its journals record the
+shard, for core ci report. docs/ci.md has the rule and a workflow.
+
 --open opens the log of the failed target's run (else the last) in a
 browser: the run viewer of the console on the running server, paired as
 core open pairs the explorer ({base_url}/console/runs/#token=<code>&run=<id>),
@@ -97,7 +106,8 @@ SIGKILL) and records them as interrupted.`,
   core run build                      # every project's build
   core run 'util:*' --force
   core run test --projects 'svc-*'
-  core run --affected test --base origin/main`,
+  core run --affected test --base origin/main
+  core run --affected test --shard 2/4  # the second of 4 CI shards`,
 		ValidArgsFunction: func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 			return completeWorkspace(g, func(ws *backend.Workspace) []string {
 				ids := ws.TargetIDs()
@@ -124,6 +134,13 @@ SIGKILL) and records them as interrupted.`,
 			if remoteFlag != "on" && remoteFlag != "off" {
 				return fmt.Errorf("--remote %q: use on (the default: the configured remote cache) or off", remoteFlag)
 			}
+			if shardSpec != "" {
+				if _, _, err := backend.ParseShard(shardSpec); err != nil {
+					return err
+				}
+			} else if len(history) > 0 {
+				return errors.New("--history weighs a shard's plan: it goes with --shard I/N")
+			}
 			if force && noCache {
 				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
 			}
@@ -144,22 +161,17 @@ SIGKILL) and records them as interrupted.`,
 
 			stderr := cmd.ErrOrStderr()
 			trigger := "cli"
-			targets := args
-			if len(args) > 0 {
-				if targets, err = backend.Select(ws, args, projects); err != nil {
-					return err
-				}
-			}
 			if affectedTarget != "" {
 				trigger = "affected"
-				var set backend.AffectedSet
-				targets, set, err = affectedTargets(ctx, e.local(), ws, base, affectedTarget, stderr)
-				if err != nil {
+			}
+			targets, err := selectTargets(ctx, cmd, e, ws, args, projects, affectedTarget, base)
+			if err != nil || len(targets) == 0 {
+				return err
+			}
+			var shardName, shardPlan string
+			if shardSpec != "" {
+				if targets, shardName, shardPlan, err = shardTargets(ctx, cmd, e, ws, targets, shardSpec, history); err != nil || len(targets) == 0 {
 					return err
-				}
-				publishAffected(cmd, e, set, base)
-				if len(targets) == 0 {
-					return nil
 				}
 			}
 
@@ -192,8 +204,9 @@ SIGKILL) and records them as interrupted.`,
 			r := e.local().Runner(backend.RunOptions{
 				Capacity: capacity, Trigger: trigger, Events: p.event, Output: cmd.OutOrStdout(),
 				Cache: backend.CacheModeOf(force, noCache), Remote: remote, Warn: p.warn,
+				Shard: shardName, ShardPlan: shardPlan,
 			})
-			if len(targets) > 1 || affectedTarget != "" {
+			if (len(targets) > 1 || affectedTarget != "") && shardName == "" {
 				fmt.Fprintf(stderr, "running %s and their dependencies (pool of %d: %s)\n", strings.Join(targets, " "), capacity, reason)
 			}
 			began := time.Now()
@@ -225,6 +238,8 @@ SIGKILL) and records them as interrupted.`,
 	cmd.Flags().StringVar(&affectedTarget, "affected", "", "run this target in every affected project that declares it")
 	cmd.Flags().StringVar(&base, "base", "", "with --affected: compare against the merge-base with this ref (default: origin/HEAD, else main, else master)")
 	cmd.Flags().StringVar(&projects, "projects", "", "only projects whose name matches this glob (e.g. 'svc-*')")
+	cmd.Flags().StringVar(&shardSpec, "shard", "", "run shard I of N of what the rest selects, as core ci plan --shards N splits it (e.g. 2/4)")
+	cmd.Flags().StringArrayVar(&history, "history", nil, "with --shard: weigh the targets by the journals under this directory (as core ci plan --history), not the run log")
 	cmd.Flags().BoolVar(&force, "force", false, "run even when the cache has the result, and refresh it")
 	cmd.Flags().BoolVar(&noCache, "no-cache", false, "neither read nor write the build cache")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan (order, keys, what the cache would serve) without running anything")
@@ -270,6 +285,47 @@ func printPlan(w io.Writer, planned []backend.Planned, asJSON bool) error {
 	}
 	fmt.Fprintf(w, "%s: %d would run, %d from the cache\n", plural(len(planned), "target"), len(planned)-hits, hits)
 	return nil
+}
+
+// selectTargets is what core run's selection flags name: the targets
+// args select (with --projects), or those --affected names in every
+// affected project (then the set is published to a running server). None
+// affected is not an error: the caller has nothing to do.
+func selectTargets(ctx context.Context, cmd *cobra.Command, e *env, ws *backend.Workspace, args []string, projects, affectedTarget, base string) ([]string, error) {
+	if affectedTarget == "" {
+		return backend.Select(ws, args, projects)
+	}
+	targets, set, err := affectedTargets(ctx, e.local(), ws, base, affectedTarget, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	publishAffected(cmd, e, set, base)
+	return targets, nil
+}
+
+// shardTargets are shard spec's targets of the plan of targets, with the
+// shard's name and the plan's digest for the journals; it says what the
+// shard runs, and what it needs from others.
+func shardTargets(ctx context.Context, cmd *cobra.Command, e *env, ws *backend.Workspace, targets []string, spec string, history []string) ([]string, string, string, error) {
+	i, n, err := backend.ParseShard(spec)
+	if err != nil {
+		return nil, "", "", err
+	}
+	plan, err := e.local().ShardPlan(ctx, ws, targets, n, history...)
+	if err != nil {
+		return nil, "", "", err
+	}
+	sh := plan.Of(i)
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "shard %s of plan %s: %s of %d, %s of %s of work\n", sh.Spec, plan.Digest,
+		plural(len(sh.Targets), "target"), len(plan.Targets), formatMS(sh.WorkMS), formatMS(plan.TotalMS))
+	if len(sh.Needs) > 0 {
+		fmt.Fprintf(w, "needs %s: from the cache, else built here too (up to %s more)\n", needsList(sh.Needs), formatMS(sh.ColdMS))
+	}
+	if len(sh.Targets) == 0 {
+		fmt.Fprintln(w, "nothing to run on this shard")
+	}
+	return sh.Targets, sh.Spec, plan.Digest, nil
 }
 
 // affectedTargets resolves --affected TARGET to PROJECT:TARGET ids, and

@@ -58,7 +58,10 @@ No server is needed.`,
 				case j.CacheHit:
 					from = "cache"
 				}
-				if j.Trigger != "" {
+				switch {
+				case j.Trigger != "" && j.Shard != "":
+					from += " (" + j.Trigger + ", shard " + j.Shard + ")"
+				case j.Trigger != "":
 					from += " (" + j.Trigger + ")"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", j.ID, j.Target, j.Status, j.ExitCode, j.Start.Local().Format(time.DateTime), took, from)
@@ -110,6 +113,9 @@ the '-') that no other kept run shares, or by last, the newest run.`,
 			}
 			if j.EnvMode != "" {
 				fmt.Fprintf(out, "env      %s\n", j.EnvMode)
+			}
+			if j.Shard != "" {
+				fmt.Fprintf(out, "shard    %s (plan %s; core ci report puts the shards together)\n", j.Shard, j.ShardPlan)
 			}
 			if advice := backend.EnvAdvice(j.Target, j.Withheld, "         "); advice != "" {
 				fmt.Fprintf(out, "withheld %s\n", advice)

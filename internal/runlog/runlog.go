@@ -83,9 +83,14 @@ type Journal struct {
 	// Withheld names, for a target that failed in strict mode, the
 	// variables it did not get and may have needed, with where each was
 	// named.
-	Withheld  []targetenv.Hint `json:"withheld,omitempty"`
-	Truncated bool             `json:"truncated"`
-	Output    string           `json:"output"` // last: listing skips over it
+	Withheld []targetenv.Hint `json:"withheld,omitempty"`
+	// Shard is the CI shard that ran it ("2/4", core run --shard), and
+	// ShardPlan the digest of the plan it ran under: core ci report puts
+	// the shards' journals back together and checks they agree.
+	Shard     string `json:"shard,omitempty"`
+	ShardPlan string `json:"shard_plan,omitempty"`
+	Truncated bool   `json:"truncated"`
+	Output    string `json:"output"` // last: listing skips over it
 }
 
 func Dir(cacheDir string) string { return cachedir.Runs(cacheDir) }
@@ -414,6 +419,8 @@ type journalHead struct {
 	PIDStart   uint64    `json:"pid_start"`
 	ChildPID   int       `json:"child_pid"`
 	ChildStart uint64    `json:"child_start"`
+	Shard      string    `json:"shard"`
+	ShardPlan  string    `json:"shard_plan"`
 	Truncated  bool      `json:"truncated"`
 }
 
@@ -421,7 +428,7 @@ func (h journalHead) journal() Journal {
 	return Journal{ID: h.ID, Target: h.Target, Argv: h.Argv, Dir: h.Dir, Status: h.Status,
 		ExitCode: h.ExitCode, Start: h.Start, End: h.End, CacheHit: h.CacheHit, CacheKey: h.CacheKey,
 		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart,
-		ChildPID: h.ChildPID, ChildStart: h.ChildStart, Truncated: h.Truncated}
+		ChildPID: h.ChildPID, ChildStart: h.ChildStart, Shard: h.Shard, ShardPlan: h.ShardPlan, Truncated: h.Truncated}
 }
 
 // readJournalFile reads the single journal <id>.json.
@@ -642,4 +649,40 @@ func Resolve(cacheDir, ref string) (string, error) {
 		list = append(list[:maxCandidates:maxCandidates], fmt.Sprintf("%d more", len(found)-maxCandidates))
 	}
 	return "", fmt.Errorf("%s %w: %s; give more of the id", quote.Short(ref), ErrAmbiguous, strings.Join(list, ", "))
+}
+
+// ReadDir is every journal in dir, a runs directory copied from another
+// machine (a CI shard's artifact): single and batch files, with their
+// output, oldest first. It reads them as written: whether a "running"
+// journal's process lives is a question for the machine that ran it.
+// Files that are not journals, or are torn, are skipped.
+func ReadDir(dir string) ([]Journal, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Journal
+	for _, e := range entries {
+		f, ok := parseJournalName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			continue
+		}
+		if f.batch() {
+			var b journalBatch
+			if json.Unmarshal(data, &b) == nil {
+				out = append(out, b.Runs...)
+			}
+			continue
+		}
+		var j Journal
+		if json.Unmarshal(data, &j) == nil && j.ID == f.first {
+			out = append(out, j)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
 }

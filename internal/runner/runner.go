@@ -135,6 +135,9 @@ type Options struct {
 	// Environ is core's environment, which a run reads once when it
 	// starts (nil: os.Environ()).
 	Environ []string
+	// Shard and ShardPlan go into every journal: the CI shard this run is
+	// ("2/4") and its plan's digest (package shard). Empty outside CI.
+	Shard, ShardPlan string
 }
 
 // Where a target's result came from, as journals, events and results say.
@@ -637,6 +640,7 @@ func (r *Runner) journal(n *node, id string, start time.Time, status string) *Jo
 	return &Journal{
 		ID: id, Target: n.t.ID(), Argv: n.t.Run, Dir: n.p.Path, Status: status, Start: start.UTC(),
 		CacheKey: n.key, Trigger: trigger, PID: os.Getpid(), PIDStart: selfStart(), EnvMode: r.opts.EnvMode,
+		Shard: r.opts.Shard, ShardPlan: r.opts.ShardPlan,
 	}
 }
 

@@ -264,7 +264,9 @@ type Run struct {
 	// Where its result came from: built (its command ran), local (this
 	// machine's build cache) or remote (the shared cache). Empty while it
 	// runs, and for runs recorded before core said.
-	From          string `protobuf:"bytes,10,opt,name=from,proto3" json:"from,omitempty"`
+	From string `protobuf:"bytes,10,opt,name=from,proto3" json:"from,omitempty"`
+	// The CI shard that ran it ("2/4", core run --shard); empty otherwise.
+	Shard         string `protobuf:"bytes,11,opt,name=shard,proto3" json:"shard,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -369,6 +371,13 @@ func (x *Run) GetFrom() string {
 	return ""
 }
 
+func (x *Run) GetShard() string {
+	if x != nil {
+		return x.Shard
+	}
+	return ""
+}
+
 var File_core_viewer_v1alpha1_viewer_proto protoreflect.FileDescriptor
 
 const file_core_viewer_v1alpha1_viewer_proto_rawDesc = "" +
@@ -386,7 +395,7 @@ const file_core_viewer_v1alpha1_viewer_proto_rawDesc = "" +
 	"\x04argv\x18\x02 \x03(\tR\x04argv\x12\x16\n" +
 	"\x06output\x18\x03 \x01(\tR\x06output\x12)\n" +
 	"\x10output_truncated\x18\x04 \x01(\bR\x0foutputTruncated\x12\x10\n" +
-	"\x03dir\x18\x05 \x01(\tR\x03dir\"\xbc\x02\n" +
+	"\x03dir\x18\x05 \x01(\tR\x03dir\"\xd2\x02\n" +
 	"\x03Run\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06target\x18\x02 \x01(\tR\x06target\x12\x16\n" +
@@ -399,7 +408,8 @@ const file_core_viewer_v1alpha1_viewer_proto_rawDesc = "" +
 	"\tcache_key\x18\b \x01(\tR\bcacheKey\x12\x18\n" +
 	"\atrigger\x18\t \x01(\tR\atrigger\x12\x12\n" +
 	"\x04from\x18\n" +
-	" \x01(\tR\x04from2\xbf\x01\n" +
+	" \x01(\tR\x04from\x12\x14\n" +
+	"\x05shard\x18\v \x01(\tR\x05shard2\xbf\x01\n" +
 	"\rViewerService\x12Y\n" +
 	"\bListRuns\x12%.core.viewer.v1alpha1.ListRunsRequest\x1a&.core.viewer.v1alpha1.ListRunsResponse\x12S\n" +
 	"\x06GetRun\x12#.core.viewer.v1alpha1.GetRunRequest\x1a$.core.viewer.v1alpha1.GetRunResponseBFZDgithub.com/corehq/core/proto/gen/core/viewer/v1alpha1;viewerv1alpha1b\x06proto3"
