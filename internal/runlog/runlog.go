@@ -413,6 +413,7 @@ type journalHead struct {
 	End        time.Time `json:"end"`
 	CacheHit   bool      `json:"cache_hit"`
 	CacheKey   string    `json:"cache_key"`
+	From       string    `json:"from"`
 	Trigger    string    `json:"trigger"`
 	Err        string    `json:"error"`
 	PID        int       `json:"pid"`
@@ -426,7 +427,7 @@ type journalHead struct {
 
 func (h journalHead) journal() Journal {
 	return Journal{ID: h.ID, Target: h.Target, Argv: h.Argv, Dir: h.Dir, Status: h.Status,
-		ExitCode: h.ExitCode, Start: h.Start, End: h.End, CacheHit: h.CacheHit, CacheKey: h.CacheKey,
+		ExitCode: h.ExitCode, Start: h.Start, End: h.End, CacheHit: h.CacheHit, CacheKey: h.CacheKey, From: h.From,
 		Trigger: h.Trigger, Err: h.Err, PID: h.PID, PIDStart: h.PIDStart,
 		ChildPID: h.ChildPID, ChildStart: h.ChildStart, Shard: h.Shard, ShardPlan: h.ShardPlan, Truncated: h.Truncated}
 }

@@ -117,3 +117,19 @@ func TestWriteAllWritesEveryJournalReadableByItsID(t *testing.T) {
 		t.Errorf("WriteAll of none: %v", err)
 	}
 }
+
+func TestAListedJournalSaysWhereItsResultCameFrom(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	j := &Journal{ID: NewID(now), Target: "a:build", Status: StateSucceeded, Start: now.UTC(), CacheHit: true, From: "remote", Shard: "2/4"}
+	if err := Write(dir, j); err != nil {
+		t.Fatal(err)
+	}
+	list, err := List(dir, 0, "")
+	if err != nil || len(list) != 1 || list[0].From != "remote" || list[0].Shard != "2/4" {
+		t.Errorf("List = %+v, %v; want from remote, shard 2/4", list, err)
+	}
+}
