@@ -65,13 +65,14 @@ var (
 	fullLimits         = listLimits{def: 20, max: 200}            // read_diff's files, mode full
 	runLimits          = listLimits{def: 20, max: 200}            // list_runs
 	jobLimits          = listLimits{def: 50, max: 200}            // list_session_jobs
+	ciLimits           = listLimits{def: 50, max: 500}            // read_ci_report's targets
 	agentInsightLimits = listLimits{def: 10, max: MaxInsightRows} // insight's rows per list
 )
 
 // PageWords says the agent's pages in words, for the tools' descriptions
 // (handlers/mcp_tools.go), from the limits above: a description cannot
 // drift from what the backend applies.
-var PageWords = struct{ Graph, Edges, Symbols, Affected, Summary, Full, Runs, Jobs, Insight string }{
+var PageWords = struct{ Graph, Edges, Symbols, Affected, Summary, Full, Runs, Jobs, Insight, CI string }{
 	Graph:    graphLimits.words("nodes a page"),
 	Edges:    edgeLimits.words("edges a page"),
 	Symbols:  symbolLimits.words("declarations a page"),
@@ -81,6 +82,7 @@ var PageWords = struct{ Graph, Edges, Symbols, Affected, Summary, Full, Runs, Jo
 	Runs:     runLimits.words("runs a page"),
 	Jobs:     jobLimits.words("jobs a page"),
 	Insight:  agentInsightLimits.words("rows per list"),
+	CI:       ciLimits.words("targets a page"),
 }
 
 // words is "200 nodes a page (limit up to 400)".

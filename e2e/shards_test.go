@@ -343,6 +343,38 @@ func TestFourShardsRunTheAffectedSetOnceAndReportItAsOne(t *testing.T) {
 		if err := xml.Unmarshal(data, &x); err != nil || x.Failures != 1 || x.Tests != len(selected) {
 			t.Errorf("JUnit: %v, %+v\n%s", err, x, data)
 		}
+
+		// An agent reads the same report over MCP, from the artifacts
+		// downloaded into the workspace; a directory out of it is refused.
+		if out, err := exec.Command("cp", "-a", failing, filepath.Join(ws, "ci-artifacts")).CombinedOutput(); err != nil {
+			t.Fatalf("cp -a: %v\n%s", err, out)
+		}
+		if err := os.Symlink(t.TempDir(), filepath.Join(ws, "ci-out")); err != nil {
+			t.Fatal(err)
+		}
+		s := startServer(t, ws)
+		_, tok := createMCPToken(t, ws)
+		cs := connectMCP(t, s, tok, "")
+		var page struct {
+			Failed  bool `json:"failed"`
+			Targets []struct {
+				Target, Status, Shard, Output string
+			} `json:"targets"`
+			Total int `json:"total"`
+		}
+		out := callTool(t, cs, "read_ci_report", map[string]any{"dirs": []string{"ci-artifacts"}}, false)
+		if err := json.Unmarshal([]byte(out), &page); err != nil {
+			t.Fatalf("read_ci_report: %v: %s", err, out)
+		}
+		if !page.Failed || page.Total != len(rep.Targets) || len(page.Targets) == 0 || page.Targets[0].Target != "svc3a:test" ||
+			page.Targets[0].Status != "failed" || page.Targets[0].Shard == "" || !strings.Contains(page.Targets[0].Output, "FAIL: the answer is not 42") {
+			t.Errorf("read_ci_report does not lead with the failure, its shard and its output: %s", out)
+		}
+		for _, dir := range []string{"../", "ci-out", "/tmp"} {
+			if out := callTool(t, cs, "read_ci_report", map[string]any{"dirs": []string{dir}}, true); !strings.Contains(out, "dirs:") {
+				t.Errorf("read_ci_report of %s: %s", dir, out)
+			}
+		}
 	})
 }
 

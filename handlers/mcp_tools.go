@@ -155,6 +155,11 @@ type listRunsIn struct {
 	page
 }
 
+type ciReportIn struct {
+	Dirs []string `json:"dirs" jsonschema:"directories inside the workspace, relative to its root, where a CI run's shards' run journals were downloaded (their .core/runs)"`
+	page
+}
+
 type insightIn struct {
 	Lens    string `json:"lens,omitempty" jsonschema:"one lens; empty: all five"`
 	Window  string `json:"window,omitempty" jsonschema:"90d, 1y (default), all, or a number of days such as 30d"`
@@ -272,6 +277,12 @@ func addTools(s *mcp.Server, b *backend.Backend, scope backend.MCPScope) []toolI
 		enums:  map[string][]string{"status": runStates}},
 		func(ctx context.Context, in listRunsIn) (backend.RunList, error) {
 			return b.Runs.ListRuns(in.Target, in.Status, in.request())
+		})
+	add(r, toolInfo{name: "read_ci_report", title: "Read a CI run's report", set: setRead, effect: reads,
+		desc:   "A CI run split across shards (core run --shard I/N), gathered from the shards' run journals the workflow saved: whether it fails and why, each shard's counts, and its targets, the failed ones first with the shard that ran them, their exit code and the end of their output; read_run reads a local run.",
+		budget: backend.PageWords.CI + ", each failure's output cut to its last 8 KB"},
+		func(ctx context.Context, in ciReportIn) (backend.CIReportPage, error) {
+			return b.Runs.ReadCIReport(in.Dirs, in.request())
 		})
 	add(r, toolInfo{name: "insight", title: "What the history says", set: setRead, effect: reads,
 		desc:   "The repository's history as lenses: hotspots (files changed often and complex), affinity (files and projects that change together, hidden couplings), ownership (who knows what, bus factor), trend (activity per project), volatility (targets whose result flips for the same key).",
