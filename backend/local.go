@@ -434,9 +434,12 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 }
 
 // TuneGC lets the indexers of this process set the garbage collector's
-// target while they index (setGC is debug.SetGCPercent): the process's
+// target and the soft memory limit while they index (setGC is
+// debug.SetGCPercent, setLimit debug.SetMemoryLimit): the process's
 // owner, main, says so, since it changes the whole process.
-func TuneGC(setGC func(percent int) int) { live.SetGC = setGC }
+func TuneGC(setGC func(percent int) int, setLimit func(limit int64) int64) {
+	live.GC = index.GC{Percent: setGC, Limit: setLimit}
+}
 
 // ReportIndexing tells report of each index pass a command makes (the
 // server's own say so in its log): it is called as the pass starts, with

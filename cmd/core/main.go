@@ -26,7 +26,7 @@ var version = "dev"
 func main() {
 	// An index pass collects less often while it runs (its heap is
 	// mostly what it keeps); this process is the CLI's to tune.
-	backend.TuneGC(debug.SetGCPercent)
+	backend.TuneGC(debug.SetGCPercent, debug.SetMemoryLimit)
 	// A command waiting on a long index pass says so, on a terminal.
 	backend.ReportIndexing(indexingNote(os.Stderr, isatty.IsTerminal(os.Stderr.Fd()), 2*time.Second, 500*time.Millisecond))
 	root := newRootCmd()

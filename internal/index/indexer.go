@@ -46,7 +46,7 @@ type Indexer struct {
 	lockPath string
 	rule     *ignore.Rule
 	maxSize  int64
-	setGC    func(int) int // Options.SetGC
+	gc       GC // Options.GC
 
 	mu     sync.Mutex
 	ws     *workspace.Workspace
@@ -96,12 +96,22 @@ type Options struct {
 	Rule *ignore.Rule
 	// MaxFileSize skips larger files with a diagnostic.
 	MaxFileSize int64
-	// SetGC sets the garbage collector's target percentage and answers
-	// the one before (debug.SetGCPercent): a pass asks for less frequent
-	// collections while it runs and restores the setting after. It is the
-	// process owner's to give (main, the server); nil leaves the process
-	// alone, as a library should.
-	SetGC func(percent int) int
+	// GC is what a pass may do to the process's garbage collector. It is
+	// the process owner's to give (main, the server); its zero value
+	// leaves the process alone, as a library should.
+	GC GC
+}
+
+// GC is the process's garbage collector, as its owner lets an indexer
+// tune it: a pass asks for less frequent collections while it runs, and
+// restores the settings after.
+type GC struct {
+	// Percent sets the collector's target percentage and answers the one
+	// before (debug.SetGCPercent).
+	Percent func(percent int) int
+	// Limit sets the soft memory limit and answers the one before; a
+	// negative limit only reads it (debug.SetMemoryLimit).
+	Limit func(limit int64) int64
 }
 
 // New returns the indexer of the workspace at root, caching in cacheDir.
@@ -110,7 +120,7 @@ func New(root, cacheDir string, o Options) *Indexer {
 	if o.Rule == nil {
 		o.Rule = ignore.New(root, cacheDir)
 	}
-	return &Indexer{root: root, store: store{dir: dir}, lockPath: cachedir.IndexLock(cacheDir), rule: o.Rule, maxSize: o.MaxFileSize, setGC: o.SetGC}
+	return &Indexer{root: root, store: store{dir: dir}, lockPath: cachedir.IndexLock(cacheDir), rule: o.Rule, maxSize: o.MaxFileSize, gc: o.GC}
 }
 
 // Rule is what the index skips as not the workspace's source.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -40,7 +41,7 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 	// A warm or small pass keeps most of what it allocates (the records,
 	// the graph), so the collections while its heap grows find little:
 	// fewer of them are cheaper (BENCHMARKS.md, "Knowledge graph").
-	setGC := ix.setGC
+	setGC := ix.gc.Percent
 	if setGC == nil {
 		setGC = func(int) int { return 0 }
 	} else {
@@ -87,8 +88,12 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 	if len(todo) > bigPass {
 		// A big pass allocates a lot and keeps little: collecting less
 		// often trades some peak memory for CPU. The deferred call above
-		// restores the caller's setting.
+		// restores the caller's setting. The heap is held to twice what
+		// is live (at least heapFloor), not to gcBigPass times it.
 		setGC(gcBigPass)
+		if ix.gc.Percent != nil && ix.gc.Limit != nil {
+			defer boundHeap(ix.gc.Limit)()
+		}
 	}
 	ix.prog.toParse.Store(int64(len(todo)))
 	ix.prog.phase.Store(int32(PhaseParsing))
@@ -166,12 +171,56 @@ const keepWritten = time.Minute
 // garbage collector for throughput.
 const bigPass = 2000
 
-// The collector's targets a pass asks for (Options.SetGC): a pass, and a
+// The collector's targets a pass asks for (Options.GC): a pass, and a
 // big one.
 const (
 	gcPass    = 400
 	gcBigPass = 1000
 )
+
+// heapFloor is the soft memory limit a big pass keeps at least: below it
+// the collector runs as seldom as gcBigPass lets it.
+const heapFloor = 200 << 20
+
+// boundHeap holds the process's memory to twice the live heap, and at
+// least heapFloor, while a big pass runs: with the collector's target at
+// gcBigPass, the heap would otherwise grow to ten times a large live set
+// before a collection (on Go's own source, 600 MB of RSS for 125 MB live;
+// BENCHMARKS.md, issue 36). It reads the live heap every 100 ms, never
+// raises a limit the process already had, and restores that limit when
+// the returned func is called.
+func boundHeap(setLimit func(int64) int64) (restore func()) {
+	prev := setLimit(-1)
+	limit := func() int64 {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(sample)
+		live := int64(0)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			live = int64(sample[0].Value.Uint64())
+		}
+		return min(prev, max(heapFloor, 7*live/4))
+	}
+	setLimit(limit())
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				setLimit(limit())
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		setLimit(prev)
+	}
+}
 
 // Update re-indexes only the given paths (relative, slash-separated):
 // changed files are re-parsed, vanished ones dropped, new directories

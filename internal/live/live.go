@@ -127,10 +127,11 @@ type diagnostic struct{ err error }
 // ErrNoGraph is returned before the first good build.
 var ErrNoGraph = errors.New("the workspace has no graph yet")
 
-// SetGC is what an indexer of this process may do to the garbage
-// collector (index.Options.SetGC): nothing, unless the process's owner
-// (main, the server) says debug.SetGCPercent before it indexes.
-var SetGC func(percent int) int
+// GC is what an indexer of this process may do to the garbage collector
+// (index.Options.GC): nothing, unless the process's owner (main, the
+// server) gives debug.SetGCPercent and debug.SetMemoryLimit before it
+// indexes.
+var GC index.GC
 
 // NewIndexer returns the indexer a workspace uses, caching in cacheDir
 // ("" is root/.core).
@@ -138,7 +139,7 @@ func NewIndexer(root, cacheDir string) *index.Indexer {
 	if cacheDir == "" {
 		cacheDir = filepath.Join(root, ignore.DefaultCacheDir)
 	}
-	return index.New(root, cacheDir, index.Options{Rule: ignore.New(root, cacheDir), SetGC: SetGC})
+	return index.New(root, cacheDir, index.Options{Rule: ignore.New(root, cacheDir), GC: GC})
 }
 
 // New indexes the workspace at root (warm from cacheDir when it can). A

@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -62,6 +63,7 @@ func main() {
 	n := flag.Int("n", 30, "update/symbols: iterations")
 	gap := flag.Duration("gap", 0, "update: pause between edits (not timed), like the driver's spacing")
 	all := flag.Bool("all", false, "update: print every latency in order")
+	mem := flag.String("memprofile", "", "cold/warm: write the heap profile taken at the largest live heap seen (sampled every 50 ms)")
 	flag.Parse()
 	root, err := filepath.Abs(*wsDir)
 	check(err)
@@ -89,6 +91,8 @@ func main() {
 		}
 		runtime.GC()
 		stop := profile()
+		stopMem := peakHeap(*mem)
+		defer stopMem()
 		// A warm build is a few ms: -n repeats it so that a profile has
 		// samples; the time printed is the mean.
 		reps := 1
@@ -432,5 +436,51 @@ func owner(root string) {
 			check(fmt.Errorf("%s disagrees with graph.OwnerOf", c.name))
 		}
 		fmt.Printf("| %s | %d paths × %d projects | %s per pass | %.1f MB |\n", c.name, len(paths), len(ws.Projects), ms(d), float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e6)
+	}
+}
+
+// peakHeap samples the live heap every 50 ms and keeps the heap profile
+// of the largest it saw, written to file when the returned func is
+// called (with the largest live heap and the process's peak RSS).
+func peakHeap(file string) func() {
+	if file == "" {
+		return func() {}
+	}
+	var best []byte
+	var bestLive uint64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if live := sample[0].Value.Uint64(); live > bestLive*11/10 {
+				var buf bytes.Buffer
+				if pprof.Lookup("heap").WriteTo(&buf, 0) == nil {
+					best, bestLive = buf.Bytes(), live
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		check(os.WriteFile(file, best, 0o644))
+		status, _ := os.ReadFile("/proc/self/status")
+		hwm := ""
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmHWM:") {
+				hwm = strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
+			}
+		}
+		fmt.Printf("largest live heap seen: %.1f MB; peak RSS %s\n", float64(bestLive)/1e6, hwm)
 	}
 }

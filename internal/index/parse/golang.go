@@ -272,7 +272,11 @@ func (s *refSet) list() []Ref {
 		out[w] = r
 		w++
 	}
-	return out[:w:w]
+	// A copy of exactly the kept refs: the collected array holds every
+	// use (and append's slack), and the record lives until the pass
+	// assembles the graph; on Go's own source the arrays were half of the
+	// largest live heap (BENCHMARKS.md, issue 36).
+	return slices.Clone(out[:w])
 }
 
 // isPredeclared reports whether name is one of Go's predeclared
