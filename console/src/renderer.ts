@@ -9,7 +9,7 @@
 // (sigma's own label grid lets neighbouring cells collide).
 
 import Sigma from 'sigma';
-import { EdgeLineProgram, drawDiscNodeHover } from 'sigma/rendering';
+import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover } from 'sigma/rendering';
 import type { Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { MultiDirectedGraph } from 'graphology';
 import { SnapshotPan } from './pan';
@@ -24,6 +24,8 @@ export interface NodeAttrs {
   label: string;
   kind: string;
   zIndex?: number;
+  /** The sigma program that draws it: 'point' for the many small nodes of an open project (default: a disc). */
+  type?: string;
 }
 
 export interface EdgeAttrs {
@@ -97,6 +99,13 @@ export class Renderer {
       // 'thin': one-pixel GL lines, far cheaper than the default quads,
       // for graphs with very many edges, and of one width at any zoom.
       edgeProgramClasses: { thin: EdgeLineProgram },
+      // 'point': a node as one GL point, not an instanced triangle. The
+      // browser tests' software WebGL (SwiftShader) draws instances one by
+      // one at a cost per node; an open project's thousands of files drew
+      // many times slower as triangles than as points (BENCHMARKS.md,
+      // Explorer). A point is clipped by its centre, which a small node
+      // leaving the screen does not show.
+      nodeProgramClasses: { point: NodePointProgram },
       // A hover draws the node and its label in a box, over other labels.
       defaultDrawNodeHover: (ctx, data, settings) => drawDiscNodeHover(ctx, { ...data, label: data.label || null }, settings),
       minCameraRatio: 0.005,
@@ -323,11 +332,12 @@ export class Renderer {
 
   /** sortOrder ranks the graph's nodes for labels: the biggest first, then by id. */
   private sortOrder(): void {
-    const ids = this.graph.nodes();
-    const size = new Map<string, number>();
-    for (const id of ids) size.set(id, this.graph.getNodeAttribute(id, 'size') + (this.graph.getNodeAttribute(id, 'kind') === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100);
-    ids.sort((a, b) => size.get(b)! - size.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
-    this.order = ids;
+    const ranked: Array<{ id: string; score: number }> = [];
+    this.graph.forEachNode((id, a) => {
+      ranked.push({ id, score: a.size + (a.kind === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100 });
+    });
+    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.order = ranked.map((r) => r.id);
     this.orderStale = false;
   }
 
