@@ -62,6 +62,8 @@ const DIM_NODE = '#e3e6eb';
 const DIM_EDGE = '#eef0f3';
 const PAINT = '#d7263d';
 const LIST_CAP = 100;
+/** The target view's layered layout, in graph units per step of layeredLayout. */
+const LAYER_SCALE = 12;
 /** An open project draws the edges among what it holds up to this many (levelEdges). */
 export const INNER_EDGE_CAP = 1500;
 
@@ -231,7 +233,7 @@ export class Explorer {
         const pos = layeredLayout(data.nodes.map((n) => n.id), data.edges.map((e) => [e.source, e.target] as const));
         for (const id of pending) {
           const p = pos.get(id);
-          if (p) this.graph.mergeNodeAttributes(id, { x: p.x * 12, y: p.y * 12 });
+          if (p) this.graph.mergeNodeAttributes(id, { x: p.x * LAYER_SCALE, y: p.y * LAYER_SCALE });
         }
       } else if (allNew || pending.length > this.graph.order / 2) {
         const pos = seedPositions(data.nodes, data.edges);
@@ -260,6 +262,8 @@ export class Explorer {
     if (this.renderer) {
       this.renderer.setLevel('all');
       this.renderer.tune(this.graph.order, this.graph.size, view === 'targets');
+      // Neighbours in a row of the layered layout are LAYER_SCALE apart.
+      this.renderer.setLabelRoom(view === 'targets' ? LAYER_SCALE : null);
       this.renderer.setForcedLabels(this.forcedLabels());
       if (fresh) this.renderer.resetCamera();
       this.renderer.refresh();
@@ -348,6 +352,15 @@ export class Explorer {
 
   // ---- rendering --------------------------------------------------------
 
+  /**
+   * prepare sets the renderer up (its WebGL contexts and programs, a good
+   * part of the first view's cost in software WebGL) while the page waits
+   * for the graph it will draw.
+   */
+  prepare(): void {
+    this.ensureRenderer();
+  }
+
   private ensureRenderer(): void {
     if (this.renderer || this.rendererFailed) return;
     const reason = webglAvailable() ? '' : 'WebGL is not available in this browser, so the graph cannot be drawn; search, legend and details still work.';
@@ -359,6 +372,7 @@ export class Explorer {
           click: (n) => this.clicked(n),
           doubleClick: (n) => this.setFocus(n),
           clickStage: (at) => this.clickedStage(at),
+          busy: () => this.layoutRunning,
         });
         return;
       } catch (e) {
@@ -519,8 +533,8 @@ export class Explorer {
       this.graph.updateEachNodeAttributes((id, a) => {
         const p = pos.get(id);
         if (p) {
-          a.x = p.x * 12;
-          a.y = p.y * 12;
+          a.x = p.x * LAYER_SCALE;
+          a.y = p.y * LAYER_SCALE;
         }
         return a;
       });
@@ -793,6 +807,7 @@ export class Explorer {
     this.ensureRenderer();
     if (this.renderer) {
       this.renderer.setLevel('projects');
+      this.renderer.setLabelRoom(null);
       this.renderer.tune(this.graph.order, this.graph.size, false);
       this.renderer.setCompounds(this.compoundList());
       this.renderer.setForcedLabels(this.forcedLabels());
@@ -901,7 +916,7 @@ export class Explorer {
     this.level = 'projects';
     this.renderer?.unfreezeFrame();
     this.renderProjects(false);
-    this.renderer?.sigma.getCamera().setState(f.camera);
+    this.renderer?.jump(f.camera);
     if (this.selected && !this.graph.hasNode(this.selected)) this.selected = null;
     this.renderDetails();
   }
