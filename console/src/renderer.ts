@@ -86,6 +86,8 @@ export class Renderer {
   private measure: CanvasRenderingContext2D | null = null;
   private level: 'projects' | 'all' = 'all';
   private labelRoom: number | null = null;
+  /** The settings tune last gave sigma. */
+  private tuned = '';
 
   constructor(
     private readonly container: HTMLElement,
@@ -177,12 +179,20 @@ export class Renderer {
     // zoomed in (or hovered); the project level's circles are labelled
     // once they are a few pixels wide.
     this.labelThreshold = projects ? 4 : order <= 300 ? 1 : 7;
+    const hideEdgesOnMove = size > 2000;
+    const hideLabelsOnMove = order > 2000;
+    const defaultEdgeType = projects || size > 20000 ? 'thin' : arrows ? 'arrow' : 'line';
+    // Settings that change nothing are not set again: sigma answers each
+    // setSettings by indexing the whole graph again.
+    const key = `${hideEdgesOnMove} ${hideLabelsOnMove} ${defaultEdgeType} ${projects}`;
+    if (key === this.tuned) return;
+    this.tuned = key;
     this.sigma.setSettings({
       // While the camera moves, edges and labels of a big graph are left
       // out: panning and zooming stay fluid, and they return when it stops.
-      hideEdgesOnMove: size > 2000,
-      hideLabelsOnMove: order > 2000,
-      defaultEdgeType: projects || size > 20000 ? 'thin' : arrows ? 'arrow' : 'line',
+      hideEdgesOnMove,
+      hideLabelsOnMove,
+      defaultEdgeType,
       // The project level's sizes are radii in graph units, so that a
       // file stays inside its folder's circle at every zoom.
       itemSizesReference: projects ? 'positions' : 'screen',
