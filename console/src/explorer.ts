@@ -352,15 +352,6 @@ export class Explorer {
 
   // ---- rendering --------------------------------------------------------
 
-  /**
-   * prepare sets the renderer up (its WebGL contexts and programs, a good
-   * part of the first view's cost in software WebGL) while the page waits
-   * for the graph it will draw.
-   */
-  prepare(): void {
-    this.ensureRenderer();
-  }
-
   private ensureRenderer(): void {
     if (this.renderer || this.rendererFailed) return;
     const reason = webglAvailable() ? '' : 'WebGL is not available in this browser, so the graph cannot be drawn; search, legend and details still work.';

@@ -515,9 +515,7 @@ async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
     if (flavor === 'knowledge') {
       // The status says how big the graph is; the project level is cheap
       // to have at hand either way.
-      const answers = Promise.all([s.api.status(), s.api.projects()]);
-      explorer.prepare();
-      const [status, projects] = await answers;
+      const [status, projects] = await Promise.all([s.api.status(), s.api.projects()]);
       if (s.expired || flavor !== s.flavor) return false;
       if (s.level === null) s.level = status.nodes > PROJECT_LEVEL_ABOVE && projects.nodes.length > 0 ? 'projects' : 'all';
       applyStatus(status);
@@ -533,13 +531,11 @@ async function liveLoad(s: LiveSession, keep: boolean): Promise<boolean> {
       if (activeQuery) runSearch(activeQuery, true);
       return true;
     }
-    const answers = Promise.all([
+    const [graph, status, plan] = await Promise.all([
       s.api.graph(flavor),
       s.api.status(),
       flavor === 'targets' ? s.api.plan().catch((e: unknown) => (e instanceof ApiError && e.kind === 'unauthorized' ? Promise.reject(e) : null)) : null,
     ]);
-    explorer.prepare();
-    const [graph, status, plan] = await answers;
     if (s.expired || flavor !== s.flavor) return false;
     if (plan) {
       const states = new Map(plan.nodes.filter((n) => n.state).map((n) => [n.id, n.state!]));
@@ -683,7 +679,9 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   els.viewReview.disabled = false;
   els.viewAttention.disabled = false;
   els.viewInsight.disabled = false;
+  void attention.load();
   show(els.shareButton, true);
+  void sharePanel.refresh();
   setViewButtons(flavor === 'targets' ? 'targets' : 'knowledge', false);
   levelChoice = (l) => {
     if (s.expired || l === s.level) return;
@@ -705,12 +703,7 @@ async function startLive(credential: Credential | null, flavor: Flavor): Promise
   };
 
   await liveLoad(s, false);
-  if (s.expired) return;
-  // The attention count and the share list after the graph: their
-  // requests and drawing would otherwise come before the first view's.
-  void attention.load();
-  void sharePanel.refresh();
-  s.events.start();
+  if (!s.expired) s.events.start();
 }
 
 // ---- boot ---------------------------------------------------------------
