@@ -42,9 +42,10 @@ type label struct {
 // and no two boxes overlap.
 func labelsDoNotOverlap(t *testing.T, b *browser) []label {
 	t.Helper()
-	// A camera that moves (a fit after a click) draws no labels until it
-	// rests.
-	b.waitFor(t, `window.__core.labels.length > 0`)
+	// Labels of a frame at rest, drawn after the last change: a camera
+	// still moving (a fit after a click) or a layout still running draws
+	// labels that are about to change, or none.
+	b.waitFor(t, `window.__core.settled && window.__core.labels.length > 0`)
 	ls := eval[[]label](t, b, `window.__core.labels`)
 	if len(ls) == 0 {
 		t.Fatal("no label drawn")
@@ -184,8 +185,13 @@ func TestBrowserOnCoresOwnRepository(t *testing.T) {
 	t.Run("a focus from a result shows its neighbourhood, and Esc goes back", func(t *testing.T) {
 		b.run(t, chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll('#results li')].find(li => li.querySelector('.node-link').title === 'file:cmd/core/main.go').querySelector('.node-focus').click()`))
 		b.waitFor(t, `document.querySelector('#status-text').textContent.startsWith('focus: file:cmd/core/main.go')`)
-		b.waitFor(t, `!document.querySelector('#status-line').textContent.includes('layout running')`)
+		// The focus's own frame at rest: its layout done, and no camera
+		// move begun by the click before it (the result's centring) still
+		// going on.
 		labelsDoNotOverlap(t, b)
+		if !eval[bool](t, b, `(() => { const p = window.__core.where('file:cmd/core/main.go'), r = document.querySelector('#graph').getBoundingClientRect(); return !!p && p.x >= r.left && p.x <= r.right && p.y >= r.top && p.y <= r.bottom; })()`) {
+			t.Errorf("the focus's root is not in view (camera %v)", eval[map[string]float64](t, b, `window.__core.camera`))
+		}
 		b.run(t, chromedp.KeyEvent("\x1b"))
 		b.waitFor(t, `document.querySelector('#status-text').textContent.includes('projects of')`)
 	})

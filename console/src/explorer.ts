@@ -26,7 +26,7 @@ import { Renderer, webglAvailable, type Compound, type EdgeAttrs, type ExplorerG
 import type { Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import { h, show } from './dom';
 import { symbolDefinition } from './symbol';
-import { holdsTotal, owned, packLayout, projectLabel, shownEdges, type Circle } from './levels';
+import { holdsTotal, owned, packLayout, projectLabel, shownEdges, type Circle, type ProjectPack } from './levels';
 import { uniqueNames } from './labels';
 import { core } from './core';
 
@@ -62,6 +62,10 @@ const DIM_NODE = '#e3e6eb';
 const DIM_EDGE = '#eef0f3';
 const PAINT = '#d7263d';
 const LIST_CAP = 100;
+/** The target view's layered layout, in graph units per step of layeredLayout. */
+const LAYER_SCALE = 12;
+/** An open project draws the edges among what it holds up to this many (levelEdges). */
+export const INNER_EDGE_CAP = 1500;
 
 /** Neighbour is a node at the other end of an edge, with the edge's via when it has one. */
 interface Neighbour {
@@ -117,6 +121,11 @@ export class Explorer {
   private source: LevelSource | null = null;
   private projectData: GraphData | null = null;
   private readonly contents = new Map<string, GraphData>();
+  /** What each answer of contents owns, and each open project's packing (packed once per answer). */
+  private readonly ownedOf = new WeakMap<GraphData, GNode[]>();
+  private readonly packs = new Map<string, ProjectPack>();
+  /** Open projects whose inner edges are left out, with how many (levelEdges). */
+  private readonly thinned = new Map<string, number>();
   private circles = new Map<string, Circle>();
   private totalNodes = 0;
   private expanding = new Set<string>();
@@ -224,7 +233,7 @@ export class Explorer {
         const pos = layeredLayout(data.nodes.map((n) => n.id), data.edges.map((e) => [e.source, e.target] as const));
         for (const id of pending) {
           const p = pos.get(id);
-          if (p) this.graph.mergeNodeAttributes(id, { x: p.x * 12, y: p.y * 12 });
+          if (p) this.graph.mergeNodeAttributes(id, { x: p.x * LAYER_SCALE, y: p.y * LAYER_SCALE });
         }
       } else if (allNew || pending.length > this.graph.order / 2) {
         const pos = seedPositions(data.nodes, data.edges);
@@ -253,6 +262,8 @@ export class Explorer {
     if (this.renderer) {
       this.renderer.setLevel('all');
       this.renderer.tune(this.graph.order, this.graph.size, view === 'targets');
+      // Neighbours in a row of the layered layout are LAYER_SCALE apart.
+      this.renderer.setLabelRoom(view === 'targets' ? LAYER_SCALE : null);
       this.renderer.setForcedLabels(this.forcedLabels());
       if (fresh) this.renderer.resetCamera();
       this.renderer.refresh();
@@ -352,6 +363,7 @@ export class Explorer {
           click: (n) => this.clicked(n),
           doubleClick: (n) => this.setFocus(n),
           clickStage: (at) => this.clickedStage(at),
+          busy: () => this.layoutRunning,
         });
         return;
       } catch (e) {
@@ -512,8 +524,8 @@ export class Explorer {
       this.graph.updateEachNodeAttributes((id, a) => {
         const p = pos.get(id);
         if (p) {
-          a.x = p.x * 12;
-          a.y = p.y * 12;
+          a.x = p.x * LAYER_SCALE;
+          a.y = p.y * LAYER_SCALE;
         }
         return a;
       });
@@ -529,7 +541,15 @@ export class Explorer {
 
   select(id: string | null): void {
     this.selected = id && (this.graph.hasNode(id) || this.isCompound(id)) ? id : null;
-    if (this.level === 'projects' && !this.focusView) this.renderer?.setCompounds(this.compoundList());
+    if (this.level === 'projects' && !this.focusView) {
+      // A thinned project draws the selected node's own edges.
+      if (this.thinned.size > 0) {
+        this.syncLevelEdges();
+        this.baseEdges = this.graph.size;
+        this.renderStatus();
+      }
+      this.renderer?.setCompounds(this.compoundList());
+    }
     this.renderer?.setForcedLabels(this.forcedLabels());
     this.renderDetails();
     this.refresh();
@@ -622,6 +642,8 @@ export class Explorer {
     core.level = 'all';
     this.projectData = null;
     this.contents.clear();
+    this.packs.clear();
+    this.thinned.clear();
     this.circles.clear();
     this.found.clear();
     this.focusView = null;
@@ -697,28 +719,36 @@ export class Explorer {
    * puts it in the graph: collapsed projects and what expanded ones hold
    * are nodes, groups, folders and expanded projects are circles drawn
    * under them. fresh: a new view, with the camera reset.
+   *
+   * An open project is packed once per answer (this.packs), and the graph
+   * is changed in place: an opening adds its nodes and moves the others.
+   * Only when something leaves (a fold, a refresh) is the graph rebuilt,
+   * as sigma answers each node or edge dropped by indexing the whole
+   * graph again.
    */
   private renderProjects(fresh: boolean): void {
     const data = this.projectData;
     if (!data) return;
     const projects = data.nodes.filter((n) => n.kind === 'project');
     const inside = new Map<string, GNode[]>();
-    for (const [p, c] of this.contents) inside.set(p, owned(c, p));
-    this.circles = packLayout(projects, inside);
-    this.graph.clear();
-    this.raw.clear();
-    this.extraNodes.clear();
-    this.extraEdges.clear();
+    for (const [p, c] of this.contents) {
+      let l = this.ownedOf.get(c);
+      if (!l) this.ownedOf.set(c, (l = owned(c, p)));
+      inside.set(p, l);
+    }
+    this.circles = packLayout(projects, inside, this.packs);
     const leaves: GNode[] = [];
-    for (const l of inside.values()) leaves.push(...l);
+    for (const l of inside.values()) for (const n of l) leaves.push(n);
     const unique = uniqueNames(leaves);
     const byId = new Map<string, GNode>();
     for (const n of projects) byId.set(n.id, n);
-    for (const l of inside.values()) for (const n of l) byId.set(n.id, n);
+    for (const n of leaves) byId.set(n.id, n);
     let minX = Infinity;
     let maxX = -Infinity;
     let minY = Infinity;
     let maxY = -Infinity;
+    this.raw.clear();
+    const want = new Map<string, NodeAttrs>();
     for (const c of this.circles.values()) {
       minX = Math.min(minX, c.x - c.r);
       maxX = Math.max(maxX, c.x + c.r);
@@ -734,26 +764,41 @@ export class Explorer {
       if (c.role === 'project' && this.contents.has(n.name)) {
         // An expanded project is its circle; its node, where the
         // dependencies between projects end, sits on the circle's top.
-        this.graph.addNode(c.id, { x: c.x, y: c.y + c.r, size: Math.max(0.8, Math.min(3, c.r * 0.05)), color: kindColor('project'), label: '', kind: 'project', zIndex: c.depth });
+        want.set(c.id, { x: c.x, y: c.y + c.r, size: Math.max(0.8, Math.min(3, c.r * 0.05)), color: kindColor('project'), label: '', kind: 'project', zIndex: c.depth });
         continue;
       }
       const label = c.role === 'project' ? projectLabel(n) : (unique.get(n.id) ?? nodeLabel(n));
-      this.graph.addNode(c.id, { x: c.x, y: c.y, size: c.r, color: c.role === 'project' ? PROJECT_TINT : kindColor(n.kind), label, kind: n.kind, zIndex: c.depth });
+      const a: NodeAttrs = { x: c.x, y: c.y, size: c.r, color: c.role === 'project' ? PROJECT_TINT : kindColor(n.kind), label, kind: n.kind, zIndex: c.depth };
+      // What a project holds is drawn as points (cheap in software WebGL, see renderer.ts).
+      if (c.role === 'leaf') a.type = 'point';
+      want.set(c.id, a);
     }
-    const edges = [...data.edges];
-    for (const c of this.contents.values()) edges.push(...c.edges);
-    for (const e of shownEdges(edges, (id) => this.graph.hasNode(id))) {
-      const k = this.addEdge(e);
-      if (k) this.graph.mergeEdgeAttributes(k, { size: 1, color: LEVEL_EDGE });
+    // Something leaves: the graph is rebuilt (one event for sigma).
+    let rebuild = this.extraNodes.size > 0 || this.extraEdges.size > 0 || this.graph.order > want.size;
+    if (!rebuild) this.graph.forEachNode((id) => void (rebuild ||= !want.has(id)));
+    if (rebuild) {
+      this.graph.clear();
+      this.extraNodes.clear();
+      this.extraEdges.clear();
     }
+    for (const [id, a] of want) {
+      if (!this.graph.hasNode(id)) {
+        this.graph.addNode(id, a);
+        continue;
+      }
+      const o = this.graph.getNodeAttributes(id);
+      if (o.x !== a.x || o.y !== a.y || o.size !== a.size || o.color !== a.color || o.label !== a.label || o.kind !== a.kind || o.zIndex !== a.zIndex || o.type !== a.type) this.graph.replaceNodeAttributes(id, a);
+    }
+    if (this.selected && !this.graph.hasNode(this.selected) && !this.isCompound(this.selected)) this.selected = null;
+    this.syncLevelEdges();
     this.baseNodes = this.graph.order;
     this.baseEdges = this.graph.size;
-    if (this.selected && !this.graph.hasNode(this.selected) && !this.isCompound(this.selected)) this.selected = null;
     if (this.matches) this.matches = new Set([...this.matches].filter((id) => this.graph.hasNode(id)));
 
     this.ensureRenderer();
     if (this.renderer) {
       this.renderer.setLevel('projects');
+      this.renderer.setLabelRoom(null);
       this.renderer.tune(this.graph.order, this.graph.size, false);
       this.renderer.setCompounds(this.compoundList());
       this.renderer.setForcedLabels(this.forcedLabels());
@@ -773,6 +818,52 @@ export class Explorer {
     this.renderDetails();
     this.renderResults();
     this.renderStatus();
+  }
+
+  /**
+   * levelEdges are the edges the project level draws: the dependencies
+   * between projects, and the relations inside each open project, unless
+   * it holds more than INNER_EDGE_CAP of them. Those are left out (a line
+   * from each of thousands of files is a grey fog, and costs an opening
+   * as much as its nodes) but the selected node's own, which are drawn
+   * picked out. thinned counts what each project left out.
+   */
+  private levelEdges(): GEdge[] {
+    const data = this.projectData;
+    if (!data) return [];
+    const shown = (id: string) => this.graph.hasNode(id);
+    const out = shownEdges(data.edges, shown);
+    this.thinned.clear();
+    for (const [p, c] of this.contents) {
+      const all = shownEdges(c.edges, shown);
+      const inner = all.filter((e) => !e.source.startsWith('project:') && !e.target.startsWith('project:'));
+      if (inner.length <= INNER_EDGE_CAP) {
+        out.push(...all);
+        continue;
+      }
+      this.thinned.set(p, inner.length);
+      const sel = this.selected;
+      for (const e of all) if (e.source.startsWith('project:') || e.target.startsWith('project:') || e.source === sel || e.target === sel) out.push(e);
+    }
+    return out;
+  }
+
+  /**
+   * syncLevelEdges puts levelEdges in the graph: it adds what is missing,
+   * and when some edge must go (a new selection in a thinned project), it
+   * clears the edges and adds them again, one event for sigma instead of
+   * a whole re-index per edge dropped.
+   */
+  private syncLevelEdges(): void {
+    const edges = this.levelEdges();
+    const keys = new Set(edges.map(edgeKey));
+    let clear = false;
+    this.graph.forEachEdge((k) => void (clear ||= !keys.has(k)));
+    if (clear) this.graph.clearEdges();
+    for (const e of edges) {
+      const k = this.addEdge(e);
+      if (k) this.graph.mergeEdgeAttributes(k, { size: 1, color: LEVEL_EDGE });
+    }
   }
 
   /** refocus changes how far a focus reaches. */
@@ -816,7 +907,7 @@ export class Explorer {
     this.level = 'projects';
     this.renderer?.unfreezeFrame();
     this.renderProjects(false);
-    this.renderer?.sigma.getCamera().setState(f.camera);
+    this.renderer?.jump(f.camera);
     if (this.selected && !this.graph.hasNode(this.selected)) this.selected = null;
     this.renderDetails();
   }
@@ -1121,6 +1212,7 @@ export class Explorer {
       parts.push(`${projects} projects of ${this.totalNodes.toLocaleString('en-US')} nodes`);
       if (this.contents.size > 0) parts.push(`${this.contents.size} open: ${[...this.contents.keys()].join(', ')}`);
       parts.push(`${this.baseNodes} nodes, ${this.baseEdges} edges shown`);
+      for (const [p, n] of this.thinned) parts.push(`${n.toLocaleString('en-US')} edges inside ${p} not drawn (select a node for its own)`);
       if (this.expanding.size > 0) parts.push(`opening ${[...this.expanding].join(', ')}…`);
     } else {
       parts.push(`${this.baseNodes} nodes`, `${this.baseEdges} edges`);

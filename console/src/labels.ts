@@ -20,27 +20,30 @@ function pathOf(n: GNode): string {
  * are not in the map.
  */
 export function uniqueNames(nodes: Iterable<GNode>): Map<string, string> {
-  const items: Array<{ id: string; parts: string[] }> = [];
+  // Each item's tail is path.slice(from); a longer tail moves from back to
+  // the slash before it (no splitting: an opened project has thousands).
+  const items: Array<{ id: string; path: string; from: number }> = [];
   for (const n of nodes) {
     const p = pathOf(n);
-    if (p) items.push({ id: n.id, parts: p.split('/') });
+    if (p) items.push({ id: n.id, path: p, from: p.lastIndexOf('/') + 1 });
   }
   const out = new Map<string, string>();
   // Group by tails of growing length until each is alone.
   let pending = items;
-  for (let k = 1; pending.length > 0; k++) {
+  while (pending.length > 0) {
     const byTail = new Map<string, typeof items>();
     for (const it of pending) {
-      const tail = it.parts.slice(-k).join('/');
+      const tail = it.path.slice(it.from);
       let l = byTail.get(tail);
       if (!l) byTail.set(tail, (l = []));
       l.push(it);
     }
     const next: typeof items = [];
     for (const [tail, l] of byTail) {
-      if (l.length === 1 || l.every((it) => it.parts.length <= k)) {
+      if (l.length === 1 || l.every((it) => it.from === 0)) {
         for (const it of l) out.set(it.id, tail);
       } else {
+        for (const it of l) if (it.from > 0) it.from = it.path.lastIndexOf('/', it.from - 2) + 1;
         next.push(...l);
       }
     }

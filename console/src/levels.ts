@@ -94,6 +94,8 @@ interface Tree {
   dir?: string;
   role: Circle['role'];
   value?: number;
+  /** A radius fixed beforehand (a project packed on its own, a spiral of leaves). */
+  fixedR?: number;
   children?: Tree[];
 }
 
@@ -129,58 +131,144 @@ function dirTree(root: Tree, items: Array<{ dir: string; node: Tree }>, makeDir:
 }
 
 /**
+ * A project's inside, packed on its own around (0, 0): its folders and
+ * what it owns, with positions relative to the project's centre. An open
+ * project is packed once per answer of the server (ProjectPack.inside is
+ * that answer's owned nodes), and the project level only moves it.
+ */
+export interface ProjectPack {
+  /** The owned nodes it was packed from: a new answer is packed again. */
+  inside: readonly GNode[];
+  r: number;
+  circles: Circle[];
+}
+
+/** Golden angle: consecutive leaves of a spiral are this far apart around it. */
+const GOLDEN = Math.PI * (3 - Math.sqrt(5));
+/** Spiral scale: its nearest leaves (radius 1) are 2.6 apart, the gap d3's padding of 0.6 leaves. */
+const SPIRAL_STEP = 1.69;
+/** A folder of only leaves, this many or more, lays them on a spiral instead of packing them. */
+const SPIRAL_MIN = 12;
+/** Folders and projects pad their children by this much (groups by more). */
+const INNER_PADDING = 0.6;
+
+/** packTree packs a tree with d3 and returns its circles, relative to (0, 0), and the outer radius. */
+function packTree(tree: Tree, depth0: number, parent0: string, skip: string): { r: number; circles: Circle[] } {
+  // A folder holding only leaves, many of them, is packed as one circle
+  // and its leaves put on a sunflower spiral inside it: d3's front-chain
+  // packing costs about as much per leaf as all the rest of an opening,
+  // and equal circles need none of it.
+  const spirals = new Map<Tree, Tree[]>();
+  const strip = (t: Tree) => {
+    if (!t.children) return;
+    if (t.role !== 'group' && t.children.length >= SPIRAL_MIN && t.children.every((c) => !c.children)) {
+      spirals.set(t, t.children);
+      t.fixedR = SPIRAL_STEP * Math.sqrt(t.children.length - 0.5) + 1 + INNER_PADDING;
+      t.value = t.children.length;
+      t.children = undefined;
+      return;
+    }
+    for (const c of t.children) strip(c);
+  };
+  strip(tree);
+  const h = hierarchy(tree, (t) => t.children)
+    .sum((t) => (t.children ? 0 : (t.value ?? 1)))
+    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0) || (a.data.id < b.data.id ? -1 : 1));
+  const laid = pack<Tree>()
+    .size([0, 0])
+    .radius((n) => n.data.fixedR ?? Math.sqrt(n.value ?? 1))
+    .padding((n) => (n.data.role === 'group' ? 3 : INNER_PADDING))(h);
+  const out: Circle[] = [];
+  laid.each((n: HierarchyCircularNode<Tree>) => {
+    const parent = n.parent && n.parent.data.id !== skip ? n.parent.data.id : parent0;
+    if (n.data.id !== skip) out.push({ id: n.data.id, name: n.data.name, x: n.x, y: n.y, r: n.r, depth: depth0 + n.depth, role: n.data.role, parent });
+    const leaves = spirals.get(n.data);
+    if (!leaves) return;
+    n.data.children = leaves; // the tree is the caller's
+    leaves.forEach((l, i) => {
+      const d = SPIRAL_STEP * Math.sqrt(i + 0.5);
+      out.push({ id: l.id, name: l.name, x: n.x + d * Math.cos(i * GOLDEN), y: n.y + d * Math.sin(i * GOLDEN), r: 1, depth: depth0 + n.depth + 1, role: l.role, parent: n.data.id });
+    });
+  });
+  return { r: laid.r, circles: out };
+}
+
+/**
+ * packProject packs an open project's inside on its own: its files and
+ * docs in the folders holding them, the rest (targets, packages) at its
+ * top. Leaves have radius 1; the project's circle is the first.
+ */
+export function packProject(p: GNode, inside: readonly GNode[]): ProjectPack {
+  const top: Tree = { id: p.id, name: p.name, role: 'project', children: [] };
+  const base = p.path && p.path !== '.' ? `${p.path}/` : '';
+  const leaves = inside.map((n) => {
+    const leaf: Tree = { id: n.id, name: n.name, role: 'leaf', value: 1 };
+    const path = (n.kind === 'file' || n.kind === 'doc') && n.path ? n.path : '';
+    const rel = path.startsWith(base) ? path.slice(base.length) : '';
+    return { dir: rel ? dirOf(rel) : '', node: leaf };
+  });
+  const tree = dirTree(top, leaves, (dir) => ({ id: folderId(p.name, dir), name: dir, dir, role: 'folder' }));
+  if (!tree.children || tree.children.length === 0) return { inside, r: 1, circles: [{ id: p.id, name: p.name, x: 0, y: 0, r: 1, depth: 0, role: 'project', parent: '' }] };
+  rename(tree, '');
+  // d3 centres the whole, the project's circle, on (0, 0).
+  const { r, circles } = packTree(tree, 0, '', '');
+  return { inside, r, circles };
+}
+
+/** rename names a folded chain by its whole path below the directory that holds it ("src/lib", not "lib"). */
+function rename(t: Tree, parentDir: string): void {
+  if (t.dir !== undefined) {
+    t.name = parentDir && t.dir.startsWith(`${parentDir}/`) ? t.dir.slice(parentDir.length + 1) : t.dir;
+    if (t.role === 'folder' && t.name === '') t.name = '.';
+  }
+  const next = t.role === 'project' ? '' : (t.dir ?? parentDir);
+  for (const c of t.children ?? []) rename(c, next);
+}
+
+/**
  * packLayout lays out the project level: projects grouped by the
  * directories holding them, each collapsed project a circle whose area is
  * what it owns, each expanded one holding its folders and what it owns
  * (files and docs in their folders; targets, packages and the rest at its
- * top). Leaves have radius 1.
+ * top). Leaves have radius 1. packs keeps each open project's own packing
+ * between calls (by project name): a project is packed again only when
+ * its owned nodes are a new array, so opening a second project or moving
+ * the others costs the projects' circles, not their contents.
  */
-export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, GNode[]>): Map<string, Circle> {
+export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, readonly GNode[]>, packs: Map<string, ProjectPack> = new Map()): Map<string, Circle> {
+  for (const name of [...packs.keys()]) if (!expanded.has(name)) packs.delete(name);
   const root: Tree = { id: 'group:', name: '', role: 'group', children: [] };
   const items = projects.map((p) => {
     const inside = expanded.get(p.name);
     let node: Tree;
     if (inside) {
-      const top: Tree = { id: p.id, name: p.name, role: 'project', children: [] };
-      const base = p.path && p.path !== '.' ? `${p.path}/` : '';
-      const leaves = inside.map((n) => {
-        const leaf: Tree = { id: n.id, name: n.name, role: 'leaf', value: 1 };
-        const path = (n.kind === 'file' || n.kind === 'doc') && n.path ? n.path : '';
-        const rel = path.startsWith(base) ? path.slice(base.length) : '';
-        return { dir: rel ? dirOf(rel) : '', node: leaf };
-      });
-      node = dirTree(top, leaves, (dir) => ({ id: folderId(p.name, dir), name: dir, dir, role: 'folder' }));
-      if (!node.children || node.children.length === 0) node = { id: p.id, name: p.name, role: 'project', value: 1 };
+      let pk = packs.get(p.name);
+      if (!pk || pk.inside !== inside) packs.set(p.name, (pk = packProject(p, inside)));
+      // Packed already: a leaf of its own radius here, whose value orders
+      // it among the others as its contents did.
+      node = { id: p.id, name: p.name, role: 'project', value: Math.max(1, inside.length), fixedR: pk.r };
     } else {
       node = { id: p.id, name: p.name, role: 'project', value: Math.max(1, holdsTotal(p)) };
     }
     return { dir: p.path && p.path !== '.' ? dirOf(p.path) : '', node };
   });
   const tree = dirTree(root, items, (dir) => ({ id: groupId(dir), name: dir, dir, role: 'group' }));
-  // A folded chain is named by its whole path below the directory that
-  // holds it ("src/lib", not "lib").
-  const rename = (t: Tree, parentDir: string) => {
-    if (t.dir !== undefined) {
-      t.name = parentDir && t.dir.startsWith(`${parentDir}/`) ? t.dir.slice(parentDir.length + 1) : t.dir;
-      if (t.role === 'folder' && t.name === '') t.name = '.';
-    }
-    const next = t.role === 'project' ? '' : (t.dir ?? parentDir);
-    for (const c of t.children ?? []) rename(c, next);
-  };
   rename(tree, '');
-  const h = hierarchy(tree, (t) => t.children)
-    .sum((t) => (t.children ? 0 : (t.value ?? 1)))
-    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0) || (a.data.id < b.data.id ? -1 : 1));
-  const laid = pack<Tree>()
-    .size([0, 0])
-    .radius((n) => Math.sqrt(n.value ?? 1))
-    .padding((n) => (n.data.role === 'group' ? 3 : 0.6))(h);
+  const byId = new Map<string, ProjectPack>();
+  for (const p of projects) {
+    const pk = expanded.has(p.name) ? packs.get(p.name) : undefined;
+    if (pk) byId.set(p.id, pk);
+  }
   const out = new Map<string, Circle>();
-  laid.each((n: HierarchyCircularNode<Tree>) => {
-    if (n.data.id === 'group:') return; // the whole: no circle of its own
-    const parent = n.parent && n.parent.data.id !== 'group:' ? n.parent.data.id : '';
-    out.set(n.data.id, { id: n.data.id, name: n.data.name, x: n.x, y: n.y, r: n.r, depth: n.depth, role: n.data.role, parent });
-  });
+  for (const c of packTree(tree, 0, '', 'group:').circles) {
+    out.set(c.id, c);
+    const pk = c.role === 'project' ? byId.get(c.id) : undefined;
+    if (!pk) continue;
+    // The project's own circles, moved onto it (the project's is c).
+    for (const ic of pk.circles) {
+      if (ic.id !== c.id) out.set(ic.id, { ...ic, x: c.x + ic.x, y: c.y + ic.y, depth: c.depth + ic.depth });
+    }
+  }
   return out;
 }
 

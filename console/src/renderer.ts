@@ -9,8 +9,8 @@
 // (sigma's own label grid lets neighbouring cells collide).
 
 import Sigma from 'sigma';
-import { EdgeLineProgram, drawDiscNodeHover } from 'sigma/rendering';
-import type { Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
+import { EdgeLineProgram, NodePointProgram, drawDiscNodeHover } from 'sigma/rendering';
+import type { CameraState, Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import type { MultiDirectedGraph } from 'graphology';
 import { SnapshotPan } from './pan';
 import { core } from './core';
@@ -24,6 +24,8 @@ export interface NodeAttrs {
   label: string;
   kind: string;
   zIndex?: number;
+  /** The sigma program that draws it: 'point' for the many small nodes of an open project (default: a disc). */
+  type?: string;
 }
 
 export interface EdgeAttrs {
@@ -56,6 +58,8 @@ export interface RendererHooks {
   doubleClick(node: string): void;
   /** clickStage: a click on no node, at a point of the graph (graph coordinates). */
   clickStage(at: Coordinates): void;
+  /** busy: the layout is still moving the nodes (no frame is at rest). */
+  busy(): boolean;
 }
 
 const LABEL_FONT = 'system-ui, sans-serif';
@@ -63,6 +67,8 @@ const LABEL_SIZE = 12;
 /** At most this many labels a frame, and this many candidates looked at. */
 const MAX_LABELS = 400;
 const MAX_SCANNED = 6000;
+/** A label cut to the room before its neighbour keeps at least this much (px), or is not drawn. */
+const MIN_CUT_LABEL = 30;
 /** A compound circle is labelled once it is this wide on screen (px). */
 const COMPOUND_LABEL_MIN = 36;
 
@@ -79,11 +85,14 @@ export class Renderer {
   private readonly widths = new Map<string, number>();
   private measure: CanvasRenderingContext2D | null = null;
   private level: 'projects' | 'all' = 'all';
+  private labelRoom: number | null = null;
+  /** The settings tune last gave sigma. */
+  private tuned = '';
 
   constructor(
     private readonly container: HTMLElement,
     private readonly graph: ExplorerGraph,
-    hooks: RendererHooks,
+    private readonly hooks: RendererHooks,
   ) {
     this.sigma = new Sigma<NodeAttrs, EdgeAttrs>(graph, container, {
       allowInvalidContainer: true,
@@ -97,6 +106,13 @@ export class Renderer {
       // 'thin': one-pixel GL lines, far cheaper than the default quads,
       // for graphs with very many edges, and of one width at any zoom.
       edgeProgramClasses: { thin: EdgeLineProgram },
+      // 'point': a node as one GL point, not an instanced triangle. The
+      // browser tests' software WebGL (SwiftShader) draws instances one by
+      // one at a cost per node; an open project's thousands of files drew
+      // many times slower as triangles than as points (BENCHMARKS.md,
+      // Explorer). A point is clipped by its centre, which a small node
+      // leaving the screen does not show.
+      nodeProgramClasses: { point: NodePointProgram },
       // A hover draws the node and its label in a box, over other labels.
       defaultDrawNodeHover: (ctx, data, settings) => drawDiscNodeHover(ctx, { ...data, label: data.label || null }, settings),
       minCameraRatio: 0.005,
@@ -108,7 +124,10 @@ export class Renderer {
     this.compoundCanvas = this.sigma.createCanvas('compounds', { beforeLayer: 'edges' });
     this.compoundCanvas.classList.add('sigma-compounds');
     this.pan = new SnapshotPan(this.sigma, container);
-    this.sigma.getCamera().on('updated', (s) => (core.camera = { x: s.x, y: s.y, ratio: s.ratio }));
+    this.sigma.getCamera().on('updated', (s) => {
+      core.camera = { x: s.x, y: s.y, ratio: s.ratio };
+      core.settled = false;
+    });
     this.sigma.on('afterRender', () => {
       this.drawCompounds();
       this.drawLabels();
@@ -133,12 +152,20 @@ export class Renderer {
 
   /** watch notes the changes to a graph that reorder its labels. */
   private watch(graph: ExplorerGraph): void {
-    graph.on('nodeAdded', () => (this.orderStale = true));
-    graph.on('nodeDropped', () => (this.orderStale = true));
-    graph.on('cleared', () => (this.orderStale = true));
+    const stale = () => {
+      this.orderStale = true;
+      core.settled = false;
+    };
+    graph.on('nodeAdded', stale);
+    graph.on('nodeDropped', stale);
+    graph.on('cleared', stale);
     graph.on('nodeAttributesUpdated', (e) => {
       if (e.type !== 'set' || e.name === 'size') this.orderStale = true;
+      core.settled = false;
     });
+    graph.on('eachNodeAttributesUpdated', () => (core.settled = false));
+    graph.on('edgeAdded', () => (core.settled = false));
+    graph.on('edgesCleared', () => (core.settled = false));
   }
 
   /** tune adapts costly settings to the graph's size. */
@@ -152,12 +179,20 @@ export class Renderer {
     // zoomed in (or hovered); the project level's circles are labelled
     // once they are a few pixels wide.
     this.labelThreshold = projects ? 4 : order <= 300 ? 1 : 7;
+    const hideEdgesOnMove = size > 2000;
+    const hideLabelsOnMove = order > 2000;
+    const defaultEdgeType = projects || size > 20000 ? 'thin' : arrows ? 'arrow' : 'line';
+    // Settings that change nothing are not set again: sigma answers each
+    // setSettings by indexing the whole graph again.
+    const key = `${hideEdgesOnMove} ${hideLabelsOnMove} ${defaultEdgeType} ${projects}`;
+    if (key === this.tuned) return;
+    this.tuned = key;
     this.sigma.setSettings({
       // While the camera moves, edges and labels of a big graph are left
       // out: panning and zooming stay fluid, and they return when it stops.
-      hideEdgesOnMove: size > 2000,
-      hideLabelsOnMove: order > 2000,
-      defaultEdgeType: projects || size > 20000 ? 'thin' : arrows ? 'arrow' : 'line',
+      hideEdgesOnMove,
+      hideLabelsOnMove,
+      defaultEdgeType,
       // The project level's sizes are radii in graph units, so that a
       // file stays inside its folder's circle at every zoom.
       itemSizesReference: projects ? 'positions' : 'screen',
@@ -173,6 +208,17 @@ export class Renderer {
     if (level === 'all') this.compounds = [];
   }
 
+  /**
+   * setLabelRoom says how far apart, in graph units, neighbours sit in a
+   * row of the layout (the target graph's layers), or null when the
+   * layout has no rows. A label longer than the room to the next node is
+   * cut with an ellipsis instead of running over its neighbours' dots;
+   * the node's hover and details show it whole.
+   */
+  setLabelRoom(units: number | null): void {
+    this.labelRoom = units;
+  }
+
   /** setCompounds gives the circles drawn under the nodes (outermost first). */
   setCompounds(compounds: Compound[]): void {
     this.compounds = compounds;
@@ -184,10 +230,12 @@ export class Renderer {
   }
 
   refresh(): void {
+    core.settled = false;
     this.sigma.refresh();
   }
 
   scheduleRefresh(): void {
+    core.settled = false;
     this.sigma.scheduleRefresh();
   }
 
@@ -208,8 +256,20 @@ export class Renderer {
   }
 
   resetCamera(): void {
+    this.jump({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+  }
+
+  /**
+   * jump puts the camera somewhere at once. A camera animation still
+   * running (a fit or a centring begun just before) would otherwise go on
+   * over it and leave the camera at its own end, where a new view may
+   * show nothing: it is replaced by one that stays where the jump landed.
+   */
+  jump(state: Partial<CameraState>): void {
     this.pan.settle();
-    this.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+    const cam = this.sigma.getCamera();
+    cam.setState(state);
+    if (cam.isAnimated()) void cam.animate(cam.getState(), { duration: 1 });
   }
 
   /** fit moves the camera onto a set of nodes. */
@@ -243,7 +303,7 @@ export class Renderer {
     const ratio = Math.min(1.2, Math.max(0.01, span * 1.15 * cam.ratio));
     this.pan.settle();
     const c = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
-    if (duration === 0) cam.setState({ ...c, ratio });
+    if (duration === 0) this.jump({ ...c, ratio });
     else void cam.animate({ ...c, ratio }, { duration });
   }
 
@@ -323,11 +383,12 @@ export class Renderer {
 
   /** sortOrder ranks the graph's nodes for labels: the biggest first, then by id. */
   private sortOrder(): void {
-    const ids = this.graph.nodes();
-    const size = new Map<string, number>();
-    for (const id of ids) size.set(id, this.graph.getNodeAttribute(id, 'size') + (this.graph.getNodeAttribute(id, 'kind') === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100);
-    ids.sort((a, b) => size.get(b)! - size.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
-    this.order = ids;
+    const ranked: Array<{ id: string; score: number }> = [];
+    this.graph.forEachNode((id, a) => {
+      ranked.push({ id, score: a.size + (a.kind === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100 });
+    });
+    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.order = ranked.map((r) => r.id);
     this.orderStale = false;
   }
 
@@ -343,8 +404,9 @@ export class Renderer {
     const ctx = canvas?.getContext('2d');
     this.boxes.clear();
     core.labels = [];
-    if (!ctx || this.graph.order === 0) return;
     const cam = this.sigma.getCamera();
+    core.settled = !cam.isAnimated() && !this.hooks.busy();
+    if (!ctx || this.graph.order === 0) return;
     if (this.sigma.getSetting('hideLabelsOnMove') && cam.isAnimated()) return;
     if (this.orderStale) this.sortOrder();
     const { width, height } = this.sigma.getDimensions();
@@ -385,6 +447,13 @@ export class Renderer {
     const maxY = Math.max(...corners.map((c) => c.y));
     const seen = new Set<string>();
     let scanned = 0;
+    // The room a label has before the next node of its row, in pixels.
+    let room = Infinity;
+    if (this.labelRoom !== null) {
+      const a = this.sigma.graphToViewport({ x: 0, y: 0 });
+      const b = this.sigma.graphToViewport({ x: this.labelRoom, y: 0 });
+      room = Math.hypot(b.x - a.x, b.y - a.y);
+    }
     const place = (id: string, forced: boolean): void => {
       if (seen.has(id) || !this.graph.hasNode(id)) return;
       seen.add(id);
@@ -396,14 +465,22 @@ export class Renderer {
       if (p.x + size < 0 || p.x - size > width || p.y + size < 0 || p.y - size > height) return;
       const isProject = this.level === 'projects' && this.graph.getNodeAttribute(id, 'kind') === 'project';
       const f = isProject ? bold : font;
-      const w = this.textWidth(ctx, d.label, f);
+      let text = d.label;
+      let w = this.textWidth(ctx, text, f);
+      // Up to the next node's dot, less a gap on either side.
+      const fits = room - 2 * size - 8;
+      if (w > fits && !forced) {
+        if (fits < MIN_CUT_LABEL) return;
+        text = fit(ctx, text, fits, f);
+        w = this.textWidth(ctx, text, f);
+      }
       // A project's circle is named across its middle; any other node to
       // its right, as sigma does.
       const box = isProject && size * 2 >= Math.min(w, 40)
         ? { x: p.x - w / 2 - 2, y: p.y - LABEL_SIZE / 2 - 2, w: w + 4, h: LABEL_SIZE + 4 }
         : { x: p.x + size + 2, y: p.y - LABEL_SIZE / 2 - 2, w: w + 4, h: LABEL_SIZE + 4 };
-      if (!onScreen(box) || !this.boxes.offer(box, id, d.label)) return;
-      draw(d.label, box.x + 2, box.y + LABEL_SIZE, f);
+      if (!onScreen(box) || !this.boxes.offer(box, id, text)) return;
+      draw(text, box.x + 2, box.y + LABEL_SIZE, f);
     };
     for (const id of this.forced) place(id, true);
     for (const id of this.order) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsTotal, owned, packLayout, projectContents, projectLabel, projectLevel, selectTerm, shownEdges, within, type Circle } from '../src/levels';
+import { holdsTotal, owned, packLayout, packProject, type ProjectPack, projectContents, projectLabel, projectLevel, selectTerm, shownEdges, within, type Circle } from '../src/levels';
 import type { GraphData, GNode } from '../src/model';
 
 const g: GraphData = {
@@ -95,6 +95,55 @@ describe('packLayout', () => {
     const a = [...packLayout(projects, new Map()).values()];
     const b = [...packLayout(projects, new Map()).values()];
     expect(a).toEqual(b);
+  });
+});
+
+describe('packLayout of big projects', () => {
+  // Two projects of 3 folders of 40 files, and a target each.
+  const big: GNode[] = ['a', 'b'].map((p) => ({ id: `project:${p}`, kind: 'project', name: p, path: `p/${p}`, holds: { file: 120, target: 1 } }));
+  const files = (p: string): GNode[] => [
+    { id: `target:${p}:build`, kind: 'target', name: 'build', project: p },
+    ...Array.from({ length: 120 }, (_, i) => ({ id: `file:p/${p}/d${i % 3}/f${i}.go`, kind: 'file', name: `f${i}.go`, path: `p/${p}/d${i % 3}/f${i}.go`, project: p })),
+  ];
+  const a = files('a');
+  const b = files('b');
+
+  it('puts a folder of many files on a spiral, each file inside it and apart from the others', () => {
+    const l = packLayout(big, new Map([['a', a]]));
+    const project = l.get('project:a')!;
+    for (let d = 0; d < 3; d++) {
+      const folder = l.get(`folder:a/d${d}`)!;
+      expect(inside(project, folder)).toBe(true);
+      const mine = [...l.values()].filter((c) => c.parent === folder.id);
+      expect(mine).toHaveLength(40);
+      for (const f of mine) {
+        expect(f.r).toBe(1);
+        expect(f.depth).toBe(folder.depth + 1);
+        expect(inside(folder, f)).toBe(true);
+        for (const o of mine) if (o !== f) expect(apart(f, o)).toBe(true);
+      }
+    }
+    expect(inside(project, l.get('target:a:build')!)).toBe(true);
+  });
+
+  it('packs an open project once per answer, and lays it out the same from its kept packing', () => {
+    const packs = new Map<string, ProjectPack>();
+    const first = packLayout(big, new Map([['a', a]]), packs);
+    const kept = packs.get('a')!;
+    expect(kept.inside).toBe(a);
+    const both = packLayout(big, new Map([['a', a], ['b', b]]), packs);
+    expect(packs.get('a')).toBe(kept); // not packed again
+    // a keeps its inside, moved with its circle.
+    const shift = (l: Map<string, Circle>, id: string) => ({ x: l.get(id)!.x - l.get('project:a')!.x, y: l.get(id)!.y - l.get('project:a')!.y });
+    expect(shift(both, 'file:p/a/d1/f4.go').x).toBeCloseTo(shift(first, 'file:p/a/d1/f4.go').x);
+    expect(shift(both, 'file:p/a/d1/f4.go').y).toBeCloseTo(shift(first, 'file:p/a/d1/f4.go').y);
+    // The same as without the kept packings.
+    expect([...both.values()]).toEqual([...packLayout(big, new Map([['a', a], ['b', b]])).values()]);
+    // A new answer is packed again; a closed project is forgotten.
+    packLayout(big, new Map([['a', [...a]]]), packs);
+    expect(packs.get('a')).not.toBe(kept);
+    expect(packs.has('b')).toBe(false);
+    expect(packProject(big[0]!, a).circles[0]!.id).toBe('project:a');
   });
 });
 
