@@ -64,3 +64,23 @@ func TestBrowserRunOpenShowsTheRun(t *testing.T) {
 	b.run(t, chromedp.Reload())
 	b.waitFor(t, `document.querySelector('#runs').dataset.state === 'ready' && document.querySelector('#runs .runs-log').textContent.includes('all-is-well')`)
 }
+
+func TestBrowserRunsViewNamesTheCIShardThatRanARun(t *testing.T) {
+	chromiumPath(t)
+	ws := copyDemo(t)
+	addProject(t, ws, "sharded", "    targets:\n      check:\n        run: [sh, -c, 'echo checked']\n")
+	startServer(t, ws)
+	pathEnv, opened := fakeOpener(t)
+	if res := runCore(t, ws, []string{pathEnv}, "run", "sharded:check", "--shard", "1/1", "--open"); res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res)
+	}
+	b := newBrowser(t)
+	b.open(t, opened(1)[0])
+	b.waitFor(t, `document.querySelector('#runs').dataset.state === 'ready' && window.__core.ready`)
+	if head := eval[string](t, b, `document.querySelector('#runs .runs-head').textContent`); !strings.Contains(head, "on CI shard 1/1") {
+		t.Errorf("the run's header reads %q: want the shard", head)
+	}
+	if line := eval[string](t, b, `document.querySelector('#runs li.run.selected').textContent`); !strings.Contains(line, "shard 1/1") {
+		t.Errorf("the run's line in the list reads %q: want the shard", line)
+	}
+}

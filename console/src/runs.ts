@@ -106,6 +106,7 @@ export class RunsView {
       if (took) facts.push(`took ${took}`);
       if (r.from) facts.push(r.from === 'built' ? 'its command ran' : `from the ${r.from} cache`);
       if (r.trigger) facts.push(`started by ${r.trigger}`);
+      if (r.shard) facts.push(`on CI shard ${r.shard}`);
     }
     if (l.dir) facts.push(`in ${l.dir}`);
     const status = h('span', { className: `runs-status ${r?.status ?? ''}`, text: r ? runStatus(r) : '' });

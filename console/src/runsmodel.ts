@@ -16,6 +16,8 @@ export interface Run {
   trigger: string;
   /** where its result came from: built, local or remote ('' while it runs) */
   from: string;
+  /** the CI shard that ran it, "2/4" (core run --shard), '' for a run of one machine */
+  shard: string;
 }
 
 function str(v: unknown): string {
@@ -39,6 +41,7 @@ function parseRun(r: Record<string, unknown>): Run {
     cacheHit: r.cacheHit === true,
     trigger: str(r.trigger),
     from: str(r.from),
+    shard: str(r.shard),
   };
 }
 
@@ -79,9 +82,13 @@ export function runStatus(r: Run): string {
   return `${r.status}${exit}${r.cacheHit ? ' (cached)' : ''}`;
 }
 
-/** runLine is a run in a list: 'util:lint failed (exit 1)', 'util:lint succeeded (cached)'. */
+/**
+ * runLine is a run in a list: 'util:lint failed (exit 1)', 'util:lint
+ * succeeded (cached)', 'util:test succeeded · shard 2/4' for a run of a CI
+ * shard.
+ */
 export function runLine(r: Run): string {
-  return `${r.target} ${runStatus(r)}`;
+  return `${r.target} ${runStatus(r)}${r.shard ? ` · shard ${r.shard}` : ''}`;
 }
 
 /**

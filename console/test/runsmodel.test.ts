@@ -11,6 +11,7 @@ const run = (over: Partial<Run>): Run => ({
   cacheHit: false,
   trigger: 'cli',
   from: 'built',
+  shard: '',
   ...over,
 });
 
@@ -26,6 +27,12 @@ describe('parseRuns', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ id: 'r2', target: 'util:test', status: 'failed', exitCode: 1, cacheHit: false, trigger: 'cli', from: 'built' });
     expect(runs[0]?.end?.toISOString()).toBe('2026-11-24T12:00:02.500Z');
+  });
+  it('reads the CI shard that ran a run, and a list line names it', () => {
+    const runs = parseRuns({ runs: [{ id: 'r3', target: 'svc:test', status: 'succeeded', shard: '2/4' }, { id: 'r4', target: 'svc:lint', status: 'succeeded' }] });
+    expect(runs.map((r) => r.shard)).toEqual(['2/4', '']);
+    expect(runLine(runs[0]!)).toBe('svc:test succeeded · shard 2/4');
+    expect(runLine(runs[1]!)).toBe('svc:lint succeeded');
   });
   it('reads nothing from an answer without runs', () => {
     expect(parseRuns({})).toEqual([]);
