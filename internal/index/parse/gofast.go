@@ -56,6 +56,7 @@ func parseGoFastWhy(path string, src []byte) (rec FileRecord, why string) {
 var goFastPool = sync.Pool{New: func() any { return &goFast{names: map[string]string{}} }}
 
 func (p *goFast) reset() {
+	p.refs.release() // a file given up on never listed its refs
 	names, cands, bound := p.names, p.cands[:0], p.bound[:0]
 	clear(bound[:cap(bound)]) // they alias the last file's source
 	if len(names) > 4096 {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // parseGo indexes one Go file without type checking: its package clause,
@@ -242,11 +243,28 @@ func (c *refCollector) collect(n ast.Node, from string) {
 
 // refSet collects uses and keeps the first of each (from, qual, name):
 // appended as found, then sorted and compacted once, which is far cheaper
-// than a map keyed by three strings on the indexing hot path.
-type refSet struct{ refs []Ref }
+// than a map keyed by three strings on the indexing hot path. The array
+// it appends to comes from refArrays and goes back there in list: every
+// use of every identifier passes through it, and a fresh array per file
+// was a third of what a cold pass allocated (BENCHMARKS.md, issue 36).
+type refSet struct {
+	refs []Ref
+	buf  *[]Ref // from refArrays, nil until the first add
+}
 
-func (s *refSet) add(r Ref) { s.refs = append(s.refs, r) }
+var refArrays = sync.Pool{New: func() any { return new([]Ref) }}
 
+func (s *refSet) add(r Ref) {
+	if s.buf == nil {
+		s.buf = refArrays.Get().(*[]Ref)
+		s.refs = (*s.buf)[:0]
+	}
+	s.refs = append(s.refs, r)
+}
+
+// list is the kept refs, sorted, in an array of their own size (the
+// record lives until the pass assembles the graph); the collecting array
+// goes back to the pool.
 func (s *refSet) list() []Ref {
 	if len(s.refs) == 0 {
 		return nil
@@ -272,11 +290,20 @@ func (s *refSet) list() []Ref {
 		out[w] = r
 		w++
 	}
-	// A copy of exactly the kept refs: the collected array holds every
-	// use (and append's slack), and the record lives until the pass
-	// assembles the graph; on Go's own source the arrays were half of the
-	// largest live heap (BENCHMARKS.md, issue 36).
-	return slices.Clone(out[:w])
+	kept := slices.Clone(out[:w])
+	s.release()
+	return kept
+}
+
+// release gives the collecting array back to the pool, unless one huge
+// file grew it past what the pool should hold on to.
+func (s *refSet) release() {
+	if s.buf != nil && cap(s.refs) <= 1<<16 {
+		clear(s.refs) // the pooled array must not keep the strings alive
+		*s.buf = s.refs[:0]
+		refArrays.Put(s.buf)
+	}
+	s.buf, s.refs = nil, nil
 }
 
 // isPredeclared reports whether name is one of Go's predeclared
