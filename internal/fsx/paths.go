@@ -51,6 +51,12 @@ func ReadUnder(root, rel string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
+	return ReadIn(r, rel, limit)
+}
+
+// ReadIn is ReadUnder through a root the caller opened: what reads many
+// files of one directory opens it once.
+func ReadIn(r *os.Root, rel string, limit int64) ([]byte, error) {
 	name := filepath.FromSlash(rel)
 	st, err := r.Lstat(name)
 	if err != nil {

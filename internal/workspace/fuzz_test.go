@@ -81,7 +81,7 @@ func FuzzManifests(f *testing.F) {
 			}
 			return
 		}
-		py := pyprojects{root: "/w", read: map[string]*pyproject{"a": pp}}
+		py := pyprojects{root: "/w", mr: manifest.NewReader("/w"), read: map[string]*pyproject{"a": pp}}
 		py.depDirs("a", pp)
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			if r, ok := manifest.ParseRequirement(string(line)); ok && r.URL != "" {

@@ -46,6 +46,8 @@ import (
 // go.work that does not parse is go's to report: nothing is inferred.
 func inferDeps(root string, ws *Workspace) []Problem {
 	var problems []Problem
+	mr := manifest.NewReader(root) // every project's manifests, through one root
+	defer mr.Close()
 	byDir := map[string]string{} // project path -> project
 	for _, p := range ws.Projects {
 		byDir[p.Path] = p.Name
@@ -56,7 +58,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	npm := map[string]packageJSON{}  // project -> its package.json
 	for _, p := range ws.Projects {
 		file := path.Join(p.Path, "package.json")
-		data, ok, pr := readManifest(root, file)
+		data, ok, pr := readManifest(mr, file)
 		if pr != nil {
 			problems = append(problems, *pr)
 		}
@@ -75,7 +77,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	}
 
 	// pyproject.toml
-	py := pyprojects{root: root, read: map[string]*pyproject{}}
+	py := pyprojects{root: root, mr: mr, read: map[string]*pyproject{}}
 	for _, p := range ws.Projects {
 		if _, pr := py.at(p.Path); pr != nil {
 			problems = append(problems, *pr)
@@ -90,7 +92,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	byModule := map[string]string{}      // Go module path -> project
 	for _, p := range ws.Projects {
 		file := path.Join(p.Path, "go.mod")
-		data, err := manifest.Read(root, file)
+		data, err := mr.Read(file)
 		if err != nil {
 			continue
 		}
@@ -103,7 +105,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 		}
 	}
 	workReplace := map[string]string{} // module path -> project its go.work replace points at
-	if data, err := manifest.Read(root, "go.work"); err == nil {
+	if data, err := mr.Read("go.work"); err == nil {
 		if wf, err := manifest.ParseGoWork("go.work", data); err == nil {
 			for _, r := range wf.Replace {
 				if r.New.Version == "" && strings.HasPrefix(r.New.Path, ".") {
@@ -177,10 +179,10 @@ func Reads(p string) bool {
 	return p == FileName || p == "go.work"
 }
 
-// readManifest reads a manifest at a slash path under root; a missing one
-// is not a problem.
-func readManifest(root, file string) ([]byte, bool, *Problem) {
-	data, err := manifest.Read(root, file)
+// readManifest reads a manifest at a slash path under mr's root; a
+// missing one is not a problem.
+func readManifest(mr *manifest.Reader, file string) ([]byte, bool, *Problem) {
+	data, err := mr.Read(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -300,6 +302,7 @@ func tomlProblem(file string, err error) Problem {
 // each once.
 type pyprojects struct {
 	root string
+	mr   *manifest.Reader      // of root
 	read map[string]*pyproject // slash dir -> its file (nil when none)
 }
 
@@ -310,7 +313,7 @@ func (py *pyprojects) at(dir string) (*pyproject, *Problem) {
 		return pp, nil
 	}
 	file := path.Join(dir, "pyproject.toml")
-	data, ok, pr := readManifest(py.root, file)
+	data, ok, pr := readManifest(py.mr, file)
 	var pp *pyproject
 	if ok {
 		pp, pr = parsePyproject(file, data)
