@@ -161,3 +161,24 @@ func FuzzGoFast(f *testing.F) {
 		checkGoFast(t, "f.go", src)
 	})
 }
+
+func TestTheFastPathReadsGosIntegerLiteralsAndDeclinesWhatGoRejects(t *testing.T) {
+	for _, c := range []struct {
+		lit  string
+		fast bool
+	}{
+		{"0", true}, {"42", true}, {"1_000_000", true}, {"0x_1F", true}, {"0XfF", true},
+		{"0o755", true}, {"0O_7", true}, {"0b1010", true}, {"0B_1", true}, {"0755", true}, {"0_7", true},
+		{"1.5", true}, {"1e9", true}, {"0.5e-3", true}, {"0e1", true},
+		// go/parser's to read, or to reject:
+		{"08", false}, {"0b2", false}, {"0o8", false}, {"0x", false}, {"1__0", false}, {"1_", false},
+		{"0x_", false}, {"1_0.5", false}, {"0x1p3", false}, {"09.5", false}, {"2i", false}, {"0755.0", false},
+	} {
+		src := []byte("package p\n\nvar x = " + c.lit + "\n")
+		_, ok := parseGoFast("p.go", src)
+		if ok != c.fast {
+			t.Errorf("%s: on the fast path = %v, want %v", c.lit, ok, c.fast)
+		}
+		checkGoFast(t, c.lit, src)
+	}
+}

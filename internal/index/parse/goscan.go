@@ -406,39 +406,71 @@ func (s *goScanner) operator(start int) {
 	s.tok = tok
 }
 
-// number reads the common literal forms: 0, decimal, hexadecimal, and
-// decimal floats with an optional exponent. Octal, binary, hex floats,
-// imaginary literals and digit separators give up.
+// number reads Go's integer literals (decimal, hexadecimal, octal in both
+// forms, binary, with '_' between digits or after a base prefix) and
+// decimal floats with an optional exponent and no separators. Hex floats,
+// imaginary literals, separators in a float and anything malformed give
+// up: go/parser then says what is wrong, as the fast path must not.
 func (s *goScanner) number(start int) {
 	src := s.src
 	i := start
-	digits := func() int {
-		j := i
-		for i < len(src) && '0' <= src[i] && src[i] <= '9' {
+	sep := false // a '_' was read
+	// digits reads digits of a base, a '_' only between two of them or
+	// right after a prefix (prefixed), and answers how many it read.
+	digits := func(isDigit func(byte) bool, prefixed bool) int {
+		n, prev := 0, prefixed
+		for i < len(src) {
+			switch c := src[i]; {
+			case isDigit(c):
+				n, prev = n+1, true
+			case c == '_':
+				if !prev || i+1 >= len(src) || !isDigit(src[i+1]) {
+					giveUp()
+				}
+				prev, sep = false, true
+			default:
+				return n
+			}
 			i++
 		}
-		return i - j
+		return n
 	}
 	tok := tInt
+	prefix := byte(0)
+	if src[i] == '0' && i+1 < len(src) {
+		prefix = src[i+1] | 0x20 // lower case
+	}
 	switch {
-	case src[i] == '0' && i+1 < len(src) && (src[i+1] == 'x' || src[i+1] == 'X'):
+	case prefix == 'x' || prefix == 'o' || prefix == 'b':
 		i += 2
-		j := i
-		for i < len(src) && isHex(src[i]) {
-			i++
+		isDigit := isHex
+		switch prefix {
+		case 'o':
+			isDigit = isOctal
+		case 'b':
+			isDigit = isBinary
 		}
-		if i == j || i < len(src) && src[i] == '.' {
-			giveUp()
+		if digits(isDigit, true) == 0 || i < len(src) && (src[i] == '.' || src[i]|0x20 == 'p') {
+			giveUp() // no digits, or a hex float
+		}
+	case src[i] == '0' && i+1 < len(src) && (isDecimal(src[i+1]) || src[i+1] == '_'):
+		// An octal literal of the old form (0755), never a float here.
+		i++
+		digits(isDecimal, true)
+		if i < len(src) && (src[i] == '.' || src[i]|0x20 == 'e') {
+			giveUp() // a float such as 09.5, or 0755.0
+		}
+		for _, c := range src[start:i] {
+			if c == '8' || c == '9' {
+				giveUp() // not octal: go reports it
+			}
 		}
 	default:
-		if src[i] == '0' && i+1 < len(src) && '0' <= src[i+1] && src[i+1] <= '9' {
-			giveUp() // octal, or a float such as 09.5
-		}
-		digits()
+		digits(isDecimal, false)
 		if i < len(src) && src[i] == '.' {
 			tok = tFloat
 			i++
-			digits()
+			digits(isDecimal, false)
 		}
 		if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
 			tok = tFloat
@@ -446,18 +478,25 @@ func (s *goScanner) number(start int) {
 			if i < len(src) && (src[i] == '+' || src[i] == '-') {
 				i++
 			}
-			if digits() == 0 {
+			if digits(isDecimal, false) == 0 {
 				giveUp()
 			}
 		}
+		if tok == tFloat && sep {
+			giveUp() // a separator in a float: rare, left to go/parser
+		}
 	}
 	if i < len(src) && (isIdentByte(src[i]) || src[i] == '.') {
-		giveUp() // a suffix, separator, another base or a second '.'
+		giveUp() // a suffix, another base or a second '.'
 	}
 	s.set(start, i)
 	s.off = i
 	s.tok = tok
 }
+
+func isDecimal(b byte) bool { return '0' <= b && b <= '9' }
+func isOctal(b byte) bool   { return '0' <= b && b <= '7' }
+func isBinary(b byte) bool  { return b == '0' || b == '1' }
 
 func isHex(b byte) bool {
 	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
