@@ -726,10 +726,10 @@ func (p *goFast) structType() {
 			case tSemi, tRbrace, tString:
 				p.ident()
 			case tLbrack:
+				// A slice or array field (x []T, x [N]T). An embedded
+				// instance (x[T]) has no type after its brackets: typ
+				// gives up on what follows, and go/parser reads it.
 				p.declName()
-				if p.peek() != tRbrack {
-					giveUp() // an array field or an embedded instance
-				}
 				p.typ()
 			default:
 				for {

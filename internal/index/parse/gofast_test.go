@@ -182,3 +182,24 @@ func TestTheFastPathReadsGosIntegerLiteralsAndDeclinesWhatGoRejects(t *testing.T
 		checkGoFast(t, c.lit, src)
 	}
 }
+
+func TestTheFastPathReadsArrayFieldsAndLeavesEmbeddedInstancesToGoParser(t *testing.T) {
+	for _, c := range []struct {
+		fields string
+		fast   bool
+	}{
+		{"buf [4]byte", true},
+		{"tab [size * 2]int; n int", true},
+		{"grid [3][3]rune `json:\"g\"`", true},
+		{"list []string", true},
+		{"List[int]", false},
+		{"Pair[string, int] `json:\"p\"`", false},
+	} {
+		src := []byte("package p\n\nconst size = 4\n\ntype S struct {\n\t" + c.fields + "\n}\n")
+		_, ok := parseGoFast("p.go", src)
+		if ok != c.fast {
+			t.Errorf("struct{ %s }: on the fast path = %v, want %v", c.fields, ok, c.fast)
+		}
+		checkGoFast(t, c.fields, src)
+	}
+}
