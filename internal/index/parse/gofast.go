@@ -168,6 +168,16 @@ func (p *goFast) peek() gtok {
 	return t
 }
 
+// peek2 is the token after the next one.
+func (p *goFast) peek2() gtok {
+	saved := p.s
+	p.s.next()
+	p.s.next()
+	t := p.s.tok
+	p.s = saved
+	return t
+}
+
 // --- collection -----------------------------------------------------------
 
 func (p *goFast) beginUnit(from string) {
@@ -400,7 +410,12 @@ func (p *goFast) topTypeSpec(gtok) {
 func (p *goFast) typeSpecRest() {
 	switch p.tok() {
 	case tLbrack:
-		giveUp() // generic, or an array: go/parser decides with more look-ahead
+		// A slice (type X []T) or an array of a literal length (type X
+		// [4]T) is no type parameter list; anything else in the brackets
+		// may be either, and go/parser decides with more look-ahead.
+		if t := p.peek(); t != tRbrack && (t != tInt || p.peek2() != tRbrack) {
+			giveUp()
+		}
 	case tAssign:
 		p.next()
 	}

@@ -203,3 +203,24 @@ func TestTheFastPathReadsArrayFieldsAndLeavesEmbeddedInstancesToGoParser(t *test
 		checkGoFast(t, c.fields, src)
 	}
 }
+
+func TestTheFastPathReadsSliceAndArrayTypeDeclarationsAndLeavesGenericsToGoParser(t *testing.T) {
+	for _, c := range []struct {
+		decl string
+		fast bool
+	}{
+		{"type Names []string", true},
+		{"type Block [64]byte", true},
+		{"type Grid [3][3]rune", true},
+		{"type Buf [size]byte", false}, // an array, or a type parameter named size: go/parser looks further
+		{"type List[T any] []T", false},
+		{"type Set[K comparable] map[K]struct{}", false},
+	} {
+		src := []byte("package p\n\nconst size = 4\n\n" + c.decl + "\n")
+		_, ok := parseGoFast("p.go", src)
+		if ok != c.fast {
+			t.Errorf("%s: on the fast path = %v, want %v", c.decl, ok, c.fast)
+		}
+		checkGoFast(t, c.decl, src)
+	}
+}
