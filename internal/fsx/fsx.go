@@ -180,12 +180,18 @@ func ReadAtMost(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return readLimited(f, path, limit)
+}
+
+// readLimited reads r whole if it holds at most limit bytes, never more
+// than limit+1 of them; name says which file in the error.
+func readLimited(r io.Reader, name string, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (%d bytes)", path, ErrTooLarge, limit)
+		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
 	}
 	return data, nil
 }

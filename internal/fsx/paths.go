@@ -2,7 +2,6 @@ package fsx
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -73,12 +72,5 @@ func ReadIn(r *os.Root, rel string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (%d bytes)", rel, ErrTooLarge, limit)
-	}
-	return data, nil
+	return readLimited(f, rel, limit)
 }
