@@ -174,12 +174,7 @@ func TestTheFastPathReadsGosIntegerLiteralsAndDeclinesWhatGoRejects(t *testing.T
 		{"08", false}, {"0b2", false}, {"0o8", false}, {"0x", false}, {"1__0", false}, {"1_", false},
 		{"0x_", false}, {"1_0.5", false}, {"0x1p3", false}, {"09.5", false}, {"2i", false}, {"0755.0", false},
 	} {
-		src := []byte("package p\n\nvar x = " + c.lit + "\n")
-		_, ok := parseGoFast("p.go", src)
-		if ok != c.fast {
-			t.Errorf("%s: on the fast path = %v, want %v", c.lit, ok, c.fast)
-		}
-		checkGoFast(t, c.lit, src)
+		checkFastPathTakes(t, c.lit, "package p\n\nvar x = "+c.lit+"\n", c.fast)
 	}
 }
 
@@ -195,12 +190,7 @@ func TestTheFastPathReadsArrayFieldsAndLeavesEmbeddedInstancesToGoParser(t *test
 		{"List[int]", false},
 		{"Pair[string, int] `json:\"p\"`", false},
 	} {
-		src := []byte("package p\n\nconst size = 4\n\ntype S struct {\n\t" + c.fields + "\n}\n")
-		_, ok := parseGoFast("p.go", src)
-		if ok != c.fast {
-			t.Errorf("struct{ %s }: on the fast path = %v, want %v", c.fields, ok, c.fast)
-		}
-		checkGoFast(t, c.fields, src)
+		checkFastPathTakes(t, "struct{ "+c.fields+" }", "package p\n\nconst size = 4\n\ntype S struct {\n\t"+c.fields+"\n}\n", c.fast)
 	}
 }
 
@@ -216,11 +206,16 @@ func TestTheFastPathReadsSliceAndArrayTypeDeclarationsAndLeavesGenericsToGoParse
 		{"type List[T any] []T", false},
 		{"type Set[K comparable] map[K]struct{}", false},
 	} {
-		src := []byte("package p\n\nconst size = 4\n\n" + c.decl + "\n")
-		_, ok := parseGoFast("p.go", src)
-		if ok != c.fast {
-			t.Errorf("%s: on the fast path = %v, want %v", c.decl, ok, c.fast)
-		}
-		checkGoFast(t, c.decl, src)
+		checkFastPathTakes(t, c.decl, "package p\n\nconst size = 4\n\n"+c.decl+"\n", c.fast)
 	}
+}
+
+// checkFastPathTakes fails t unless the fast path takes src exactly when
+// fast says, and agrees with go/parser when it does (checkGoFast).
+func checkFastPathTakes(t *testing.T, what, src string, fast bool) {
+	t.Helper()
+	if _, ok := parseGoFast("p.go", []byte(src)); ok != fast {
+		t.Errorf("%s: on the fast path = %v, want %v", what, ok, fast)
+	}
+	checkGoFast(t, what, []byte(src))
 }
