@@ -652,6 +652,11 @@ func Resolve(cacheDir, ref string) (string, error) {
 	return "", fmt.Errorf("%s %w: %s; give more of the id", quote.Short(ref), ErrAmbiguous, strings.Join(list, ", "))
 }
 
+// maxCopiedFile is the largest journal file ReadDir reads: a batch of a
+// few hundred journals, each output cut at OutputCap, is far less; a
+// larger file is skipped as not a journal core wrote.
+const maxCopiedFile = 64 << 20
+
 // ReadDir is every journal in dir, a runs directory copied from another
 // machine (a CI shard's artifact): single and batch files, with their
 // output, oldest first. It reads them as written: whether a "running"
@@ -668,7 +673,10 @@ func ReadDir(dir string) ([]Journal, error) {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, f.name))
+		// A copied runs directory is another machine's (an artifact a
+		// workflow downloaded, an agent's read_ci_report): what a file
+		// may hold is bounded before it is decoded.
+		data, err := fsx.ReadAtMost(filepath.Join(dir, f.name), maxCopiedFile)
 		if err != nil {
 			continue
 		}
