@@ -221,12 +221,15 @@ func TestListingRereadsADirectoryReadTooSoon(t *testing.T) {
 	r := listingRepo(t)
 	ageTree(t, r.dir)
 	dir := filepath.Join(r.dir, "a")
-	now := time.Now()
-	must(t, os.Chtimes(dir, now, now))
+	// A time a little ahead, so that a/ is recent when the listing starts
+	// however long a loaded machine takes to get there (a time of now was
+	// old by then once, and the test failed for a reason of its own).
+	tick := time.Now().Add(time.Second)
+	must(t, os.Chtimes(dir, tick, tick))
 	listedOthers(t, r.dir) // reads a/ while its time is recent
 	r.write("a/sub/first.txt", "1\n")
-	must(t, os.Chtimes(dir, now, now)) // the same tick: a/'s time as it was read
-	time.Sleep(2 * settle)             // a/'s time is old by the next listing
+	must(t, os.Chtimes(dir, tick, tick))         // the same tick: a/'s time as it was read
+	time.Sleep(time.Until(tick.Add(2 * settle))) // a/'s time is old by the next listing
 	listedOthers(t, r.dir)
 	if _, ran := listedOthers(t, r.dir); ran {
 		t.Fatal("nothing changed, yet git ran again")

@@ -61,7 +61,7 @@ func TestSymbolsNearAnswersAsTheWholeSymbolGraph(t *testing.T) {
 			var queries []string
 			for i, n := range names {
 				if testing.Short() && len(names) > 500 && i%20 != 0 {
-					continue // the race step's sample; the whole set runs without -race (scripts/test)
+					continue // a sample under -short; scripts/test's plain step runs the whole set
 				}
 				queries = append(queries, "symbol:"+n)
 				if len(names) < 500 || i%10 == 0 { // keep core's thousands of names quick under -race
@@ -320,7 +320,7 @@ func TestSymbolsNearAgreesOnRandomRecords(t *testing.T) {
 	for _, adversarial := range []bool{false, true} {
 		seeds := uint64(1500)
 		if testing.Short() {
-			seeds = 150 // the race step's sample; all of them run without -race
+			seeds = 150 // a sample under -short; scripts/test's plain step runs all
 		}
 		for seed := range seeds {
 			if !nearAgreesOn(t, seed, adversarial) {

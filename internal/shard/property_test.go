@@ -47,7 +47,7 @@ func TestTheLongestShardIsWithinAQuarterOfTheLowerBound(t *testing.T) {
 	worst := 0.0
 	runs := 3000
 	if testing.Short() {
-		runs = 300 // -race -short in scripts/test: the full count takes 17s under the race detector
+		runs = 300 // -short (RACE=all scripts/test): the full count takes 17s under the race detector
 	}
 	for run := range runs {
 		n := 2 + r.IntN(7) // 2..8 shards

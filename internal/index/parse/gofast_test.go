@@ -67,10 +67,11 @@ func TestGoFastAgreesWithGoParser(t *testing.T) {
 	}
 }
 
-// raceSample is the race step's share of a corpus: under -short, about n
-// files, every kth, so the sample spans the corpus as the whole does (the
-// first n are one corner of it, and the fast-path share there is not the
-// corpus's). The step without -race reads the whole corpus (scripts/test).
+// raceSample is a corpus under -short (the race step of RACE=all
+// scripts/test, and a quick inner loop): about n files, every kth, so the
+// sample spans the corpus as the whole does (the first n are one corner of
+// it, and the fast-path share there is not the corpus's). scripts/test's
+// plain step reads the whole corpus.
 func raceSample(files []string, n int) []string {
 	if !testing.Short() || len(files) <= n {
 		return files
