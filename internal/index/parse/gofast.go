@@ -16,7 +16,7 @@ import (
 // tree, which the index throws away.
 //
 // It accepts only what it is sure go/parser accepts, and gives up on
-// anything else: any syntax error, generic type declarations, the rarer
+// anything else: any syntax error, a type parameter list it cannot tell from an array length, the rarer
 // literal forms, and constructs whose reading needs more look-ahead than
 // it keeps. parseGo then parses the file with go/parser, which also writes
 // the diagnostic, so a file's record never depends on which path made it.
@@ -408,18 +408,34 @@ func (p *goFast) topTypeSpec(gtok) {
 }
 
 func (p *goFast) typeSpecRest() {
-	switch p.tok() {
-	case tLbrack:
+	if p.tok() == tLbrack {
 		// A slice (type X []T) or an array of a literal length (type X
-		// [4]T) is no type parameter list; anything else in the brackets
-		// may be either, and go/parser decides with more look-ahead.
-		if t := p.peek(); t != tRbrack && (t != tInt || p.peek2() != tRbrack) {
+		// [4]T) is no type parameter list, and a name followed by what
+		// cannot end an array length (a name, a comma, ~, interface) is
+		// one: go/parser reads both so. Anything else in the brackets may
+		// be either, and go/parser decides with more look-ahead.
+		switch t := p.peek(); {
+		case t == tRbrack, t == tInt && p.peek2() == tRbrack:
+		case t == tIdent && typeParamFollows(p.peek2()):
+			p.typeParams()
+		default:
 			giveUp()
 		}
-	case tAssign:
+	}
+	if p.tok() == tAssign {
 		p.next()
 	}
 	p.typ()
+}
+
+// typeParamFollows reports whether a token after `type X[P` makes P the
+// first type parameter's name.
+func typeParamFollows(t gtok) bool {
+	switch t {
+	case tIdent, tComma, tTilde, tInterface:
+		return true
+	}
+	return false
 }
 
 func (p *goFast) funcDecl() {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,7 +196,7 @@ func TestTheFastPathReadsArrayFieldsAndLeavesEmbeddedInstancesToGoParser(t *test
 	}
 }
 
-func TestTheFastPathReadsSliceAndArrayTypeDeclarationsAndLeavesGenericsToGoParser(t *testing.T) {
+func TestTheFastPathReadsTypeDeclarationsWhoseBracketsItCanTellApart(t *testing.T) {
 	for _, c := range []struct {
 		decl string
 		fast bool
@@ -204,11 +205,43 @@ func TestTheFastPathReadsSliceAndArrayTypeDeclarationsAndLeavesGenericsToGoParse
 		{"type Block [64]byte", true},
 		{"type Grid [3][3]rune", true},
 		{"type Buf [size]byte", false}, // an array, or a type parameter named size: go/parser looks further
-		{"type List[T any] []T", false},
-		{"type Set[K comparable] map[K]struct{}", false},
+		{"type List[T any] struct{ next *List[T]; v T; n size }", true},
+		{"type Set[K comparable] map[K]struct{}", true},
+		{"type Pair[K, V any] struct{ k K; v V }", true},
+		{"type Num[T ~int | ~float64] []T", true},
+		{"type Ord[T interface{ ~int; String() string }] []T", true},
+		{"type Alias[T any] = []T", true},
+		{"type Ptr[T *size] []T", false}, // T times size, or T a pointer to size
+		{"type Arr [size.N]int", false},
 	} {
 		checkFastPathTakes(t, c.decl, "package p\n\nconst size = 4\n\n"+c.decl+"\n", c.fast)
 	}
+}
+
+// TestATypesParametersAreNoUsesOfThePackagesNames: a type parameter named
+// T shadows a package-level T in the type that declares it, on both paths.
+func TestATypesParametersAreNoUsesOfThePackagesNames(t *testing.T) {
+	src := []byte("package p\n\ntype T int\n\ntype List[T any] struct{ next *List[T]; v T }\n\ntype Box struct{ v T }\n")
+	for name, rec := range map[string]FileRecord{"go/parser": parseGoParser("p.go", src), "fast": mustFast(t, src)} {
+		var from []string
+		for _, r := range rec.Refs {
+			if r.Name == "T" {
+				from = append(from, r.From)
+			}
+		}
+		if !slices.Equal(from, []string{"Box"}) {
+			t.Errorf("%s: T is used by %v, want only Box", name, from)
+		}
+	}
+}
+
+func mustFast(t *testing.T, src []byte) FileRecord {
+	t.Helper()
+	rec, why := parseGoFastWhy("p.go", src)
+	if why != "" {
+		t.Fatalf("the fast path gave up at %s", why)
+	}
+	return rec
 }
 
 // checkFastPathTakes fails t unless the fast path takes src exactly when

@@ -77,10 +77,7 @@ func parseGoParser(path string, src []byte) FileRecord {
 				case *ast.TypeSpec:
 					pos := fset.Position(s.Name.Pos())
 					rec.Symbols = append(rec.Symbols, Symbol{Name: s.Name.Name, Kind: "type", Line: pos.Line, Col: pos.Column})
-					rc.collect(s.Type, s.Name.Name)
-					if s.TypeParams != nil {
-						rc.collect(s.TypeParams, s.Name.Name)
-					}
+					rc.collect(s, s.Name.Name)
 				case *ast.ValueSpec:
 					kind := "var"
 					if d.Tok == token.CONST {
@@ -191,6 +188,8 @@ func (c *refCollector) collect(n ast.Node, from string) {
 		case *ast.FuncDecl:
 			c.skip[x.Name] = true
 			fields(x.Recv)
+		case *ast.TypeSpec:
+			fields(x.TypeParams) // type List[T any] struct{ next *List[T] } uses no T of the package
 		case *ast.FuncType:
 			fields(x.TypeParams)
 			fields(x.Params)
