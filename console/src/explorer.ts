@@ -600,8 +600,8 @@ export class Explorer {
       if (n?.kind === 'project' && c && !this.contents.has(n.name)) {
         // Drawn with the opening: a frame of the selection alone costs as
         // much as the opening's own in software WebGL, and delays it.
-        this.select(id, false);
         void this.expand(n.name);
+        this.select(id, false);
         return;
       }
     }
@@ -685,9 +685,11 @@ export class Explorer {
   async expand(project: string, move = true): Promise<void> {
     if (this.level !== 'projects' || !this.source || this.contents.has(project) || this.expanding.has(project)) return;
     this.expanding.add(project);
+    // The request leaves before the page's own work on the click.
+    const asked = this.source.expand(project, INNER_EDGE_CAP);
     this.renderStatus();
     try {
-      const data = await this.source.expand(project, INNER_EDGE_CAP);
+      const data = await asked;
       if (this.level !== 'projects') return;
       this.contents.set(project, data);
       this.renderProjects(false);

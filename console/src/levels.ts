@@ -302,7 +302,7 @@ export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, read
     if (!pk) continue;
     // The project's own circles, moved onto it (the project's is c).
     for (const ic of pk.circles) {
-      if (ic.id !== c.id) out.set(ic.id, { ...ic, x: c.x + ic.x, y: c.y + ic.y, depth: c.depth + ic.depth });
+      if (ic.id !== c.id) out.set(ic.id, { id: ic.id, name: ic.name, x: c.x + ic.x, y: c.y + ic.y, r: ic.r, depth: c.depth + ic.depth, role: ic.role, parent: ic.parent });
     }
   }
   return out;
