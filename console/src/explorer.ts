@@ -600,8 +600,9 @@ export class Explorer {
       if (n?.kind === 'project' && c && !this.contents.has(n.name)) {
         // Drawn with the opening: a frame of the selection alone costs as
         // much as the opening's own in software WebGL, and delays it.
+        const opening = !this.expanding.has(n.name);
         void this.expand(n.name);
-        this.select(id, false);
+        this.select(id, !opening);
         return;
       }
     }
@@ -688,19 +689,23 @@ export class Explorer {
     // The request leaves before the page's own work on the click.
     const asked = this.source.expand(project, INNER_EDGE_CAP);
     this.renderStatus();
+    let drawn = false;
     try {
       const data = await asked;
       if (this.level !== 'projects') return;
       this.contents.set(project, data);
       this.renderProjects(false);
+      drawn = true;
       const c = this.circles.get(`project:${project}`);
       // A big graph jumps there: an animation would redraw it every frame.
       if (move && c) this.renderer?.fitCircle(c.x, c.y, c.r, this.graph.order > 2000 ? 0 : 400);
     } finally {
       this.expanding.delete(project);
       this.renderStatus();
-      // The click that opened it did not draw its selection (clicked).
-      this.refresh();
+      // The click that opened it did not draw its selection (clicked);
+      // an opening that failed draws it now (a refresh indexes the whole
+      // graph again: not twice).
+      if (!drawn) this.refresh();
     }
   }
 
