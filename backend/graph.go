@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/corehq/core/internal/apierr"
 	"github.com/corehq/core/internal/graph"
+	"github.com/corehq/core/internal/jsonx"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/quote"
@@ -70,6 +73,81 @@ func (g *Graph) Query(terms string) (*graph.Graph, error) {
 		return nil, apierr.Unavailable("%v", err)
 	}
 	return out, nil
+}
+
+// Drawn is a query's answer as a drawing of it needs it: the nodes, and of
+// the edges only those drawn, with how many of each kind were left out
+// (Graph.QueryDrawn).
+type Drawn struct {
+	*graph.Graph
+	// Omitted counts the edges left out, by kind.
+	Omitted map[string]int
+}
+
+// Encode is the graph's JSON with "omitted" beside "nodes" and "edges":
+// {"nodes":[...],"edges":[...],"omitted":{"imports":5000,"owns":5101}}.
+func (d Drawn) Encode() []byte {
+	b := d.Graph.Encode()
+	b = b[:len(b)-len("}\n")] // Encode ends every graph so
+	b = append(b, `,"omitted":{`...)
+	for i, k := range slices.Sorted(maps.Keys(d.Omitted)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonx.AppendString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(d.Omitted[k]), 10)
+	}
+	return append(b, "}}\n"...)
+}
+
+// QueryDrawn is the neighbourhood terms select, as the explorer draws it
+// (select=TERMS&edge_limit=N): it leaves out the edges that the drawing
+// shows as nesting (owns, contains: a node's project field names its
+// owner), keeps the edges with a project at either end (dependencies
+// between projects), and keeps the other edges only when there are at
+// most limit of them. An open project of thousands of files has a
+// relation from each; drawn they are a grey fog, and sent they are most
+// of the answer.
+func (g *Graph) QueryDrawn(terms string, limit int) (Drawn, error) {
+	gr, err := g.Query(terms)
+	if err != nil {
+		return Drawn{}, err
+	}
+	return drawn(gr, limit), nil
+}
+
+// drawn trims gr's edges as QueryDrawn says, without changing gr (a
+// query's answer may be shared).
+func drawn(gr *graph.Graph, limit int) Drawn {
+	projects := make(map[string]bool)
+	for _, n := range gr.Nodes {
+		if n.Kind == graph.KindProject {
+			projects[n.ID] = true
+		}
+	}
+	omitted := map[string]int{}
+	inner := 0
+	for _, e := range gr.Edges {
+		switch {
+		case e.Kind == graph.EdgeOwns || e.Kind == graph.EdgeContains:
+		case projects[e.Source] || projects[e.Target]:
+		default:
+			inner++
+		}
+	}
+	keepInner := inner <= limit
+	edges := make([]graph.Edge, 0, len(gr.Edges)-inner+min(inner, limit))
+	for _, e := range gr.Edges {
+		switch {
+		case e.Kind == graph.EdgeOwns || e.Kind == graph.EdgeContains:
+		case projects[e.Source] || projects[e.Target], keepInner:
+			edges = append(edges, e)
+			continue
+		}
+		omitted[e.Kind]++
+	}
+	return Drawn{Graph: &graph.Graph{Nodes: gr.Nodes, Edges: edges}, Omitted: omitted}
 }
 
 // GraphPage is a page of a query's neighbourhood, for an agent: nodes in

@@ -286,6 +286,16 @@ func TestBrowserOnA100kNodeWorkspace(t *testing.T) {
 		b.waitFor(t, `window.__core.nodes > 5000 && document.querySelector('#status-text').textContent.includes('open: p03')`)
 		labelsDoNotOverlap(t, b)
 	})
+	t.Run("a file selected in it draws its own edge, which the opening left out", func(t *testing.T) {
+		// The server sent none of the 5,000 imports among p03's files
+		// (edge_limit); a selection asks for them.
+		if status := eval[string](t, b, `document.querySelector('#status-text').textContent`); !strings.Contains(status, "5,000 edges inside p03 not drawn") {
+			t.Errorf("status bar %q", status)
+		}
+		before := eval[int](t, b, `window.__core.edges`)
+		clickNode(t, b, "file:projects/p03/d000/f00000.go")
+		b.waitFor(t, fmt.Sprintf(`window.__core.edges > %d && [...document.querySelectorAll('#details .node-link')].some(b => b.title === 'package:example.com/wide/projects/p03/d001')`, before))
+	})
 	t.Run("a search result shows a unique path among twenty files of one name", func(t *testing.T) {
 		searchFor(t, b, "f01234.go")
 		resultsHaveUniquePaths(t, b, 20)

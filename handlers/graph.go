@@ -12,7 +12,10 @@ import (
 	"github.com/corehq/core/internal/quote"
 )
 
-const graphParams = "flavor=targets, level=projects or select=<terms>"
+const graphParams = "flavor=targets, level=projects or select=<terms> (with edge_limit=<n>)"
+
+// maxEdgeLimit bounds edge_limit; any graph's edges fit under it.
+const maxEdgeLimit = 1 << 30
 
 // graphHandler serves GET /api/v1/graph. The default graph comes from the
 // live snapshot's pre-encoded bytes (with an ETag and gzip); the
@@ -33,7 +36,7 @@ func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 		}
 		for k, v := range q {
 			switch k {
-			case "flavor", "level", "select":
+			case "flavor", "level", "select", "edge_limit":
 				if len(v) > 1 {
 					return apierr.BadRequest("query parameter %s is given %d times; give it once", quote.Short(k), len(v))
 				}
@@ -44,6 +47,17 @@ func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 		_, hasFlavor := q["flavor"]
 		_, hasLevel := q["level"]
 		_, hasSelect := q["select"]
+		_, hasLimit := q["edge_limit"]
+		limit := 0
+		if hasLimit {
+			if !hasSelect {
+				return apierr.BadRequest("edge_limit goes with select=<terms>")
+			}
+			l := q.Get("edge_limit")
+			if limit, err = strconv.Atoi(l); err != nil || limit < 0 || limit > maxEdgeLimit {
+				return apierr.BadRequest("edge_limit %s is not a number of edges (0 to %d)", quote.Short(l), maxEdgeLimit)
+			}
+		}
 		var g interface{ Encode() []byte }
 		switch {
 		case hasFlavor && hasLevel, hasSelect && (hasFlavor || hasLevel):
@@ -59,7 +73,11 @@ func graphHandler(b *backend.Backend) gateway.HandlerFunc {
 			}
 			g, err = b.Graph.Projects()
 		default:
-			g, err = b.Graph.Query(q.Get("select"))
+			if hasLimit {
+				g, err = b.Graph.QueryDrawn(q.Get("select"), limit)
+			} else {
+				g, err = b.Graph.Query(q.Get("select"))
+			}
 			if err != nil {
 				if e := apierr.As(err); e.Code == apierr.CodeInvalidArgument {
 					return apierr.BadRequest("select: %s", e.Message)

@@ -169,6 +169,14 @@ func TestGraphQueryParameters(t *testing.T) {
 			{"select=", "select: empty query"},
 			{"select=kinds:file", `select: unknown term "kinds:file"`},
 			{"select=kind:widget", "is not a kind"},
+			{"edge_limit=10", "edge_limit goes with select=<terms>"},
+			{"level=projects&edge_limit=10", "edge_limit goes with select=<terms>"},
+			{"select=kind:file&edge_limit=-1", `edge_limit "-1" is not a number of edges`},
+			{"select=kind:file&edge_limit=many", `edge_limit "many" is not a number of edges`},
+			{"select=kind:file&edge_limit=", `edge_limit "" is not a number of edges`},
+			{"select=kind:file&edge_limit=1&edge_limit=2", `query parameter "edge_limit" is given 2 times`},
+			{"select=&edge_limit=1", "select: empty query"},
+			{"select=kind:file&flavor=targets&edge_limit=1", "alternatives"},
 			{"flavor=%zz", "the query string does not parse"},
 			{"flavor=targets;level=projects", "the query string does not parse"},
 		}
@@ -183,6 +191,90 @@ func TestGraphQueryParameters(t *testing.T) {
 					t.Errorf("?%s: message %q does not say %q", c.query, a.message(), c.want)
 				}
 			})
+		}
+	})
+
+	t.Run("edge_limit sends the edges a drawing shows and counts the rest", func(t *testing.T) {
+		t.Parallel()
+		type doc struct {
+			Nodes   []struct{ ID, Kind, Project string }
+			Edges   []struct{ Source, Target, Kind string }
+			Omitted map[string]int
+		}
+		get := func(query string) doc {
+			a := serve(t, h, graphRequest(query))
+			if a.Code != http.StatusOK {
+				t.Fatalf("?%s: %d %s", query, a.Code, a.message())
+			}
+			var d doc
+			if err := json.Unmarshal(a.Body.Bytes(), &d); err != nil {
+				t.Fatalf("?%s: %v", query, err)
+			}
+			return d
+		}
+		sel := "select=" + url.QueryEscape("project:api")
+		all, none, many := get(sel), get(sel+"&edge_limit=0"), get(sel+"&edge_limit=100000")
+		if all.Omitted != nil {
+			t.Errorf("without edge_limit the answer says it omitted %v", all.Omitted)
+		}
+		isProject := map[string]bool{}
+		for _, n := range all.Nodes {
+			isProject[n.ID] = n.Kind == "project"
+		}
+		inner, between := 0, 0
+		for _, e := range all.Edges {
+			switch {
+			case e.Kind == "owns" || e.Kind == "contains":
+			case isProject[e.Source] || isProject[e.Target]:
+				between++
+			default:
+				inner++
+			}
+		}
+		if inner == 0 || between == 0 {
+			t.Fatalf("project:api's answer has %d relations inside and %d between projects; the test needs both", inner, between)
+		}
+		for name, d := range map[string]doc{"edge_limit=0": none, "edge_limit=100000": many} {
+			if len(d.Nodes) != len(all.Nodes) {
+				t.Errorf("%s: %d nodes, without it %d", name, len(d.Nodes), len(all.Nodes))
+			}
+			sent := 0
+			for _, e := range d.Edges {
+				if e.Kind == "owns" || e.Kind == "contains" {
+					t.Errorf("%s: %s edge %s -> %s sent", name, e.Kind, e.Source, e.Target)
+				}
+				if !isProject[e.Source] && !isProject[e.Target] {
+					sent++
+				}
+			}
+			left := 0
+			for _, n := range d.Omitted {
+				left += n
+			}
+			if len(d.Edges)+left != len(all.Edges) {
+				t.Errorf("%s: %d edges sent and %d omitted (%v), of %d", name, len(d.Edges), left, d.Omitted, len(all.Edges))
+			}
+			want := inner
+			if name == "edge_limit=0" {
+				want = 0
+			}
+			if sent != want {
+				t.Errorf("%s: %d relations inside sent, want %d", name, sent, want)
+			}
+		}
+		if none.Omitted["owns"] == 0 {
+			t.Errorf("omitted %v counts no owns edge", none.Omitted)
+		}
+		// Each owned node names its owner: what the owns edges said.
+		for _, e := range all.Edges {
+			if e.Kind != "owns" || e.Source != "project:api" {
+				continue
+			}
+			for _, n := range none.Nodes {
+				if n.ID == e.Target && n.Project != "api" {
+					t.Errorf("%s is owned by project:api and names project %q", n.ID, n.Project)
+				}
+			}
 		}
 	})
 

@@ -40,13 +40,17 @@ import (
 	"github.com/corehq/core/server"
 )
 
-var profile bool
+var (
+	profile   bool
+	traceFile string
+)
 
 func main() {
 	sizes := flag.String("sizes", "1000,10000,50000", "graph sizes (nodes), comma-separated")
 	pan := flag.Duration("pan", 4*time.Second, "how long to pan while counting frames")
 	reps := flag.Int("reps", 3, "repetitions per size (the median is reported)")
 	flag.BoolVar(&profile, "profile", false, "print the page's top JavaScript functions while panning, or with -workspace while a project opens (CPU profile)")
+	flag.StringVar(&traceFile, "trace", "", "with -workspace: write a DevTools trace of each opening to this file (the last one stays; chrome://tracing or ui.perfetto.dev read it) and print its longest tasks by thread")
 	ws := flag.String("workspace", "", "measure the project level on a live server of this workspace instead (written with -wide when it does not exist)")
 	coreBin := flag.String("core", "", "the core binary (with -workspace)")
 	wide := flag.String("wide", "20x5000", "with -workspace: projects x files of the workspace written when it does not exist")

@@ -157,8 +157,15 @@ export class Api {
     return this.graphFrom(res);
   }
 
-  async select(terms: string, signal?: AbortSignal): Promise<GraphData> {
-    const res = await send(`${this.origin}/api/v1/graph?select=${encodeURIComponent(terms)}`, { headers: this.headers(), signal });
+  /**
+   * select is the neighbourhood terms select; with edgeLimit, as the
+   * project level draws it (edge_limit=: no nesting edges, the relations
+   * among what projects hold only up to edgeLimit, the rest counted in
+   * omitted).
+   */
+  async select(terms: string, signal?: AbortSignal, edgeLimit?: number): Promise<GraphData> {
+    const limit = edgeLimit === undefined ? '' : `&edge_limit=${edgeLimit}`;
+    const res = await send(`${this.origin}/api/v1/graph?select=${encodeURIComponent(terms)}${limit}`, { headers: this.headers(), signal });
     return this.graphFrom(res);
   }
 

@@ -26,8 +26,8 @@ import { Renderer, webglAvailable, type Compound, type EdgeAttrs, type ExplorerG
 import type { Coordinates, EdgeDisplayData, NodeDisplayData } from 'sigma/types';
 import { h, show } from './dom';
 import { symbolDefinition } from './symbol';
-import { holdsTotal, owned, packLayout, projectLabel, shownEdges, type Circle, type ProjectPack } from './levels';
-import { uniqueNames } from './labels';
+import { holdsTotal, innerOmitted, owned, packLayout, projectLabel, shownEdges, type Circle, type ProjectPack } from './levels';
+import { UniqueNames, uniqueNames } from './labels';
 import { core } from './core';
 
 export type View = 'knowledge' | 'targets';
@@ -35,8 +35,12 @@ export type Level = 'projects' | 'all';
 
 /** LevelSource fetches what the project level shows on demand. */
 export interface LevelSource {
-  /** expand is a project's contents (what select=project:NAME answers). */
-  expand(project: string): Promise<GraphData>;
+  /**
+   * expand is a project's contents: what select=project:NAME answers, or
+   * with cap what select=project:NAME&edge_limit=cap answers, the edges
+   * the project level draws (drawnContents).
+   */
+  expand(project: string, cap?: number): Promise<GraphData>;
   /** around is a node and what lies within hops edges of it (select=TERM depth:N), or null when it cannot say. */
   around(node: GNode, hops: number): Promise<GraphData | null>;
 }
@@ -64,6 +68,8 @@ const PAINT = '#d7263d';
 const LIST_CAP = 100;
 /** The target view's layered layout, in graph units per step of layeredLayout. */
 const LAYER_SCALE = 12;
+/** The "all" level draws more nodes than this as GL points (apply). */
+const POINTS_ABOVE = 2000;
 /** An open project draws the edges among what it holds up to this many (levelEdges). */
 export const INNER_EDGE_CAP = 1500;
 
@@ -124,8 +130,13 @@ export class Explorer {
   /** What each answer of contents owns, and each open project's packing (packed once per answer). */
   private readonly ownedOf = new WeakMap<GraphData, GNode[]>();
   private readonly packs = new Map<string, ProjectPack>();
+  /** The unique names of what open projects hold, and the answers they were made from (renderProjects). */
+  private names = new UniqueNames();
+  private named = new Set<GraphData>();
   /** Open projects whose inner edges are left out, with how many (levelEdges). */
   private readonly thinned = new Map<string, number>();
+  /** A thinned project's every edge, asked once a node inside it is selected (levelEdges), by its answer. */
+  private readonly wholeEdges = new WeakMap<GraphData, GEdge[] | 'asked'>();
   private circles = new Map<string, Circle>();
   private totalNodes = 0;
   private expanding = new Set<string>();
@@ -203,9 +214,12 @@ export class Explorer {
     // A file's label carries enough of its path to tell it from the
     // graph's other files of the same name.
     const unique = uniqueNames(data.nodes);
+    // A big graph's nodes are GL points, as an open project's files are
+    // (renderer.ts): software WebGL draws sigma's discs one at a time.
+    const type = data.nodes.length > POINTS_ABOVE ? 'point' : 'circle';
     for (const n of data.nodes) {
       this.raw.set(n.id, n);
-      const attrs = { size: nodeSize(n.kind, 0), color: kindColor(n.kind), label: unique.get(n.id) ?? nodeLabel(n), kind: n.kind };
+      const attrs = { size: nodeSize(n.kind, 0), color: kindColor(n.kind), label: unique.get(n.id) ?? nodeLabel(n), kind: n.kind, type };
       if (this.graph.hasNode(n.id)) {
         this.graph.mergeNodeAttributes(n.id, attrs);
       } else {
@@ -539,7 +553,8 @@ export class Explorer {
 
   // ---- interaction ------------------------------------------------------
 
-  select(id: string | null): void {
+  /** select selects a node (null: none); draw false leaves the drawing to a change that follows. */
+  select(id: string | null, draw = true): void {
     this.selected = id && (this.graph.hasNode(id) || this.isCompound(id)) ? id : null;
     if (this.level === 'projects' && !this.focusView) {
       // A thinned project draws the selected node's own edges.
@@ -552,7 +567,7 @@ export class Explorer {
     }
     this.renderer?.setForcedLabels(this.forcedLabels());
     this.renderDetails();
-    this.refresh();
+    if (draw) this.refresh();
   }
 
   /**
@@ -583,15 +598,22 @@ export class Explorer {
       const c = this.circles.get(id);
       const n = this.raw.get(id);
       if (n?.kind === 'project' && c && !this.contents.has(n.name)) {
-        this.select(id);
+        // Drawn with the opening: a frame of the selection alone costs as
+        // much as the opening's own in software WebGL, and delays it.
+        const opening = !this.expanding.has(n.name);
         void this.expand(n.name);
+        this.select(id, !opening);
         return;
       }
     }
     this.select(id);
   }
 
-  /** clickedStage: a click on no node selects the innermost circle under it, or nothing. */
+  /**
+   * clickedStage: a click on no node selects the innermost circle under
+   * it, or nothing. A file's circle counts: sigma's picking misses the
+   * small GL points an open project's files are drawn as.
+   */
   private clickedStage(at: Coordinates): void {
     if (this.level !== 'projects' || this.focusView) {
       this.select(null);
@@ -599,7 +621,7 @@ export class Explorer {
     }
     let best: Circle | null = null;
     for (const c of this.circles.values()) {
-      if (c.role === 'leaf' || Math.hypot(at.x - c.x, at.y - c.y) > c.r) continue;
+      if (Math.hypot(at.x - c.x, at.y - c.y) > c.r) continue;
       if (!best || c.r < best.r) best = c;
     }
     this.select(best ? best.id : null);
@@ -643,6 +665,8 @@ export class Explorer {
     this.projectData = null;
     this.contents.clear();
     this.packs.clear();
+    this.names = new UniqueNames();
+    this.named.clear();
     this.thinned.clear();
     this.circles.clear();
     this.found.clear();
@@ -662,18 +686,26 @@ export class Explorer {
   async expand(project: string, move = true): Promise<void> {
     if (this.level !== 'projects' || !this.source || this.contents.has(project) || this.expanding.has(project)) return;
     this.expanding.add(project);
+    // The request leaves before the page's own work on the click.
+    const asked = this.source.expand(project, INNER_EDGE_CAP);
     this.renderStatus();
+    let drawn = false;
     try {
-      const data = await this.source.expand(project);
+      const data = await asked;
       if (this.level !== 'projects') return;
       this.contents.set(project, data);
       this.renderProjects(false);
+      drawn = true;
       const c = this.circles.get(`project:${project}`);
       // A big graph jumps there: an animation would redraw it every frame.
       if (move && c) this.renderer?.fitCircle(c.x, c.y, c.r, this.graph.order > 2000 ? 0 : 400);
     } finally {
       this.expanding.delete(project);
       this.renderStatus();
+      // The click that opened it did not draw its selection (clicked);
+      // an opening that failed draws it now (a refresh indexes the whole
+      // graph again: not twice).
+      if (!drawn) this.refresh();
     }
   }
 
@@ -737,12 +769,22 @@ export class Explorer {
       inside.set(p, l);
     }
     this.circles = packLayout(projects, inside, this.packs);
-    const leaves: GNode[] = [];
-    for (const l of inside.values()) for (const n of l) leaves.push(n);
-    const unique = uniqueNames(leaves);
+    // Names are made for an opening's nodes alone (and those of the open
+    // that they collide with); a fold or a new answer names all again.
+    const open = new Set(this.contents.values());
+    if ([...this.named].some((c) => !open.has(c))) {
+      this.names = new UniqueNames();
+      this.named.clear();
+    }
+    for (const [p, c] of this.contents) {
+      if (this.named.has(c)) continue;
+      this.names.add(inside.get(p)!);
+      this.named.add(c);
+    }
+    const unique = this.names;
     const byId = new Map<string, GNode>();
     for (const n of projects) byId.set(n.id, n);
-    for (const n of leaves) byId.set(n.id, n);
+    for (const l of inside.values()) for (const n of l) byId.set(n.id, n);
     let minX = Infinity;
     let maxX = -Infinity;
     let minY = Infinity;
@@ -781,16 +823,21 @@ export class Explorer {
       this.extraNodes.clear();
       this.extraEdges.clear();
     }
-    for (const [id, a] of want) {
-      if (!this.graph.hasNode(id)) {
-        this.graph.addNode(id, a);
-        continue;
+    const put = () => {
+      for (const [id, a] of want) {
+        if (!this.graph.hasNode(id)) {
+          this.graph.addNode(id, a);
+          continue;
+        }
+        const o = this.graph.getNodeAttributes(id);
+        if (o.x !== a.x || o.y !== a.y || o.size !== a.size || o.color !== a.color || o.label !== a.label || o.kind !== a.kind || o.zIndex !== a.zIndex || o.type !== a.type) this.graph.replaceNodeAttributes(id, a);
       }
-      const o = this.graph.getNodeAttributes(id);
-      if (o.x !== a.x || o.y !== a.y || o.size !== a.size || o.color !== a.color || o.label !== a.label || o.kind !== a.kind || o.zIndex !== a.zIndex || o.type !== a.type) this.graph.replaceNodeAttributes(id, a);
-    }
-    if (this.selected && !this.graph.hasNode(this.selected) && !this.isCompound(this.selected)) this.selected = null;
-    this.syncLevelEdges();
+      if (this.selected && !this.graph.hasNode(this.selected) && !this.isCompound(this.selected)) this.selected = null;
+      this.syncLevelEdges();
+    };
+    // Sigma indexes the graph once, at the refresh below, not per node.
+    if (this.renderer) this.renderer.quietly(put);
+    else put();
     this.baseNodes = this.graph.order;
     this.baseEdges = this.graph.size;
     if (this.matches) this.matches = new Set([...this.matches].filter((id) => this.graph.hasNode(id)));
@@ -825,8 +872,10 @@ export class Explorer {
    * between projects, and the relations inside each open project, unless
    * it holds more than INNER_EDGE_CAP of them. Those are left out (a line
    * from each of thousands of files is a grey fog, and costs an opening
-   * as much as its nodes) but the selected node's own, which are drawn
-   * picked out. thinned counts what each project left out.
+   * as much as its nodes), by the server (edge_limit) or by
+   * drawnContents, but the selected node's own, which are drawn picked
+   * out: the project's whole contents are asked for them once a node in
+   * it is selected. thinned counts what each project left out.
    */
   private levelEdges(): GEdge[] {
     const data = this.projectData;
@@ -834,18 +883,44 @@ export class Explorer {
     const shown = (id: string) => this.graph.hasNode(id);
     const out = shownEdges(data.edges, shown);
     this.thinned.clear();
+    const sel = this.selected;
+    const selProject = sel ? this.raw.get(sel)?.project : undefined;
     for (const [p, c] of this.contents) {
-      const all = shownEdges(c.edges, shown);
-      const inner = all.filter((e) => !e.source.startsWith('project:') && !e.target.startsWith('project:'));
-      if (inner.length <= INNER_EDGE_CAP) {
-        out.push(...all);
-        continue;
-      }
-      this.thinned.set(p, inner.length);
-      const sel = this.selected;
-      for (const e of all) if (e.source.startsWith('project:') || e.target.startsWith('project:') || e.source === sel || e.target === sel) out.push(e);
+      out.push(...shownEdges(c.edges, shown));
+      const left = innerOmitted(c);
+      if (left === 0) continue;
+      this.thinned.set(p, left);
+      if (!sel || selProject !== p) continue;
+      const whole = this.wholeEdgesOf(p, c);
+      if (whole) for (const e of shownEdges(whole, shown)) if (e.source === sel || e.target === sel) out.push(e);
     }
     return out;
+  }
+
+  /**
+   * wholeEdgesOf is every edge of an open project's contents (c, a
+   * thinned answer), or null until they come: the first call asks the
+   * source, and their arrival draws the selection's edges.
+   */
+  private wholeEdgesOf(project: string, c: GraphData): GEdge[] | null {
+    const have = this.wholeEdges.get(c);
+    if (have) return have === 'asked' ? null : have;
+    const source = this.source;
+    if (!source) return null;
+    this.wholeEdges.set(c, 'asked');
+    source.expand(project).then(
+      (whole) => {
+        this.wholeEdges.set(c, whole.edges);
+        if (this.level !== 'projects' || this.focusView || this.contents.get(project) !== c) return;
+        this.syncLevelEdges();
+        this.baseEdges = this.graph.size;
+        this.renderDetails();
+        this.renderStatus();
+        this.refresh();
+      },
+      () => this.wholeEdges.delete(c),
+    );
+    return null;
   }
 
   /**

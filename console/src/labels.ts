@@ -20,25 +20,38 @@ function pathOf(n: GNode): string {
  * are not in the map.
  */
 export function uniqueNames(nodes: Iterable<GNode>): Map<string, string> {
-  // Each item's tail is path.slice(from); a longer tail moves from back to
-  // the slash before it (no splitting: an opened project has thousands).
-  const items: Array<{ id: string; path: string; from: number }> = [];
+  const items: Item[] = [];
   for (const n of nodes) {
     const p = pathOf(n);
     if (p) items.push({ id: n.id, path: p, from: p.lastIndexOf('/') + 1 });
   }
   const out = new Map<string, string>();
-  // Group by tails of growing length until each is alone.
+  nameItems(items, out);
+  return out;
+}
+
+/** An item to name: its tail is path.slice(from). */
+interface Item {
+  id: string;
+  path: string;
+  from: number;
+}
+
+/** nameItems names items by the shortest tails that tell them apart, into out. */
+function nameItems(items: Item[], out: Map<string, string>): void {
+  // A longer tail moves from back to the slash before it (no splitting:
+  // an opened project has thousands). Group by tails of growing length
+  // until each is alone.
   let pending = items;
   while (pending.length > 0) {
-    const byTail = new Map<string, typeof items>();
+    const byTail = new Map<string, Item[]>();
     for (const it of pending) {
       const tail = it.path.slice(it.from);
       let l = byTail.get(tail);
       if (!l) byTail.set(tail, (l = []));
       l.push(it);
     }
-    const next: typeof items = [];
+    const next: Item[] = [];
     for (const [tail, l] of byTail) {
       if (l.length === 1 || l.every((it) => it.from === 0)) {
         for (const it of l) out.set(it.id, tail);
@@ -49,7 +62,46 @@ export function uniqueNames(nodes: Iterable<GNode>): Map<string, string> {
     }
     pending = next;
   }
-  return out;
+}
+
+/**
+ * UniqueNames is uniqueNames kept up to date as nodes come. Only paths
+ * of the same file name can need more of their path to tell them apart,
+ * so a node added names again only itself and the nodes held of its file
+ * name: opening a second project does not name the first one's
+ * thousands of files again. Nodes do not leave: a view that drops some
+ * starts a new one.
+ */
+export class UniqueNames {
+  /** The paths held, by file name. */
+  private readonly byName = new Map<string, Array<{ id: string; path: string }>>();
+  private readonly names = new Map<string, string>();
+
+  /** add takes in the nodes not held yet, and names again the held ones of their file names. */
+  add(nodes: Iterable<GNode>): void {
+    const touched = new Set<string>();
+    for (const n of nodes) {
+      const p = pathOf(n);
+      if (!p || this.names.has(n.id)) continue;
+      const name = p.slice(p.lastIndexOf('/') + 1);
+      let l = this.byName.get(name);
+      if (!l) this.byName.set(name, (l = []));
+      l.push({ id: n.id, path: p });
+      this.names.set(n.id, name);
+      if (l.length > 1) touched.add(name);
+    }
+    for (const name of touched) {
+      nameItems(
+        this.byName.get(name)!.map((it) => ({ ...it, from: it.path.lastIndexOf('/') + 1 })),
+        this.names,
+      );
+    }
+  }
+
+  /** get is a node's name, or undefined for a node that is not a file or doc held. */
+  get(id: string): string | undefined {
+    return this.names.get(id);
+  }
 }
 
 /** A label's box on screen, in CSS pixels from the top left of the graph. */

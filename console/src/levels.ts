@@ -73,14 +73,50 @@ export function projectContents(g: GraphData, project: string): GraphData {
   return { nodes: g.nodes.filter((n) => ids.has(n.id)), edges: g.edges.filter((e) => ids.has(e.source) && ids.has(e.target)) };
 }
 
+/** Edge kinds the project level shows as nesting (a circle in its circle), never as lines. */
+const NESTING = new Set(['owns', 'contains']);
+
+/**
+ * drawnContents is what `select=TERMS&edge_limit=cap` answers, made from
+ * a whole answer (a snapshot's projectContents): no nesting edges, the
+ * edges with a project at either end, and the others only when there are
+ * at most cap of them; omitted counts what was left out, by kind.
+ */
+export function drawnContents(g: GraphData, cap: number): GraphData {
+  const projects = new Set(g.nodes.filter((n) => n.kind === 'project').map((n) => n.id));
+  const omitted: Record<string, number> = {};
+  const between: GEdge[] = [];
+  const inner: GEdge[] = [];
+  for (const e of g.edges) {
+    if (NESTING.has(e.kind)) omitted[e.kind] = (omitted[e.kind] ?? 0) + 1;
+    else if (projects.has(e.source) || projects.has(e.target)) between.push(e);
+    else inner.push(e);
+  }
+  if (inner.length <= cap) return { nodes: g.nodes, edges: [...between, ...inner], omitted };
+  for (const e of inner) omitted[e.kind] = (omitted[e.kind] ?? 0) + 1;
+  return { nodes: g.nodes, edges: between, omitted };
+}
+
+/**
+ * innerOmitted is how many relations among what a project holds its
+ * contents left out (drawnContents): edges that would be lines, not nesting.
+ */
+export function innerOmitted(contents: GraphData): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(contents.omitted ?? {})) if (!NESTING.has(k)) n += v;
+  return n;
+}
+
 /**
  * owned are the nodes a project's contents hold that belong inside its
- * circle: what it owns (its owns edges), not the projects around it.
+ * circle: what it owns, not the projects around it. An owned node names
+ * its project; an answer with its owns edges says it again.
  */
 export function owned(contents: GraphData, project: string): GNode[] {
   const seed = `project:${project}`;
-  const mine = new Set(contents.edges.filter((e) => e.kind === 'owns' && e.source === seed).map((e) => e.target));
-  return contents.nodes.filter((n) => mine.has(n.id));
+  const mine = new Set<string>();
+  for (const e of contents.edges) if (e.kind === 'owns' && e.source === seed) mine.add(e.target);
+  return contents.nodes.filter((n) => mine.has(n.id) || (n.kind !== 'project' && n.project === project));
 }
 
 /** Node ids of the layout's own circles. */
@@ -266,7 +302,7 @@ export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, read
     if (!pk) continue;
     // The project's own circles, moved onto it (the project's is c).
     for (const ic of pk.circles) {
-      if (ic.id !== c.id) out.set(ic.id, { ...ic, x: c.x + ic.x, y: c.y + ic.y, depth: c.depth + ic.depth });
+      if (ic.id !== c.id) out.set(ic.id, { id: ic.id, name: ic.name, x: c.x + ic.x, y: c.y + ic.y, r: ic.r, depth: c.depth + ic.depth, role: ic.role, parent: ic.parent });
     }
   }
   return out;
@@ -279,7 +315,7 @@ export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, read
  * nesting and is not drawn again.
  */
 export function shownEdges(edges: GEdge[], shown: (id: string) => boolean): GEdge[] {
-  return edges.filter((e) => e.kind !== 'owns' && e.kind !== 'contains' && shown(e.source) && shown(e.target));
+  return edges.filter((e) => !NESTING.has(e.kind) && shown(e.source) && shown(e.target));
 }
 
 /**

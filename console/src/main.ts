@@ -4,7 +4,7 @@
 import { core, exposeCore, type CoreStateName } from './core';
 import { byId, show } from './dom';
 import { Explorer, type Level, type LevelSource, type View } from './explorer';
-import { projectContents, projectLevel, selectTerm, within } from './levels';
+import { drawnContents, projectContents, projectLevel, selectTerm, within } from './levels';
 import { fragmentLevel, parseFragment, srcProvenance, type Flavor } from './fragment';
 import { MSG_NO_SESSION, planBoot, type Credential } from './boot';
 import { decodeDataPayload } from './payload';
@@ -179,7 +179,10 @@ let levelChoice: ((level: Level) => void) | null = null;
 /** snapshotSource is what the project level of a snapshot asks: the whole graph is at hand. */
 function snapshotSource(data: GraphData): LevelSource {
   return {
-    expand: (project) => Promise.resolve(projectContents(data, project)),
+    expand: (project, cap) => {
+      const c = projectContents(data, project);
+      return Promise.resolve(cap === undefined ? c : drawnContents(c, cap));
+    },
     around: (n, hops) => Promise.resolve(within(data, n.id, hops)),
   };
 }
@@ -187,7 +190,7 @@ function snapshotSource(data: GraphData): LevelSource {
 /** liveSource asks the server: a project's contents, a node's neighbourhood. */
 function liveSource(api: Api): LevelSource {
   return {
-    expand: (project) => api.select(`project:${project}`),
+    expand: (project, cap) => api.select(`project:${project}`, undefined, cap),
     around: (n, hops) => {
       const term = selectTerm(n);
       return term ? api.select(`${term} depth:${hops}`) : Promise.resolve(null);

@@ -34,6 +34,11 @@ export interface GEdge {
 export interface GraphData {
   nodes: GNode[];
   edges: GEdge[];
+  /**
+   * The edges the answer left out, by kind: an answer trimmed to what the
+   * project level draws (select=TERMS&edge_limit=N, drawnContents).
+   */
+  omitted?: Record<string, number>;
 }
 
 export const NODE_KINDS = ['project', 'target', 'spell', 'doc', 'file', 'package', 'symbol'] as const;
@@ -138,7 +143,12 @@ export function parseGraph(value: unknown): GraphData {
     if (typeof raw.via === 'string' && raw.via !== '') e.via = raw.via;
     edges.push(e);
   }
-  return { nodes, edges };
+  const g: GraphData = { nodes, edges };
+  if (isObject(value.omitted)) {
+    g.omitted = {};
+    for (const [k, n] of Object.entries(value.omitted)) if (typeof n === 'number' && n > 0) g.omitted[k] = n;
+  }
+  return g;
 }
 
 /** parseGraphText parses JSON text into a graph. */

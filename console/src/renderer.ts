@@ -229,6 +229,24 @@ export class Renderer {
     this.forced = ids;
   }
 
+  /**
+   * quietly runs fn, which adds nodes and edges and changes attributes
+   * but drops no node, with sigma's graph listeners off; the caller then
+   * refreshes, which indexes the whole graph once. Listening, sigma
+   * indexes each node added as it comes (its reducer twice), and the
+   * refresh after does every node again. A node dropped must be heard:
+   * sigma keeps the hovered node (edges are not hovered here).
+   */
+  quietly(fn: () => void): void {
+    const s = this.sigma as unknown as { unbindGraphHandlers(): void; bindGraphHandlers(): void };
+    s.unbindGraphHandlers();
+    try {
+      fn();
+    } finally {
+      s.bindGraphHandlers();
+    }
+  }
+
   refresh(): void {
     core.settled = false;
     this.sigma.refresh();

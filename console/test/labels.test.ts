@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LabelBoxes, overlaps, uniqueNames } from '../src/labels';
+import { LabelBoxes, UniqueNames, overlaps, uniqueNames } from '../src/labels';
 import type { GNode } from '../src/model';
 
 const file = (path: string): GNode => ({ id: `file:${path}`, kind: 'file', name: path.split('/').pop()!, path });
@@ -28,6 +28,36 @@ describe('uniqueNames', () => {
   });
   it('leaves nodes without a path out', () => {
     expect(uniqueNames([{ id: 'project:a', kind: 'project', name: 'a' }]).size).toBe(0);
+  });
+});
+
+describe('UniqueNames', () => {
+  it('names as uniqueNames does, whatever order the nodes come in', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const parts = ['a', 'b', 'src', 'lib', 'x'];
+    const names = ['index.ts', 'main.go', 'util.go'];
+    for (let round = 0; round < 20; round++) {
+      const nodes: GNode[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < 60; i++) {
+        const depth = rnd(4);
+        const path = [...Array.from({ length: depth }, () => parts[rnd(parts.length)]!), names[rnd(names.length)]!].join('/');
+        if (!seen.has(path)) (seen.add(path), nodes.push(file(path)));
+      }
+      const u = new UniqueNames();
+      for (let i = 0; i < nodes.length; i += 13) u.add(nodes.slice(i, i + 13));
+      const want = uniqueNames(nodes);
+      for (const n of nodes) expect(u.get(n.id), n.id).toBe(want.get(n.id));
+    }
+  });
+  it('renames a file held when one of its name comes', () => {
+    const u = new UniqueNames();
+    u.add([file('api/index.ts'), { id: 'project:a', kind: 'project', name: 'a' }]);
+    expect(u.get('file:api/index.ts')).toBe('index.ts');
+    expect(u.get('project:a')).toBeUndefined();
+    u.add([file('web/index.ts')]);
+    expect([u.get('file:api/index.ts'), u.get('file:web/index.ts')]).toEqual(['api/index.ts', 'web/index.ts']);
   });
 });
 

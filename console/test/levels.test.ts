@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdsTotal, owned, packLayout, packProject, type ProjectPack, projectContents, projectLabel, projectLevel, selectTerm, shownEdges, within, type Circle } from '../src/levels';
+import { drawnContents, holdsTotal, innerOmitted, owned, packLayout, packProject, type ProjectPack, projectContents, projectLabel, projectLevel, selectTerm, shownEdges, within, type Circle } from '../src/levels';
 import type { GraphData, GNode } from '../src/model';
 
 const g: GraphData = {
@@ -27,6 +27,29 @@ const g: GraphData = {
 
 const inside = (outer: Circle, inner: Circle) => Math.hypot(outer.x - inner.x, outer.y - inner.y) + inner.r <= outer.r + 1e-6;
 const apart = (a: Circle, b: Circle) => Math.hypot(a.x - b.x, a.y - b.y) >= a.r + b.r - 1e-6;
+
+describe('drawnContents', () => {
+  it('is what select=project:NAME&edge_limit=N answers: no nesting, the fog left out above N, counted', () => {
+    const c = projectContents(g, 'api');
+    const none = drawnContents(c, 0);
+    expect(none.nodes).toEqual(c.nodes);
+    expect(none.edges).toEqual([{ source: 'project:api', target: 'project:util', kind: 'depends_declared' }]);
+    expect(none.omitted).toEqual({ owns: 4, imports: 1 });
+    expect(innerOmitted(none)).toBe(1);
+    const all = drawnContents(c, 1);
+    expect(all.edges.map((e) => e.kind).sort()).toEqual(['depends_declared', 'imports']);
+    expect(all.omitted).toEqual({ owns: 4 });
+    expect(innerOmitted(all)).toBe(0);
+    expect(innerOmitted(c)).toBe(0);
+  });
+
+  it("leaves owned to find what the project holds by the nodes' project", () => {
+    const ids = (ns: GNode[]) => ns.map((n) => n.id).sort();
+    const c = projectContents(g, 'api');
+    expect(ids(owned(drawnContents(c, 0), 'api'))).toEqual(ids(owned(c, 'api')));
+    expect(ids(owned(c, 'api'))).toEqual(['file:services/api/handlers/h.go', 'file:services/api/handlers/x/y/z.go', 'file:services/api/main.go', 'target:api:build']);
+  });
+});
 
 describe('projectLevel', () => {
   it('counts what each project owns, by kind, and keeps the edges between projects', () => {

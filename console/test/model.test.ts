@@ -46,6 +46,12 @@ describe('graph model', () => {
     expect('via' in g.edges[1]!).toBe(false);
   });
 
+  it('keeps what a trimmed answer says it left out, counts only', () => {
+    const g = parseGraph({ nodes: [], edges: [], omitted: { owns: 3, imports: 2, bad: 'x', none: 0 } });
+    expect(g.omitted).toEqual({ owns: 3, imports: 2 });
+    expect('omitted' in parseGraph({ nodes: [] })).toBe(false);
+  });
+
   it('accepts a graph without edges and an empty one', () => {
     expect(parseGraph({ nodes: [] })).toEqual({ nodes: [], edges: [] });
   });
