@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/corehq/core/internal/apierr"
@@ -89,16 +87,9 @@ type Drawn struct {
 func (d Drawn) Encode() []byte {
 	b := d.Graph.Encode()
 	b = b[:len(b)-len("}\n")] // Encode ends every graph so
-	b = append(b, `,"omitted":{`...)
-	for i, k := range slices.Sorted(maps.Keys(d.Omitted)) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, k)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(d.Omitted[k]), 10)
-	}
-	return append(b, "}}\n"...)
+	b = append(b, `,"omitted":`...)
+	b = jsonx.AppendCounts(b, d.Omitted)
+	return append(b, "}\n"...)
 }
 
 // QueryDrawn is the neighbourhood terms select, as the explorer draws it

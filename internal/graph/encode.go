@@ -179,17 +179,8 @@ func appendNode(b []byte, n *Node) []byte {
 	b = appendField(b, "diagnostic", n.Diagnostic)
 	b = appendField(b, "state", n.State)
 	if len(n.Holds) > 0 {
-		// Keys sorted, as encoding/json writes a map.
-		b = append(b, `,"holds":{`...)
-		for i, k := range slices.Sorted(maps.Keys(n.Holds)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonx.AppendString(b, k)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(n.Holds[k]), 10)
-		}
-		b = append(b, '}')
+		b = append(b, `,"holds":`...)
+		b = jsonx.AppendCounts(b, n.Holds)
 	}
 	return append(b, '}')
 }

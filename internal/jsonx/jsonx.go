@@ -3,6 +3,8 @@
 package jsonx
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -66,4 +68,19 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendCounts appends m as a JSON object of integers, its keys sorted as
+// encoding/json writes a map: {"file":52,"target":2}.
+func AppendCounts(b []byte, m map[string]int) []byte {
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(m[k]), 10)
+	}
+	return append(b, '}')
 }
