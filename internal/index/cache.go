@@ -14,7 +14,7 @@ import (
 
 // cacheVersion changes whenever FileRecord, a parser or the file format
 // changes, so that an old cache is re-parsed rather than misread.
-const cacheVersion = 7
+const cacheVersion = 8 // 8: a generic type's parameters shadow the package's names in its refs
 
 // The cache lives in <cache>/index: files.bin holds every record without
 // its symbols; <project>@symbols.bin holds the symbols and references of
