@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -770,23 +771,63 @@ func (r *resolver) jsFile(base string) string {
 
 // tsPaths resolves a bare specifier by the paths of the tsconfig nearest
 // to the importing file, or of the first config it extends that has any.
+// As in tsc, they are relative to the nearest baseUrl of the chain (a
+// project's own baseUrl moves the paths it inherits), else to the config
+// that declares them; and with a baseUrl, a specifier no path matches may
+// name a file under it.
 func (r *resolver) tsPaths(from, spec string) string {
+	var withMaps *parse.FileRecord
+	baseURL := ""
 	cfg := r.tsconfigOf(from)
 	for range maxExtends {
-		if cfg == nil || len(cfg.Maps) > 0 {
+		if cfg == nil || withMaps != nil && baseURL != "" {
 			break
+		}
+		if withMaps == nil && len(cfg.Maps) > 0 {
+			withMaps = cfg
+		}
+		if baseURL == "" {
+			baseURL = cfg.BaseURL
 		}
 		cfg = r.tsconfigs[cfg.Extends]
 	}
-	if cfg == nil {
-		return ""
-	}
-	for _, to := range mapped(cfg.Maps, spec) {
-		if t := r.jsFile(to); t != "" {
-			return t
+	if withMaps != nil {
+		// The parser joined each path to the declaring config's own base.
+		own, base := withMaps.BaseURL, baseURL
+		if own == "" {
+			own = path.Dir(withMaps.Path)
+		}
+		if base == "" {
+			base = path.Dir(withMaps.Path)
+		}
+		for _, to := range mapped(withMaps.Maps, spec) {
+			if base != own {
+				to = rebase(to, own, base)
+			}
+			if t := r.jsFile(to); t != "" {
+				return t
+			}
 		}
 	}
+	if baseURL != "" {
+		// A bare specifier names a file under baseUrl before a package.
+		return r.jsFile(path.Join(baseURL, spec))
+	}
 	return ""
+}
+
+// rebase moves p, a path under (or beside) the directory from, to the same
+// place relative to the directory to; "" when that leaves the workspace.
+func rebase(p, from, to string) string {
+	rel, err := filepath.Rel(from, p)
+	if err != nil {
+		return ""
+	}
+	j := path.Join(to, filepath.ToSlash(rel))
+	if j == ".." || strings.HasPrefix(j, "../") {
+		return ""
+	}
+	return j
 }
 
 // maxExtends bounds a chain of tsconfig extends (a cycle included).

@@ -14,7 +14,7 @@ import (
 
 // cacheVersion changes whenever FileRecord, a parser or the file format
 // changes, so that an old cache is re-parsed rather than misread.
-const cacheVersion = 8 // 8: a generic type's parameters shadow the package's names in its refs
+const cacheVersion = 9 // 9: a JS import's As, namespace members and export *; a tsconfig's BaseURL
 
 // The cache lives in <cache>/index: files.bin holds every record without
 // its symbols; <project>@symbols.bin holds the symbols and references of
@@ -146,6 +146,7 @@ func encodeFiles(root string, files map[string]*parse.FileRecord) []byte {
 			e.str(im.Path)
 			e.str(im.Alias)
 			e.strList(im.Names)
+			e.strList(im.As)
 			e.int(int64(im.Line))
 		}
 		e.str(r.Title)
@@ -155,6 +156,7 @@ func encodeFiles(root string, files map[string]*parse.FileRecord) []byte {
 		e.str(r.Entry)
 		e.strList(r.Maps)
 		e.str(r.Extends)
+		e.str(r.BaseURL)
 		e.str(r.Diag)
 	}
 	return e.bytes(filesMagic, cacheVersion)
@@ -187,6 +189,7 @@ func decodeFiles(data []byte, root string) ([]parse.FileRecord, error) {
 			im.Path = d.str()
 			im.Alias = d.str()
 			im.Names = d.strList()
+			im.As = d.strList()
 			im.Line = int(d.int())
 		}
 		r.Title = d.str()
@@ -196,6 +199,7 @@ func decodeFiles(data []byte, root string) ([]parse.FileRecord, error) {
 		r.Entry = d.str()
 		r.Maps = d.strList()
 		r.Extends = d.str()
+		r.BaseURL = d.str()
 		r.Diag = d.str()
 	}
 	if err := d.end(); err != nil {

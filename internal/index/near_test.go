@@ -6,8 +6,10 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/corehq/core/internal/graph"
@@ -214,9 +216,47 @@ func randomRecords(rng *rand.Rand, adversarial bool) map[string]*parse.FileRecor
 			for range rng.IntN(3) {
 				ns = append(ns, pick([]string{"A", "B", "C", "default", "D", "T.M"}))
 			}
-			f.Imports = append(f.Imports, parse.Import{Path: pick([]string{"./t0", "./t1", "../w/t2", "./s/t3", "../t0", "./t1.js", "./s", ".", "@w", "@w/t1", "../x"}), Names: ns})
+			var as []string
+			if len(ns) > 0 && rng.IntN(2) == 0 { // export {a as b} from
+				for range ns {
+					as = append(as, pick([]string{"", "A", "B", "E", "default"}))
+				}
+			}
+			if len(ns) == 0 && rng.IntN(2) == 0 {
+				ns = []string{parse.ReexportsAll}
+			}
+			f.Imports = append(f.Imports, parse.Import{Path: pick([]string{"./t0", "./t1", "../w/t2", "./s/t3", "../t0", "./t1.js", "./s", ".", "@w", "@w/t1", "../x"}), Names: ns, As: as})
 		}
 		files[p] = f
+	}
+	if rng.IntN(2) == 0 {
+		// A barrel that offers names of the files beside it, some
+		// renamed, and a file that imports them from it.
+		b := &parse.FileRecord{Path: pick([]string{"w/s/index.ts", "w/index.ts"}), Lang: parse.LangTypeScript}
+		var beside []*parse.FileRecord
+		for _, p := range slices.Sorted(maps.Keys(files)) {
+			if f := files[p]; path.Dir(p) == path.Dir(b.Path) && f.Lang != parse.LangGo {
+				beside = append(beside, f)
+			}
+		}
+		for range len(beside) * rng.IntN(3) {
+			f := beside[rng.IntN(len(beside))]
+			name := "default"
+			if len(f.Symbols) > 0 && rng.IntN(4) != 0 {
+				name = f.Symbols[rng.IntN(len(f.Symbols))].Name
+			}
+			b.Imports = append(b.Imports, parse.Import{
+				Path:  "./" + strings.TrimSuffix(path.Base(f.Path), path.Ext(f.Path)),
+				Names: []string{name},
+				As:    []string{pick([]string{"", "A", "B", "C", "default", "E"})},
+			})
+		}
+		files[b.Path] = b
+		user := &parse.FileRecord{Path: "w/user.ts", Lang: parse.LangTypeScript}
+		for range 1 + rng.IntN(3) {
+			user.Imports = append(user.Imports, parse.Import{Path: pick([]string{".", "./s", "./index"}), Names: []string{pick([]string{"A", "B", "C", "D", "E", "default"})}})
+		}
+		files[user.Path] = user
 	}
 	for range rng.IntN(5) {
 		p := fmt.Sprintf("py/m%d.py", rng.IntN(4))

@@ -45,11 +45,40 @@ type symbolTables struct {
 	lookupDone chan struct{}
 	declaredIn map[string][]int32
 	usedIn     map[string][]int32
+	// renames, built on first use: by name, the other names files offer
+	// a symbol of that name under: "default" for a file's default export,
+	// b for a JS export {a as b} from.
+	renames func() map[string][]string
 }
 
 func newSymbolTables(ws *workspace.Workspace, files map[string]*parse.FileRecord) *symbolTables {
 	paths := sortedPaths(files)
-	return &symbolTables{files: files, paths: paths, r: newResolver(ws, files, paths), pkgs: map[string]*pkgSymbols{}}
+	t := &symbolTables{files: files, paths: paths, r: newResolver(ws, files, paths), pkgs: map[string]*pkgSymbols{}}
+	t.renames = sync.OnceValue(t.buildRenames)
+	return t
+}
+
+func (t *symbolTables) buildRenames() map[string][]string {
+	out := map[string][]string{}
+	add := func(name, as string) {
+		if !slices.Contains(out[name], as) {
+			out[name] = append(out[name], as)
+		}
+	}
+	for _, p := range t.paths {
+		f := t.files[p]
+		if f.Default != "" {
+			add(f.Default, "default")
+		}
+		for _, imp := range f.Imports {
+			for i, as := range imp.As {
+				if as != "" {
+					add(imp.Names[i], as)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // pkgSymbols are one Go package's symbols by name (the first declaration
@@ -138,7 +167,8 @@ func (t *symbolTables) assemble(paths []string) *graph.Graph {
 //   - every edge into a seed is (an edge lives in the part of its
 //     source's file, and every file whose uses could resolve to a seed is
 //     taken: Go files with a use of the name, or of a method's bare name,
-//     and JS/TS/Python files importing the name or a default);
+//     and JS/TS/Python files importing the name, a name a re-export
+//     offers it under, or a default that resolves to it);
 //   - every edge out of a seed is, with its target node (the files of the
 //     symbols the seeds use);
 //   - so every node of the result is, and so is every edge among them,
@@ -199,7 +229,7 @@ func (t *symbolTables) lookup(names []string) (take, seeds map[int32]bool) {
 			take[i], seeds[i] = true, true
 		}
 	}
-	for _, n := range usedNames(names) {
+	for _, n := range t.usedNames(names) {
 		for _, i := range t.usedIn[n] {
 			take[i] = true
 		}
@@ -208,12 +238,33 @@ func (t *symbolTables) lookup(names []string) (take, seeds map[int32]bool) {
 }
 
 // usedNames are the names whose uses may resolve to a symbol of names:
-// the names, and a method's bare name (a member use of it).
-func usedNames(names []string) []string {
+// the names, a method's bare name (a member use of it), and the names
+// re-exports offer them under, renamed (export {a as b} from), also
+// after a default export's (export {default as b} from). A use of a
+// default resolves to its declaration's name (uses), so "default" itself
+// is not one.
+func (t *symbolTables) usedNames(names []string) []string {
 	used := slices.Clone(names)
 	for _, n := range names {
 		if i := strings.LastIndexByte(n, '.'); i >= 0 {
 			used = append(used, n[i+1:])
+		}
+	}
+	renames := t.renames()
+	seen := map[string]bool{}
+	queue := slices.Clone(names)
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, as := range renames[n] {
+			if seen[as] || slices.Contains(names, as) {
+				continue
+			}
+			seen[as] = true
+			queue = append(queue, as)
+			if as != "default" {
+				used = append(used, as)
+			}
 		}
 	}
 	return used
@@ -225,7 +276,7 @@ func usedNames(names []string) []string {
 // building the maps, which only pay off over many queries.
 func (t *symbolTables) scan(names []string) (take, seeds map[int32]bool) {
 	take, seeds = map[int32]bool{}, map[int32]bool{}
-	used := usedNames(names)
+	used := t.usedNames(names)
 	for i, p := range t.paths {
 		f, i := t.files[p], int32(i)
 		for _, s := range f.Symbols {
@@ -296,12 +347,17 @@ func (t *symbolTables) uses(f *parse.FileRecord) iter.Seq[string] {
 		case parse.LangTypeScript, parse.LangJavaScript, parse.LangPython:
 			for _, imp := range f.Imports {
 				for _, n := range imp.Names {
+					if n == parse.ReexportsAll {
+						continue
+					}
 					if !yield(n) {
 						return
 					}
 					if n == "default" { // as fileReferences resolves it
-						if target := t.files[t.r.importedFile(f, imp)]; target != nil && target.Default != "" && !yield(target.Default) {
-							return
+						if target := t.files[t.r.importedFile(f, imp)]; target != nil {
+							if _, d := t.r.declaring(t.files, target, n); d != "" && d != n && !yield(d) {
+								return
+							}
 						}
 					}
 				}
@@ -410,11 +466,11 @@ func (r *resolver) fileReferences(f *parse.FileRecord, files map[string]*parse.F
 				continue
 			}
 			for _, name := range imp.Names {
-				if name == "default" && t.Default != "" {
-					name = t.Default
+				if name == parse.ReexportsAll {
+					continue
 				}
-				if decl := r.declaring(files, t, name); decl != "" {
-					out = append(out, graph.Edge{Source: FileID(f.Path), Target: SymbolID(decl, name), Kind: graph.EdgeReferences})
+				if decl, declared := r.declaring(files, t, name); decl != "" {
+					out = append(out, graph.Edge{Source: FileID(f.Path), Target: SymbolID(decl, declared), Kind: graph.EdgeReferences})
 				}
 			}
 		}
@@ -426,29 +482,57 @@ func (r *resolver) fileReferences(f *parse.FileRecord, files map[string]*parse.F
 // imported: a package's index that re-exports its modules is one step.
 const maxReexports = 16
 
-// declaring is the file that declares name as t offers it: t itself, else
-// a file t re-exports it from (export {name} from, export * from, a
-// Python package's from .m import name), breadth first; "" for none.
-func (r *resolver) declaring(files map[string]*parse.FileRecord, t *parse.FileRecord, name string) string {
-	queue := []*parse.FileRecord{t}
+// declaring is the file that declares name as t offers it, and the name
+// it declares it under: t itself, else a file t re-exports it from (export
+// {name} from, export {x as name} from, export * from, a Python package's
+// from .m import name), breadth first; "" for none. A default export is
+// the declaration it names.
+func (r *resolver) declaring(files map[string]*parse.FileRecord, t *parse.FileRecord, name string) (file, declared string) {
+	type offer struct {
+		f    *parse.FileRecord
+		name string
+	}
+	queue := []offer{{t, name}}
 	seen := map[string]bool{t.Path: true}
 	for len(queue) > 0 && len(seen) <= maxReexports {
-		f := queue[0]
+		f, name := queue[0].f, queue[0].name
 		queue = queue[1:]
+		if name == "default" && f.Default != "" {
+			name = f.Default
+		}
 		for _, s := range f.Symbols {
 			if s.Name == name {
-				return f.Path
+				return f.Path, name
 			}
 		}
 		for _, imp := range f.Imports {
-			nameless := len(imp.Names) == 0 && f.Lang != parse.LangPython
-			if !nameless && !slices.Contains(imp.Names, name) {
+			from := offered(imp, name)
+			if from == "" {
 				continue
 			}
 			if next := files[r.importedFile(f, imp)]; next != nil && !seen[next.Path] {
 				seen[next.Path] = true
-				queue = append(queue, next)
+				queue = append(queue, offer{next, from})
 			}
+		}
+	}
+	return "", ""
+}
+
+// offered is the name an import takes from its source that its file
+// offers as name ("" for none): the name itself, the one an export {x as
+// name} renames, or any name through export * from.
+func offered(imp parse.Import, name string) string {
+	for i, n := range imp.Names {
+		switch {
+		case n == parse.ReexportsAll:
+			return name
+		case i < len(imp.As) && imp.As[i] != "":
+			if imp.As[i] == name {
+				return n
+			}
+		case n == name:
+			return n
 		}
 	}
 	return ""

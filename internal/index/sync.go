@@ -385,14 +385,14 @@ func (ix *Indexer) Flush() error {
 // sameShape reports whether two records of one file contribute the same
 // nodes and edges to the default graph (symbols and references aside).
 func sameShape(a, b *parse.FileRecord) bool {
-	if a.Lang != b.Lang || a.Package != b.Package || a.Title != b.Title || a.Module != b.Module || a.Entry != b.Entry || a.Extends != b.Extends || a.Diag != b.Diag ||
+	if a.Lang != b.Lang || a.Package != b.Package || a.Title != b.Title || a.Module != b.Module || a.Entry != b.Entry || a.Extends != b.Extends || a.BaseURL != b.BaseURL || a.Diag != b.Diag ||
 		!slices.Equal(a.Maps, b.Maps) ||
 		!slices.Equal(a.Links, b.Links) || !slices.Equal(a.Mentions, b.Mentions) || len(a.Imports) != len(b.Imports) {
 		return false
 	}
 	for i := range a.Imports {
 		x, y := a.Imports[i], b.Imports[i]
-		if x.Path != y.Path || x.Alias != y.Alias || !slices.Equal(x.Names, y.Names) {
+		if x.Path != y.Path || x.Alias != y.Alias || !slices.Equal(x.Names, y.Names) || !slices.Equal(x.As, y.As) {
 			return false
 		}
 	}

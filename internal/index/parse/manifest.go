@@ -151,6 +151,9 @@ func parseTSConfig(p string, src []byte) FileRecord {
 	if !ok {
 		return rec
 	}
+	if cfg.CompilerOptions.BaseURL != "" {
+		rec.BaseURL = base
+	}
 	patterns := make([]string, 0, len(cfg.CompilerOptions.Paths))
 	for k := range cfg.CompilerOptions.Paths {
 		if len(k) <= maxMapLen && strings.Count(k, "*") <= 1 {

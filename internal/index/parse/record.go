@@ -53,6 +53,10 @@ type FileRecord struct {
 	// tsconfig: the config file it extends, relative to the workspace root
 	// ("" for none, or one from a package).
 	Extends string
+	// tsconfig: its compilerOptions.baseUrl relative to the workspace root,
+	// "" when it sets none. The nearest baseUrl in a chain of extends is
+	// the one every inherited path is relative to, as in tsc.
+	BaseURL string
 
 	// Diag says why the file could not be (fully) parsed; the file is still
 	// indexed.
@@ -63,11 +67,20 @@ type FileRecord struct {
 type Import struct {
 	Path  string // as written: a Go import path, a JS specifier, a Python module
 	Alias string // Go: the local name if renamed; "_" and "." kept as written
-	// Names are the imported names of a JS `import {a, b}` or a Python
-	// `from m import a, b`; they resolve to symbols of the imported file.
+	// Names are the names taken from the imported file, as it exports
+	// them: a JS `import {a, b}` or `export {a, b} from`, the members a JS
+	// namespace import uses (ns.a), a Python `from m import a, b`; they
+	// resolve to symbols of the imported file. ["*"] is a JS `export *
+	// from`, which offers every name of its source.
 	Names []string
-	Line  int
+	// As are the names a JS `export {a as b} from` offers each of Names
+	// under, "" for one not renamed; nil when none is.
+	As   []string
+	Line int
 }
+
+// ReexportsAll is the Names of a JS `export * from`.
+const ReexportsAll = "*"
 
 // Symbol is a declaration.
 type Symbol struct {

@@ -37,10 +37,14 @@ const (
 	kImportClause
 	kImportRequireClause
 	kNamedImports
+	kNamespaceImport
 	kImportSpecifier
 	kExportStatement
 	kExportClause
 	kExportSpecifier
+	kNamespaceExport
+	kMemberExpression
+	kNestedTypeIdentifier
 	kCallExpression
 	kImport // the callee of a dynamic import()
 	kArguments
@@ -97,10 +101,14 @@ var kindNames = map[string]nodeKind{
 	"import_clause":                  kImportClause,
 	"import_require_clause":          kImportRequireClause,
 	"named_imports":                  kNamedImports,
+	"namespace_import":               kNamespaceImport,
 	"import_specifier":               kImportSpecifier,
 	"export_statement":               kExportStatement,
 	"export_clause":                  kExportClause,
 	"export_specifier":               kExportSpecifier,
+	"namespace_export":               kNamespaceExport,
+	"member_expression":              kMemberExpression,
+	"nested_type_identifier":         kNestedTypeIdentifier,
 	"call_expression":                kCallExpression,
 	"import":                         kImport,
 	"arguments":                      kArguments,

@@ -109,7 +109,7 @@ func checkSymbolFacts(t *testing.T, got []Symbol, facts []symbolFact) {
 }
 
 func fmtImport(i Import) string {
-	return fmt.Sprintf("{%q names=%q alias=%q line=%d}", i.Path, i.Names, i.Alias, i.Line)
+	return fmt.Sprintf("{%q names=%q as=%q alias=%q line=%d}", i.Path, i.Names, i.As, i.Alias, i.Line)
 }
 
 func fmtImports(imps []Import) string {
@@ -139,6 +139,9 @@ func checkRecordSanity(t *testing.T, rec FileRecord, path, lang string, src []by
 	for _, imp := range rec.Imports {
 		if imp.Line < 1 || imp.Line > lines {
 			t.Fatalf("import %+v outside the file's %d lines", imp, lines)
+		}
+		if imp.As != nil && len(imp.As) != len(imp.Names) {
+			t.Fatalf("import %+v: %d names offered as %d", imp, len(imp.Names), len(imp.As))
 		}
 	}
 	for _, s := range rec.Symbols {

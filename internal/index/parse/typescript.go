@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ func parseJS(g *grammar, lang, path string, src []byte) FileRecord {
 		w := jsWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
 		defer w.inner.Close()
 		eachChild(top, root, w.statement)
+		w.namespaceMembers(root)
 		w.dynamicImports(root)
 
 		if !sort.SliceIsSorted(w.imports, func(i, j int) bool { return w.imports[i].off < w.imports[j].off }) {
@@ -67,6 +69,7 @@ type jsWalker struct {
 	src         []byte
 	inner       *sitter.TreeCursor // for class bodies
 	imports     []offImport
+	namespaces  []namespaceImport
 	syms        symbols
 	defaultName string // the declaration exported as default
 }
@@ -89,13 +92,23 @@ type offImport struct {
 	off uint32
 }
 
-func (w *jsWalker) addImport(at *sitter.Node, spec *sitter.Node, names []string) {
+// namespaceImport is the local name of an `import * as ns`, and the index
+// in imports of its import.
+type namespaceImport struct {
+	name string
+	imp  int
+}
+
+// addImport records an import of the specifier spec, if it is a literal,
+// and reports whether it did.
+func (w *jsWalker) addImport(at *sitter.Node, spec *sitter.Node, names, as []string) bool {
 	p, ok := jsStringValue(w.g, spec, w.src)
 	if !ok {
-		return
+		return false
 	}
 	line, _ := position(at)
-	w.imports = append(w.imports, offImport{Import{Path: p, Names: names, Line: line}, at.StartByte()})
+	w.imports = append(w.imports, offImport{Import{Path: p, Names: names, As: as, Line: line}, at.StartByte()})
+	return true
 }
 
 // statement handles one top-level statement.
@@ -105,7 +118,11 @@ func (w *jsWalker) statement(n *sitter.Node) {
 		w.importStatement(n)
 	case kExportStatement:
 		if src := n.ChildByFieldName("source"); src != nil {
-			w.addImport(n, src, w.exportedNames(n))
+			names, as := w.exportedNames(n)
+			if names == nil && w.reexportsAll(n) {
+				names = []string{ReexportsAll}
+			}
+			w.addImport(n, src, names, as)
 			return
 		}
 		if d := n.ChildByFieldName("declaration"); d != nil {
@@ -133,12 +150,13 @@ func (w *jsWalker) statement(n *sitter.Node) {
 // 's'`, `import 's'`, TypeScript `import x = require('s')`.
 func (w *jsWalker) importStatement(n *sitter.Node) {
 	var names []string
+	var namespace string
 	var source *sitter.Node
 	for i := 0; i < int(n.NamedChildCount()); i++ {
 		c := n.NamedChild(i)
 		switch w.g.kind(c) {
 		case kImportClause:
-			names = w.importClauseNames(c)
+			names, namespace = w.importClauseNames(c)
 		case kImportRequireClause:
 			source = c.ChildByFieldName("source")
 		}
@@ -146,21 +164,27 @@ func (w *jsWalker) importStatement(n *sitter.Node) {
 	if source == nil {
 		source = n.ChildByFieldName("source")
 	}
-	if source != nil {
-		w.addImport(n, source, names)
+	if source != nil && w.addImport(n, source, names, nil) && namespace != "" {
+		w.namespaces = append(w.namespaces, namespaceImport{namespace, len(w.imports) - 1})
 	}
 }
 
 // importClauseNames lists what an import clause takes from the target, as
 // the target exports it: "default" for a default import, the exported name
-// of each specifier; nothing for a namespace import.
-func (w *jsWalker) importClauseNames(clause *sitter.Node) []string {
-	var names []string
+// of each specifier; and the local name of a namespace import, whose
+// members namespaceMembers adds.
+func (w *jsWalker) importClauseNames(clause *sitter.Node) (names []string, namespace string) {
 	for i := 0; i < int(clause.NamedChildCount()); i++ {
 		c := clause.NamedChild(i)
 		switch w.g.kind(c) {
 		case kIdentifier:
 			names = append(names, "default")
+		case kNamespaceImport:
+			for j := 0; j < int(c.NamedChildCount()); j++ {
+				if id := c.NamedChild(j); w.g.kind(id) == kIdentifier {
+					namespace = id.Content(w.src)
+				}
+			}
 		case kNamedImports:
 			for j := 0; j < int(c.NamedChildCount()); j++ {
 				s := c.NamedChild(j)
@@ -173,19 +197,83 @@ func (w *jsWalker) importClauseNames(clause *sitter.Node) []string {
 			}
 		}
 	}
-	return names
+	return names, namespace
 }
 
 // exportedNames lists the names an `export {a, b as c} from 's'` takes from
-// its target; nothing for `export * from` and `export * as ns from`.
-func (w *jsWalker) exportedNames(n *sitter.Node) []string {
-	var names []string
+// its target, and the names it offers them under (as is nil when none is
+// renamed); nothing for `export * from` and `export * as ns from`.
+func (w *jsWalker) exportedNames(n *sitter.Node) (names, as []string) {
+	renamed := false
 	w.eachExportSpecifier(n, func(s *sitter.Node) {
-		if name := w.specifierName(s); name != "" {
-			names = append(names, name)
+		name := w.specifierName(s)
+		if name == "" {
+			return
 		}
+		alias := ""
+		if a := s.ChildByFieldName("alias"); a != nil {
+			if alias = w.nameText(a); alias == name {
+				alias = ""
+			}
+		}
+		names, as = append(names, name), append(as, alias)
+		renamed = renamed || alias != ""
 	})
-	return names
+	if !renamed {
+		as = nil
+	}
+	return names, as
+}
+
+// reexportsAll reports whether an export statement with a source is
+// `export * from`: neither a `{ ... }` clause nor `* as ns`.
+func (w *jsWalker) reexportsAll(n *sitter.Node) bool {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		if k := w.g.kind(n.NamedChild(i)); k == kExportClause || k == kNamespaceExport {
+			return false
+		}
+	}
+	return true
+}
+
+// namespaceMembers adds to each namespace import the names the file uses
+// of it: ns.a in an expression, ns.T in a type.
+func (w *jsWalker) namespaceMembers(root *sitter.Node) {
+	if len(w.namespaces) == 0 {
+		return
+	}
+	loc := newLocator(root)
+	defer loc.close()
+	for _, ns := range w.namespaces {
+		var members []string
+		scanWord(w.src, ns.name, func(off int) {
+			if nextNonSpace(w.src, off+len(ns.name)) != '.' {
+				return
+			}
+			start, end := uint32(off), uint32(off+len(ns.name))
+			id := loc.at(start, end)
+			if id.StartByte() != start || id.EndByte() != end || w.g.kind(id) != kIdentifier {
+				return
+			}
+			field := loc.c.CurrentFieldName()
+			if !loc.c.GoToParent() {
+				return
+			}
+			var member *sitter.Node
+			switch parent := loc.c.CurrentNode(); {
+			case field == "object" && w.g.kind(parent) == kMemberExpression:
+				member = parent.ChildByFieldName("property")
+			case field == "module" && w.g.kind(parent) == kNestedTypeIdentifier:
+				member = parent.ChildByFieldName("name")
+			}
+			if member != nil && w.g.kind(member) != kPrivatePropertyIdentifier {
+				members = append(members, member.Content(w.src))
+			}
+		})
+		slices.Sort(members)
+		imp := &w.imports[ns.imp].Import
+		imp.Names = append(imp.Names, slices.Compact(members)...)
+	}
 }
 
 // exportedAsDefault is x of `export { x as default }`.
@@ -222,11 +310,16 @@ func (w *jsWalker) specifierName(s *sitter.Node) string {
 	if name == nil {
 		return ""
 	}
-	if w.g.kind(name) == kString {
-		v, _ := jsStringValue(w.g, name, w.src)
+	return w.nameText(name)
+}
+
+// nameText is the name an identifier, or a string naming an export, says.
+func (w *jsWalker) nameText(n *sitter.Node) string {
+	if w.g.kind(n) == kString {
+		v, _ := jsStringValue(w.g, n, w.src)
 		return v
 	}
-	return name.Content(w.src)
+	return n.Content(w.src)
 }
 
 // declaration records the symbols of a top-level declaration; other
@@ -347,7 +440,7 @@ func (w *jsWalker) dynamicImports(root *sitter.Node) {
 				if w.g.kind(a) == kComment {
 					continue
 				}
-				w.addImport(callee, a, nil)
+				w.addImport(callee, a, nil, nil)
 				break
 			}
 		})

@@ -16,15 +16,15 @@ func TestParseTypeScript(t *testing.T) {
 		checkImportFacts(t, rec.Imports, []importFact{
 			{fact: "a default import imports default", want: Import{Path: "./default", Names: []string{"default"}, Line: 2}},
 			{fact: "a renamed import records the exported name", want: Import{Path: "../b", Names: []string{"a", "b"}, Line: 3}},
-			{fact: "a namespace import imports no names", want: Import{Path: "pkg", Line: 4}},
+			{fact: "a namespace import imports the members the file uses", want: Import{Path: "pkg", Names: []string{"Options", "helper", "other"}, Line: 4}},
 			{fact: "default, type-only and string-named specifiers combine", want: Import{Path: "@scope/pkg/sub", Names: []string{"default", "T1", "string-name"}, Line: 5}},
 			{fact: "import type is an import", want: Import{Path: "./types", Names: []string{"OnlyType"}, Line: 6}},
 			{fact: "import x = require() is an import", want: Import{Path: "fs", Line: 7}},
 			{fact: "a side-effect import is an import", want: Import{Path: "./side-effect", Line: 8}},
 			{fact: "a multi-line import is on the line of its keyword", want: Import{Path: "./multi-line", Names: []string{"multi", "line"}, Line: 9}},
 			{fact: "a re-export is an import", want: Import{Path: "./x", Names: []string{"x"}, Line: 13}},
-			{fact: "a renamed re-export records the exported name", want: Import{Path: "./y", Names: []string{"default", "z"}, Line: 14}},
-			{fact: "export * is an import of no names", want: Import{Path: "./star", Line: 15}},
+			{fact: "a renamed re-export records the name it takes and the name it offers", want: Import{Path: "./y", Names: []string{"default", "z"}, As: []string{"Y", ""}, Line: 14}},
+			{fact: "export * offers every name", want: Import{Path: "./star", Names: []string{ReexportsAll}, Line: 15}},
 			{fact: "export * as ns is an import of no names", want: Import{Path: "./star-ns", Line: 16}},
 			{fact: "export type from is an import", want: Import{Path: "./q", Names: []string{"Q"}, Line: 17}},
 			{fact: "a dynamic import() is an import", want: Import{Path: "./lazy", Line: 21}},
@@ -74,6 +74,7 @@ func TestParseTypeScript(t *testing.T) {
 			{fact: "an arrow function under type assertions is a function", want: Symbol{Name: "wrapped", Kind: "function", Line: 53, Col: 7}},
 			{fact: "a value and a type of one name are one symbol, the first", want: Symbol{Name: "Status", Kind: "var", Line: 54, Col: 14}},
 			{fact: "a namespace's members are not top-level symbols", want: Symbol{Name: "hidden"}, absent: true},
+			{fact: "a const with a type annotation is a var", want: Symbol{Name: "viaNs", Kind: "var", Line: 60, Col: 14}},
 		})
 	})
 }

@@ -54,3 +54,8 @@ const wrapped = (() => 1) as unknown as () => number;
 export const Status = { On: 1 } as const;
 export type Status = (typeof Status)[keyof typeof Status];
 namespace Inner { export const hidden = 1; }
+
+// Members of a namespace import: in expressions and in types; not a
+// property of something else that happens to share its name.
+export const viaNs: ns.Options = ns.helper(ns.other, other.ns.notIt);
+ns.helper(ns?.optional);
