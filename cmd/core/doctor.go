@@ -29,7 +29,9 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Long: `Runs one check per line: the workspace file, the programs its targets and
 spells call (found on PATH, and their version; the program a "sh -c" line
 starts; an npx program in node_modules/.bin, which npx would otherwise
-download on every run; a "python3 -m" module), the configuration, the cache
+download on every run; a "python3 -m" module; a program "uv run" or
+"poetry run" starts, in the project's environment or named by its lock
+file or pyproject.toml), the configuration, the cache
 directory, whether the workspace's .core/config.yaml is trusted (and which
 of its values wait for "core config trust"), the remote cache (reachable,
 and writable in read-write mode), the server and the console. A check that cannot run is "skipped",
@@ -174,6 +176,7 @@ func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 	users := map[string][]string{"git": {"core diff, insight"}}
 	modules := map[pyModule][]string{}
 	bins := map[npxBin][]string{}
+	runs := map[envRun][]string{}
 	for _, p := range ws.Projects {
 		dir := filepath.Join(ws.Root, filepath.FromSlash(p.Path))
 		for _, t := range p.Targets {
@@ -191,6 +194,10 @@ func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 			if name, ok := npxProgram(t.Run); ok {
 				b := npxBin{name: name, dir: dir, root: ws.Root}
 				bins[b] = append(bins[b], t.ID())
+			}
+			if runner, program, ok := envRunProgram(t.Run); ok {
+				r := envRun{runner: runner, program: program, dir: dir, root: ws.Root}
+				runs[r] = append(runs[r], t.ID())
 			}
 		}
 	}
@@ -226,6 +233,7 @@ func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 		out = append(out, toolLine{true, fmt.Sprintf("tool %s: ok (%s; used by %s)", name, v, what)})
 	}
 	out = append(out, moduleLines(ctx, modules)...)
+	out = append(out, envRunLines(ctx, runs)...)
 	return append(out, npxLines(bins)...)
 }
 

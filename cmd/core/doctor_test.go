@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestDoctorFindsTheProgramBehindAWrapper(t *testing.T) {
 	for _, c := range []struct {
@@ -23,6 +29,79 @@ func TestDoctorFindsTheProgramBehindAWrapper(t *testing.T) {
 		}
 		if got, ok := npxProgram(c.argv); ok && got != c.npx || !ok && c.npx != "" {
 			t.Errorf("npxProgram(%q) = %q, %v, want %q", c.argv, got, ok, c.npx)
+		}
+	}
+}
+
+func TestDoctorFindsTheProgramUvAndPoetryRun(t *testing.T) {
+	for _, c := range []struct {
+		argv            []string
+		runner, program string
+	}{
+		{[]string{"uv", "run", "pytest", "-q"}, "uv", "pytest"},
+		{[]string{"uv", "run", "--frozen", "--with", "rich", "ruff", "check"}, "uv", "ruff"},
+		{[]string{"uv", "run", "python", "-m", "pytest.main"}, "uv", "pytest"},
+		{[]string{"uv", "run", "python3", "script.py"}, "", ""}, // the interpreter is always there
+		{[]string{"poetry", "run", "-C", "sub", "mypy", "."}, "poetry", "mypy"},
+		{[]string{"uv", "run", "./scripts/x"}, "", ""},
+		{[]string{"uv", "sync"}, "", ""},
+		{[]string{"pip", "run", "x"}, "", ""},
+	} {
+		runner, program, ok := envRunProgram(c.argv)
+		if ok != (c.runner != "") || runner != c.runner || program != c.program {
+			t.Errorf("envRunProgram(%q) = %q %q %v, want %q %q", c.argv, runner, program, ok, c.runner, c.program)
+		}
+	}
+}
+
+func TestDoctorSaysWhereUvAndPoetryFindAProgram(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("uv.lock", "version = 1\n\n[[package]]\nname = \"ruff\"\nversion = \"0.6.0\"\n")
+	write("api/pyproject.toml", "[project]\nname = \"api\"\ndescription = \"mypy checks it\"\n[dependency-groups]\ndev = [\"Pytest_Cov>=5\", \"hypothesis [cli]; python_version>'3.9'\"]\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n")
+	write(".venv/bin/black", "")
+	write("web/poetry.lock", "[[package]]\nname = \"flake8\"\n")
+	write("web/pyproject.toml", "[tool.poetry.group.dev.dependencies]\nisort = \"^5\"\n")
+	api, web := filepath.Join(root, "api"), filepath.Join(root, "web")
+	runs := map[envRun][]string{
+		{"uv", "black", api, root}:       {"api:fmt"},
+		{"uv", "ruff", api, root}:        {"api:lint"},
+		{"uv", "pytest-cov", api, root}:  {"api:cov"},
+		{"uv", "hypothesis", api, root}:  {"api:fuzz"},
+		{"uv", "mypy", api, root}:        {"api:types"},
+		{"uv", "tests", api, root}:       {"api:odd"},
+		{"poetry", "flake8", web, root}:  {"web:lint"},
+		{"poetry", "isort", web, root}:   {"web:sort"},
+		{"poetry", "pyright", web, root}: {"web:types"},
+	}
+	want := map[string]string{
+		"uv run black":       "ok (in .venv",
+		"uv run ruff":        "ok (uv.lock names ruff; uv run installs it on the first run",
+		"uv run pytest-cov":  "ok (api/pyproject.toml names",
+		"uv run hypothesis":  "ok (api/pyproject.toml names",
+		"uv run mypy":        "not a dependency", // a description mentions it, as prose
+		"uv run tests":       "not a dependency", // a setting's value, not a requirement
+		"poetry run flake8":  "not installed: web/poetry.lock names flake8",
+		"poetry run isort":   "not installed: web/pyproject.toml names isort",
+		"poetry run pyright": "not a dependency",
+	}
+	lines := envRunLines(context.Background(), runs)
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d: %v", len(lines), len(want), lines)
+	}
+	for _, l := range lines {
+		name, rest, _ := strings.Cut(strings.TrimPrefix(l.line, "tool "), ": ")
+		if !strings.HasPrefix(rest, want[name]) || l.ok != strings.HasPrefix(want[name], "ok") {
+			t.Errorf("%s: %v %q, want it to start %q", name, l.ok, rest, want[name])
 		}
 	}
 }

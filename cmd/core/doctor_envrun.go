@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/corehq/core/internal/manifest"
+)
+
+// envRun is a program a target runs in its Python project's environment,
+// through uv run or poetry run, from its project's directory.
+type envRun struct {
+	runner, program, dir, root string
+}
+
+// envRunValued are the options of uv run and poetry run that take a value.
+var envRunValued = map[string]bool{
+	"--with": true, "--with-editable": true, "--with-requirements": true, "--python": true, "-p": true,
+	"--package": true, "--group": true, "--only-group": true, "--no-group": true, "--extra": true,
+	"--env-file": true, "--directory": true, "--project": true, "--index": true, "--default-index": true,
+	"--index-url": true, "--extra-index-url": true, "--find-links": true, "-f": true, "-C": true, "-P": true,
+}
+
+// envRunProgram is the program of uv run [options] PROGRAM or poetry run
+// PROGRAM; for python -m MODULE, the module. The interpreter itself is
+// always in the environment, so it is no program to look for.
+func envRunProgram(argv []string) (runner, program string, ok bool) {
+	if len(argv) < 3 || (argv[0] != "uv" && argv[0] != "poetry") || argv[1] != "run" {
+		return "", "", false
+	}
+	for i := 2; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--":
+		case envRunValued[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		case a == "python" || strings.HasPrefix(a, "python3"):
+			if i+2 < len(argv) && argv[i+1] == "-m" && moduleName.MatchString(argv[i+2]) {
+				return argv[0], strings.SplitN(argv[i+2], ".", 2)[0], true
+			}
+			return "", "", false
+		case plainName.MatchString(a):
+			return argv[0], a, true
+		default:
+			return "", "", false // a path
+		}
+	}
+	return "", "", false
+}
+
+// envRunLines says for each program run through uv or poetry whether its
+// environment has it: in a .venv/bin of the project or above it (or, for
+// poetry, the environment poetry keeps elsewhere), else whether a lock
+// file or pyproject.toml names it, so that uv installs it on the first
+// run or poetry install would.
+func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
+	var out []toolLine
+	keys := slices.SortedFunc(maps.Keys(runs), func(a, b envRun) int {
+		return strings.Compare(a.runner+" "+a.program+" "+a.dir, b.runner+" "+b.program+" "+b.dir)
+	})
+	for _, r := range keys {
+		what := fmt.Sprintf("tool %s run %s", r.runner, r.program)
+		used := users(runs[r])
+		if where := r.installed(ctx); where != "" {
+			out = append(out, toolLine{true, fmt.Sprintf("%s: ok (in %s; used by %s)", what, where, used)})
+			continue
+		}
+		lock := "uv.lock"
+		if r.runner == "poetry" {
+			lock = "poetry.lock"
+		}
+		named := r.named(lock)
+		switch {
+		case named != "" && r.runner == "uv":
+			out = append(out, toolLine{true, fmt.Sprintf("%s: ok (%s names %s; uv run installs it on the first run; used by %s)", what, named, r.program, used)})
+		case named != "":
+			out = append(out, toolLine{false, fmt.Sprintf("%s: not installed: %s names %s but poetry's environment has no %s (used by %s); run poetry install", what, named, r.program, r.program, used)})
+		case r.runner == "uv":
+			out = append(out, toolLine{false, fmt.Sprintf("%s: not a dependency: no .venv/bin/%s, and neither uv.lock nor pyproject.toml names %s, so uv run fails to spawn it (used by %s); run uv add --dev %s (if another package provides it, add that one)", what, r.program, r.program, used, r.program)})
+		default:
+			out = append(out, toolLine{false, fmt.Sprintf("%s: not a dependency: poetry's environment has no %s, and neither poetry.lock nor pyproject.toml names it (used by %s); run poetry add --group dev %s (if another package provides it, add that one)", what, r.program, used, r.program)})
+		}
+	}
+	return out
+}
+
+// installed is where r's environment has its program: a .venv/bin in its
+// project's directory or above it, up to the workspace root; for poetry,
+// also the environment `poetry env info --path` names. A module counts
+// when the environment's site-packages has it.
+func (r envRun) installed(ctx context.Context) string {
+	for d := r.dir; ; d = filepath.Dir(d) {
+		if venvHas(filepath.Join(d, ".venv"), r.program) {
+			rel, _ := filepath.Rel(r.root, filepath.Join(d, ".venv"))
+			return filepath.ToSlash(rel)
+		}
+		if d == r.root || d == filepath.Dir(d) || !strings.HasPrefix(d, r.root) {
+			break
+		}
+	}
+	if r.runner != "poetry" {
+		return ""
+	}
+	poetry, err := exec.LookPath("poetry")
+	if err != nil {
+		return "" // said on poetry's own line
+	}
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(c, poetry, "env", "info", "--path")
+	cmd.Dir = r.dir
+	b, err := cmd.Output()
+	if venv := strings.TrimSpace(string(b)); err == nil && venv != "" && venvHas(venv, r.program) {
+		return venv
+	}
+	return ""
+}
+
+// venvHas reports whether the virtual environment venv has program: a
+// script in bin/, or a package or module of that name in site-packages.
+func venvHas(venv, program string) bool {
+	if _, err := os.Stat(filepath.Join(venv, "bin", program)); err == nil {
+		return true
+	}
+	pkgs, _ := filepath.Glob(filepath.Join(venv, "lib", "python3*", "site-packages"))
+	for _, sp := range pkgs {
+		for _, name := range []string{program, program + ".py"} {
+			if _, err := os.Stat(filepath.Join(sp, name)); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// named is the file (lock, else pyproject.toml) nearest above r's project
+// that names r's program as a package, or "".
+func (r envRun) named(lock string) string {
+	want := manifest.PyName(r.program)
+	for d := r.dir; ; d = filepath.Dir(d) {
+		for _, name := range []string{lock, "pyproject.toml"} {
+			rel, err := filepath.Rel(r.root, filepath.Join(d, name))
+			if err != nil {
+				return ""
+			}
+			if slices.Contains(packagesNamed(r.root, filepath.ToSlash(rel)), want) {
+				return filepath.ToSlash(rel)
+			}
+		}
+		if d == r.root || d == filepath.Dir(d) || !strings.HasPrefix(d, r.root) {
+			return ""
+		}
+	}
+}
+
+// packagesNamed are the packages a lock file pins, or a pyproject.toml
+// requires (of every kind, Poetry's included), normalized; nil for a file
+// that is missing or does not parse.
+func packagesNamed(root, rel string) []string {
+	data, err := manifest.Read(root, rel)
+	if err != nil {
+		return nil
+	}
+	if path.Base(rel) != "pyproject.toml" {
+		names, _ := manifest.ParsePyLock(data)
+		return names
+	}
+	p, err := manifest.ParsePyproject(data)
+	if err != nil {
+		return nil
+	}
+	names := slices.Clone(p.Poetry)
+	for _, r := range p.Requires {
+		names = append(names, r.Name)
+	}
+	return names
+}
