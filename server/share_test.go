@@ -147,14 +147,14 @@ func TestAShareEndsOnSupersedeStopAndExpiry(t *testing.T) {
 		t.Errorf("the new share does not say it superseded %s: %+v", first.Address, second)
 	}
 	waitClosed(t, stream)
-	if _, err := http.Get("http://" + first.Address + "/api/v1/events"); !isRefused(err) {
+	if _, err := freshGet("http://" + first.Address + "/api/v1/events"); !isRefused(err) {
 		t.Errorf("the superseded listener still answers: %v", err)
 	}
 	if st := openShareStatus(t, s, admin); st.Address != second.Address || !st.Active {
 		t.Errorf("status %+v", st)
 	}
 	askShare(t, s, admin, `{"action":"stop"}`)
-	if _, err := http.Get("http://" + second.Address + "/api/v1/events"); !isRefused(err) {
+	if _, err := freshGet("http://" + second.Address + "/api/v1/events"); !isRefused(err) {
 		t.Errorf("a stopped share still answers: %v", err)
 	}
 	if st := openShareStatus(t, s, admin); st.Active {
@@ -252,3 +252,11 @@ func waitClosed(t *testing.T, resp *http.Response) {
 }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// freshGet asks on a new connection: the default client may hold an idle
+// one to the address from before its listener closed (a stream that
+// ended cleanly), and a request on it fails with a reset, not a refusal.
+func freshGet(url string) (*http.Response, error) {
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	return c.Get(url)
+}

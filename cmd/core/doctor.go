@@ -319,12 +319,22 @@ func npxLines(bins map[npxBin][]string) []toolLine {
 // installedBin reports whether node_modules/.bin/NAME is in b's directory
 // or one above it, up to the workspace root.
 func installedBin(b npxBin) bool {
-	for d := b.dir; ; d = filepath.Dir(d) {
+	for _, d := range dirsUpTo(b.dir, b.root) {
 		if _, err := os.Stat(filepath.Join(d, "node_modules", ".bin", b.name)); err == nil {
 			return true
 		}
-		if d == b.root || d == filepath.Dir(d) || !strings.HasPrefix(d, b.root) {
-			return false
+	}
+	return false
+}
+
+// dirsUpTo are dir and the directories above it, nearest first, up to the
+// workspace root (none above it).
+func dirsUpTo(dir, root string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		out = append(out, d)
+		if d == root || d == filepath.Dir(d) || !strings.HasPrefix(d, root) {
+			return out
 		}
 	}
 }

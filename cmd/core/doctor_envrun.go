@@ -6,13 +6,12 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/corehq/core/internal/manifest"
+	"github.com/corehq/core/backend"
 )
 
 // envRun is a program a target runs in its Python project's environment,
@@ -98,13 +97,10 @@ func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
 // also the environment `poetry env info --path` names. A module counts
 // when the environment's site-packages has it.
 func (r envRun) installed(ctx context.Context) string {
-	for d := r.dir; ; d = filepath.Dir(d) {
+	for _, d := range dirsUpTo(r.dir, r.root) {
 		if venvHas(filepath.Join(d, ".venv"), r.program) {
 			rel, _ := filepath.Rel(r.root, filepath.Join(d, ".venv"))
 			return filepath.ToSlash(rel)
-		}
-		if d == r.root || d == filepath.Dir(d) || !strings.HasPrefix(d, r.root) {
-			break
 		}
 	}
 	if r.runner != "poetry" {
@@ -145,42 +141,18 @@ func venvHas(venv, program string) bool {
 // named is the file (lock, else pyproject.toml) nearest above r's project
 // that names r's program as a package, or "".
 func (r envRun) named(lock string) string {
-	want := manifest.PyName(r.program)
-	for d := r.dir; ; d = filepath.Dir(d) {
+	want := backend.PyName(r.program)
+	for _, d := range dirsUpTo(r.dir, r.root) {
 		for _, name := range []string{lock, "pyproject.toml"} {
 			rel, err := filepath.Rel(r.root, filepath.Join(d, name))
 			if err != nil {
 				return ""
 			}
-			if slices.Contains(packagesNamed(r.root, filepath.ToSlash(rel)), want) {
+			if slices.Contains(backend.PythonPackages(r.root, filepath.ToSlash(rel)), want) {
 				return filepath.ToSlash(rel)
 			}
 		}
-		if d == r.root || d == filepath.Dir(d) || !strings.HasPrefix(d, r.root) {
-			return ""
-		}
 	}
+	return ""
 }
 
-// packagesNamed are the packages a lock file pins, or a pyproject.toml
-// requires (of every kind, Poetry's included), normalized; nil for a file
-// that is missing or does not parse.
-func packagesNamed(root, rel string) []string {
-	data, err := manifest.Read(root, rel)
-	if err != nil {
-		return nil
-	}
-	if path.Base(rel) != "pyproject.toml" {
-		names, _ := manifest.ParsePyLock(data)
-		return names
-	}
-	p, err := manifest.ParsePyproject(data)
-	if err != nil {
-		return nil
-	}
-	names := slices.Clone(p.Poetry)
-	for _, r := range p.Requires {
-		names = append(names, r.Name)
-	}
-	return names
-}
