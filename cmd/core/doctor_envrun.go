@@ -155,4 +155,3 @@ func (r envRun) named(lock string) string {
 	}
 	return ""
 }
-
