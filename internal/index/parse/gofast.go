@@ -584,16 +584,13 @@ func (p *goFast) params() {
 			case t == tComma || t == tRparen:
 				name := p.text()
 				open = append(open, bare{name, p.ident()})
-			case t == tPeriod:
+			case t == tPeriod || t == tLbrack && p.peek2() != tRbrack && p.bracketsEndAType():
+				// pkg.T, or an instance T[X] as a parameter's type.
 				p.typ()
 				unnamed = true
 			case t == tEllipsis || startsType(t):
+				// name []T, name [N]T (bracketsEndAType said so) or name T.
 				name, _, _ := p.declName()
-				// name []T is a parameter; T[X] an instance or name [N]T
-				// an array: go/parser needs more look-ahead for those.
-				if t == tLbrack && p.peek() != tRbrack {
-					giveUp()
-				}
 				p.bind(name)
 				for _, b := range open {
 					p.bind(b.name)
@@ -635,6 +632,46 @@ func (p *goFast) params() {
 	if named && (unnamed || len(open) > 0) {
 		giveUp() // mixed named and unnamed parameters
 	}
+}
+
+// bracketsEndAType tells, at IDENT [ in a parameter list, an instance
+// IDENT[X, ...] (followed by a comma or the list's end: true) from a
+// parameter named IDENT of array type [N]T (false), as go/parser does: one
+// expression in the brackets and a type after them make an array. It
+// gives up on anything else.
+func (p *goFast) bracketsEndAType() bool {
+	saved := p.s
+	defer func() { p.s = saved }()
+	p.s.next() // the identifier
+	p.s.next() // [
+	depth, commas := 0, 0
+	for depth > 0 || p.s.tok != tRbrack {
+		switch p.s.tok {
+		case tLbrack, tLparen, tLbrace:
+			depth++
+		case tRbrack, tRparen, tRbrace:
+			depth--
+		case tComma:
+			if depth == 0 {
+				commas++
+			}
+		case tEOF:
+			giveUp()
+		}
+		if depth < 0 {
+			giveUp()
+		}
+		p.s.next()
+	}
+	p.s.next() // ]
+	switch t := p.s.tok; {
+	case t == tComma || t == tRparen:
+		return true
+	case commas == 0 && startsType(t) && t != tLparen:
+		return false
+	}
+	giveUp()
+	return false
 }
 
 func startsType(t gtok) bool {

@@ -164,7 +164,7 @@ func FuzzGoFast(f *testing.F) {
 	})
 }
 
-func TestTheFastPathReadsGosIntegerLiteralsAndDeclinesWhatGoRejects(t *testing.T) {
+func TestTheFastPathReadsGosNumberLiteralsAndDeclinesWhatGoRejects(t *testing.T) {
 	for _, c := range []struct {
 		lit  string
 		fast bool
@@ -172,11 +172,48 @@ func TestTheFastPathReadsGosIntegerLiteralsAndDeclinesWhatGoRejects(t *testing.T
 		{"0", true}, {"42", true}, {"1_000_000", true}, {"0x_1F", true}, {"0XfF", true},
 		{"0o755", true}, {"0O_7", true}, {"0b1010", true}, {"0B_1", true}, {"0755", true}, {"0_7", true},
 		{"1.5", true}, {"1e9", true}, {"0.5e-3", true}, {"0e1", true},
+		{"1_0.5", true}, {"1_000.000_1e1_0", true}, {"0x1p3", true}, {"0x1.8p-3", true}, {"0X.8P+0", true}, {"0x_1Fp1_0", true},
+		{"2i", true}, {"1.5i", true}, {"0x1i", true}, {"0b1i", true}, {"0789i", true}, {"0_8i", true}, {"1e3i", true},
 		// go/parser's to read, or to reject:
 		{"08", false}, {"0b2", false}, {"0o8", false}, {"0x", false}, {"1__0", false}, {"1_", false},
-		{"0x_", false}, {"1_0.5", false}, {"0x1p3", false}, {"09.5", false}, {"2i", false}, {"0755.0", false},
+		{"0x_", false}, {"09.5", false}, {"0755.0", false}, {"1_.5", false}, {"1._5", false},
+		{"0x1.8", false}, {"0x.p1", false}, {"0x1p", false}, {"0o1.5", false}, {"0b1p1", false}, {"2ii", false}, {"1e_3", false},
 	} {
 		checkFastPathTakes(t, c.lit, "package p\n\nvar x = "+c.lit+"\n", c.fast)
+	}
+}
+
+func TestTheFastPathReadsUnicodeEscapesAndDeclinesInvalidCodePoints(t *testing.T) {
+	for _, c := range []struct {
+		lit  string
+		fast bool
+	}{
+		{`"\u00e9"`, true}, {`"\U0001F600"`, true}, {`'\u2318'`, true}, {`"\uFFFF\x41\101"`, true}, {`"\U0010FFFF"`, true},
+		// go/scanner reports these:
+		{`"\uD800"`, false}, {`'\uDFFF'`, false}, {`"\U00110000"`, false}, {`"\u12"`, false}, {`"\u12G4"`, false}, {`"\400"`, false}, {`"\q"`, false},
+	} {
+		checkFastPathTakes(t, c.lit, "package p\n\nvar x = "+c.lit+"\n", c.fast)
+	}
+}
+
+func TestTheFastPathTellsArrayParametersFromInstances(t *testing.T) {
+	for _, c := range []struct {
+		params string
+		fast   bool
+	}{
+		{"b [4]byte", true},
+		{"a, b [size]int, n int", true},
+		{"m [size * 2][2]*T", true},
+		{"List[int]", true},
+		{"Pair[string, int], List[T]", true},
+		{"x int, y List[int]", true},
+		{"p [f(1)]int", true},
+		// go/parser's to read or reject:
+		{"a [2, 3]int", false},
+		{"a [2](int)", false},
+		{"a [2", false},
+	} {
+		checkFastPathTakes(t, "func("+c.params+")", "package p\n\nconst size = 4\n\ntype T int\ntype List[E any] []E\ntype Pair[K, V any] struct{}\n\nfunc f("+c.params+") {}\n", c.fast)
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 // goScanner is the tokenizer of the fast Go path (gofast.go). It
 // tokenizes the common subset of Go exactly as go/scanner does, automatic
 // semicolons included, and gives up (panics with errGoFast) on anything
-// outside it: Unicode identifiers, octal, binary and imaginary literals,
-// digit separators, \u escapes, //line directives, and every lexical error.
+// outside it: Unicode identifiers, an old octal form of a float (09.5),
+// //line directives, and every lexical error.
 // Giving up only costs time: the caller then parses with go/parser.
 type goScanner struct {
 	src        []byte
@@ -414,7 +414,6 @@ func (s *goScanner) operator(start int) {
 func (s *goScanner) number(start int) {
 	src := s.src
 	i := start
-	sep := false // a '_' was read
 	// digits reads digits of a base, a '_' only between two of them or
 	// right after a prefix (prefixed), and answers how many it read.
 	digits := func(isDigit func(byte) bool, prefixed bool) int {
@@ -427,7 +426,7 @@ func (s *goScanner) number(start int) {
 				if !prev || i+1 >= len(src) || !isDigit(src[i+1]) {
 					giveUp()
 				}
-				prev, sep = false, true
+				prev = false
 			default:
 				return n
 			}
@@ -450,18 +449,41 @@ func (s *goScanner) number(start int) {
 		case 'b':
 			isDigit = isBinary
 		}
-		if digits(isDigit, true) == 0 || i < len(src) && (src[i] == '.' || src[i]|0x20 == 'p') {
-			giveUp() // no digits, or a hex float
+		n := digits(isDigit, true)
+		if i < len(src) && (src[i] == '.' || src[i]|0x20 == 'p') {
+			// A hexadecimal float: 0x1p-2, 0x1.8p3, 0x.8p0.
+			if prefix != 'x' {
+				giveUp()
+			}
+			tok = tFloat
+			if src[i] == '.' {
+				i++
+				n += digits(isHex, false)
+			}
+			if n == 0 || i >= len(src) || src[i]|0x20 != 'p' {
+				giveUp() // no digits, or no exponent
+			}
+			i++
+			if i < len(src) && (src[i] == '+' || src[i] == '-') {
+				i++
+			}
+			if digits(isDecimal, false) == 0 {
+				giveUp()
+			}
+		}
+		if n == 0 {
+			giveUp()
 		}
 	case src[i] == '0' && i+1 < len(src) && (isDecimal(src[i+1]) || src[i+1] == '_'):
-		// An octal literal of the old form (0755), never a float here.
+		// An octal literal of the old form (0755), never a float here;
+		// with an i, a decimal imaginary (0789i).
 		i++
 		digits(isDecimal, true)
 		if i < len(src) && (src[i] == '.' || src[i]|0x20 == 'e') {
 			giveUp() // a float such as 09.5, or 0755.0
 		}
 		for _, c := range src[start:i] {
-			if c == '8' || c == '9' {
+			if (c == '8' || c == '9') && (i >= len(src) || src[i] != 'i') {
 				giveUp() // not octal: go reports it
 			}
 		}
@@ -482,9 +504,11 @@ func (s *goScanner) number(start int) {
 				giveUp()
 			}
 		}
-		if tok == tFloat && sep {
-			giveUp() // a separator in a float: rare, left to go/parser
-		}
+	}
+	if i < len(src) && src[i] == 'i' {
+		// An imaginary literal: a literal of any form before the i.
+		tok = tFloat
+		i++
 	}
 	if i < len(src) && (isIdentByte(src[i]) || src[i] == '.') {
 		giveUp() // a suffix, another base or a second '.'
@@ -526,9 +550,39 @@ func escape(src []byte, i int, quote byte) int {
 			giveUp()
 		}
 		return i + 3
+	case 'u', 'U':
+		n := 4
+		if b == 'U' {
+			n = 8
+		}
+		if i+1+n > len(src) {
+			giveUp()
+		}
+		var r uint32
+		for _, d := range src[i+1 : i+1+n] {
+			if !isHex(d) {
+				giveUp()
+			}
+			r = r<<4 | uint32(hexValue(d))
+		}
+		// What go/scanner reports as an invalid code point.
+		if r > utf8.MaxRune || 0xD800 <= r && r < 0xE000 {
+			giveUp()
+		}
+		return i + 1 + n
 	}
-	giveUp() // \u, \U, an octal value over 255, or an unknown escape
+	giveUp() // an octal value over 255, or an unknown escape
 	return 0
+}
+
+func hexValue(b byte) byte {
+	switch {
+	case b <= '9':
+		return b - '0'
+	case b >= 'a':
+		return b - 'a' + 10
+	}
+	return b - 'A' + 10
 }
 
 // keyword returns the keyword token spelt b, or tIdent.
