@@ -410,12 +410,14 @@ func (p *goFast) topTypeSpec(gtok) {
 func (p *goFast) typeSpecRest() {
 	if p.tok() == tLbrack {
 		// A slice (type X []T) or an array of a literal length (type X
-		// [4]T) is no type parameter list, and a name followed by what
-		// cannot end an array length (a name, a comma, ~, interface) is
-		// one: go/parser reads both so. Anything else in the brackets may
-		// be either, and go/parser decides with more look-ahead.
+		// [4]T) or of a constant's (type X [N]T: a lone name tilts
+		// go/parser to an array) is no type parameter list, and a name
+		// followed by what cannot end an array length (a name, a comma,
+		// ~, interface) is one: go/parser reads both so. Anything else in
+		// the brackets may be either, and go/parser decides with more
+		// look-ahead.
 		switch t := p.peek(); {
-		case t == tRbrack, t == tInt && p.peek2() == tRbrack:
+		case t == tRbrack, (t == tInt || t == tIdent) && p.peek2() == tRbrack:
 		case t == tIdent && typeParamFollows(p.peek2()):
 			p.typeParams()
 		default:
