@@ -7,6 +7,11 @@
 #   go:     the Go distribution's source tree ($(go env GOROOT)/src)
 #   python: Python's standard library (/usr/lib/python3.*)
 #   js:     the console's npm dependencies as shipped (console/node_modules)
+#   big:    a monorepo of BIG_FILES files (500,000): the Go distribution,
+#           Python's standard library and dist-packages, and the console's,
+#           the MCP Inspector's and the system's node_modules, hard-linked
+#           again and again under distinct roots (k01-go-archive/, ...),
+#           one project per top-level directory of each source
 #
 # For each: REPS interleaved runs of a cold `core graph --json` (empty cache)
 # and `ctags -R`, wall and CPU time (user+sys) and peak RSS, timed by
@@ -24,6 +29,7 @@
 # Usage: bench/graph/real.sh        Knobs: CORPORA="go python js" REPS=3 OUT=/tmp/core-bench-real
 #        JS_SRC=console/node_modules (the node_modules to copy, after npm ci)
 #        BASE=<a core binary> also times it, interleaved (a before/after column)
+#        BIG_FILES=500000 (the big corpus's size; cp -al, so it takes no data)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CORPORA=${CORPORA:-go python js}
@@ -41,6 +47,11 @@ assemble() { # name source
 	mkdir -p "$ws"
 	cp -r "$src"/. "$ws"/
 	rm -rf "$ws/.core"
+	assemble_targets "$1" "$ws"
+}
+
+assemble_targets() { # name dir: one project per top-level directory
+	local ws=$2
 	{
 		echo "projects:"
 		find "$ws" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort | while read -r d; do
@@ -52,6 +63,30 @@ assemble() { # name source
 	# Names that collide after folding case keep the first.
 	awk '/^  [^ ].*:$/ { if (seen[$0]++) { skip=1; next } } skip>0 { skip--; next } { print }' "$ws/targets.yaml" > "$ws/targets.tmp" && mv "$ws/targets.tmp" "$ws/targets.yaml"
 	echo "$1: $(find "$ws" -type f | wc -l) files, $(du -sh "$ws" | cut -f1)"
+}
+
+assemble_big() {
+	local ws="$OUT/big" want=${BIG_FILES:-500000} k=0 n=0
+	local py; py=$(ls -d /usr/lib/python3.* | head -1)
+	local -a srcs=("go=$(go env GOROOT)/src" "py=$py" "pypkg=/usr/lib/python3/dist-packages"
+		"js=$JS_SRC" "jsmcp=e2e/inspector/node_modules" "jssys=/usr/lib/node_modules")
+	mkdir -p "$ws"
+	while [ "$n" -lt "$want" ]; do
+		k=$((k + 1))
+		for s in "${srcs[@]}"; do
+			local tag=${s%%=*} src=${s#*=}
+			[ -d "$src" ] || continue
+			for e in "$src"/*; do
+				if [ -d "$e" ]; then
+					cp -al "$e" "$ws/$(printf 'k%02d' "$k")-$tag-$(basename "$e")"
+				else
+					mkdir -p "$ws/$(printf 'k%02d' "$k")-$tag" && cp -l "$e" "$ws/$(printf 'k%02d' "$k")-$tag/"
+				fi
+			done
+		done
+		n=$(find "$ws" -type f | wc -l)
+	done
+	assemble_targets big "$ws"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -97,6 +132,7 @@ for c in $CORPORA; do
 	go) assemble go "$(go env GOROOT)/src" ;;
 	python) assemble python "$(ls -d /usr/lib/python3.* | head -1)" ;;
 	js) assemble js "$JS_SRC" ;;
+	big) assemble_big ;;
 	*) echo "unknown corpus $c" >&2; exit 2 ;;
 	esac
 done
@@ -112,7 +148,7 @@ for c in $CORPORA; do
 done
 
 # A symbol each corpus declares, for the first symbol answer.
-declare -A SYMBOL=([go]=NewReader [python]=OrderedDict [js]=createElement)
+declare -A SYMBOL=([go]=NewReader [python]=OrderedDict [js]=createElement [big]=NewReader)
 echo
 echo "| corpus | server start → listening | start → first symbol answer | vs ctags -R wall |"
 echo "| --- | --- | --- | --- |"

@@ -41,7 +41,7 @@ func parsePythonTree(path string, src []byte) FileRecord {
 func parsePythonWith(g *grammar, path string, src []byte) FileRecord {
 	return g.record(LangPython, path, src, func(rec *FileRecord, root *sitter.Node, top *sitter.TreeCursor) {
 		w := pyWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
-		defer w.inner.Close()
+		defer closeCursor(w.inner)
 		w.imports(root)
 		eachChild(top, root, w.statement)
 		rec.Imports = w.imps

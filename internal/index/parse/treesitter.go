@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 
@@ -225,7 +226,7 @@ func (g *grammar) record(lang, path string, src []byte, walk func(rec *FileRecor
 	root := tree.RootNode()
 	rec.Diag = syntaxDiag(root)
 	top := sitter.NewTreeCursor(root)
-	defer top.Close()
+	defer closeCursor(top)
 	walk(&rec, root, top)
 	return rec
 }
@@ -245,7 +246,7 @@ func syntaxDiag(root *sitter.Node) string {
 		return ""
 	}
 	c := sitter.NewTreeCursor(root)
-	defer c.Close()
+	defer closeCursor(c)
 	n := root
 	for !n.IsError() && !n.IsMissing() && c.GoToFirstChild() {
 		for {
@@ -320,7 +321,18 @@ type locator struct {
 
 func newLocator(root *sitter.Node) locator { return locator{sitter.NewTreeCursor(root)} }
 
-func (l locator) close() { l.c.Close() }
+func (l locator) close() { closeCursor(l.c) }
+
+// closeCursor frees a cursor at once. The binding gives every cursor a
+// finalizer and a pointer to its tree, so a cursor closed but left to its
+// finalizer kept its tree, with every node the walk had asked for, alive
+// through one more collection: under a big pass's rare collections, the
+// trees of thousands of files (a third of the live heap on a 110k-file
+// corpus; BENCHMARKS.md, issue 36).
+func closeCursor(c *sitter.TreeCursor) {
+	c.Close()
+	runtime.SetFinalizer(c, nil)
+}
 
 // at returns the smallest named node that covers [start, end) and leaves
 // the cursor on it (callers may move the cursor; the next call recovers).

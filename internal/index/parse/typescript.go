@@ -45,7 +45,7 @@ func parseJavaScript(path string, src []byte) FileRecord {
 func parseJS(g *grammar, lang, path string, src []byte) FileRecord {
 	return g.record(lang, path, src, func(rec *FileRecord, root *sitter.Node, top *sitter.TreeCursor) {
 		w := jsWalker{g: g, src: src, inner: sitter.NewTreeCursor(root)}
-		defer w.inner.Close()
+		defer closeCursor(w.inner)
 		eachChild(top, root, w.statement)
 		w.namespaceMembers(root)
 		w.dynamicImports(root)
