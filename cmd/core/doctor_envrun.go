@@ -62,32 +62,38 @@ func envRunProgram(argv []string) (runner, program string, ok bool) {
 // file or pyproject.toml names it, so that uv installs it on the first
 // run or poetry install would.
 func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
-	var out []toolLine
-	keys := slices.SortedFunc(maps.Keys(runs), func(a, b envRun) int {
-		return strings.Compare(a.runner+" "+a.program+" "+a.dir, b.runner+" "+b.program+" "+b.dir)
-	})
-	for _, r := range keys {
+	// Projects that get the same answer share one line.
+	type verdict struct {
+		ok   bool
+		line string // with a NUL where the users go
+	}
+	byVerdict := map[verdict][]string{}
+	for r, used := range runs {
 		what := fmt.Sprintf("tool %s run %s", r.runner, r.program)
-		used := users(runs[r])
+		var v verdict
 		if where := r.installed(ctx); where != "" {
-			out = append(out, toolLine{true, fmt.Sprintf("%s: ok (in %s; used by %s)", what, where, used)})
-			continue
+			v = verdict{true, fmt.Sprintf("%s: ok (in %s; used by \x00)", what, where)}
+		} else {
+			lock := "uv.lock"
+			if r.runner == "poetry" {
+				lock = "poetry.lock"
+			}
+			switch named := r.named(lock); {
+			case named != "" && r.runner == "uv":
+				v = verdict{true, fmt.Sprintf("%s: ok (%s names %s; uv run installs it on the first run; used by \x00)", what, named, r.program)}
+			case named != "":
+				v = verdict{false, fmt.Sprintf("%s: not installed: %s names %s but poetry's environment has no %s (used by \x00); run poetry install", what, named, r.program, r.program)}
+			case r.runner == "uv":
+				v = verdict{false, fmt.Sprintf("%s: not a dependency: no .venv/bin/%s, and neither uv.lock nor pyproject.toml names %s, so uv run fails to spawn it (used by \x00); run uv add --dev %s (if another package provides it, add that one)", what, r.program, r.program, r.program)}
+			default:
+				v = verdict{false, fmt.Sprintf("%s: not a dependency: poetry's environment has no %s, and neither poetry.lock nor pyproject.toml names it (used by \x00); run poetry add --group dev %s (if another package provides it, add that one)", what, r.program, r.program)}
+			}
 		}
-		lock := "uv.lock"
-		if r.runner == "poetry" {
-			lock = "poetry.lock"
-		}
-		named := r.named(lock)
-		switch {
-		case named != "" && r.runner == "uv":
-			out = append(out, toolLine{true, fmt.Sprintf("%s: ok (%s names %s; uv run installs it on the first run; used by %s)", what, named, r.program, used)})
-		case named != "":
-			out = append(out, toolLine{false, fmt.Sprintf("%s: not installed: %s names %s but poetry's environment has no %s (used by %s); run poetry install", what, named, r.program, r.program, used)})
-		case r.runner == "uv":
-			out = append(out, toolLine{false, fmt.Sprintf("%s: not a dependency: no .venv/bin/%s, and neither uv.lock nor pyproject.toml names %s, so uv run fails to spawn it (used by %s); run uv add --dev %s (if another package provides it, add that one)", what, r.program, r.program, used, r.program)})
-		default:
-			out = append(out, toolLine{false, fmt.Sprintf("%s: not a dependency: poetry's environment has no %s, and neither poetry.lock nor pyproject.toml names it (used by %s); run poetry add --group dev %s (if another package provides it, add that one)", what, r.program, used, r.program)})
-		}
+		byVerdict[v] = append(byVerdict[v], used...)
+	}
+	var out []toolLine
+	for _, v := range slices.SortedFunc(maps.Keys(byVerdict), func(a, b verdict) int { return strings.Compare(a.line, b.line) }) {
+		out = append(out, toolLine{v.ok, strings.Replace(v.line, "\x00", users(byVerdict[v]), 1)})
 	}
 	return out
 }

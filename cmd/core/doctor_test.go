@@ -75,6 +75,7 @@ func TestDoctorSaysWhereUvAndPoetryFindAProgram(t *testing.T) {
 	runs := map[envRun][]string{
 		{"uv", "black", api, root}:       {"api:fmt"},
 		{"uv", "ruff", api, root}:        {"api:lint"},
+		{"uv", "ruff", web, root}:        {"web:ruff"}, // the same answer: one line
 		{"uv", "pytest-cov", api, root}:  {"api:cov"},
 		{"uv", "hypothesis", api, root}:  {"api:fuzz"},
 		{"uv", "mypy", api, root}:        {"api:types"},
@@ -100,6 +101,9 @@ func TestDoctorSaysWhereUvAndPoetryFindAProgram(t *testing.T) {
 	}
 	for _, l := range lines {
 		name, rest, _ := strings.Cut(strings.TrimPrefix(l.line, "tool "), ": ")
+		if name == "uv run ruff" && !strings.Contains(rest, "used by api:lint, web:ruff") {
+			t.Errorf("the projects with the same answer are not on one line: %s", rest)
+		}
 		if !strings.HasPrefix(rest, want[name]) || l.ok != strings.HasPrefix(want[name], "ok") {
 			t.Errorf("%s: %v %q, want it to start %q", name, l.ok, rest, want[name])
 		}
