@@ -52,8 +52,9 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzManifests checks that no package.json or pyproject.toml makes the
-// manifest readers panic, that a pyproject.toml that does not parse is a
+// FuzzManifests checks that no package.json, pyproject.toml or Python lock
+// file makes the manifest readers panic, that a lock's names are
+// normalized, that a pyproject.toml that does not parse is a
 // problem with a line and column, and that every requirement string
 // either reads or is skipped.
 func FuzzManifests(f *testing.F) {
@@ -67,10 +68,18 @@ func FuzzManifests(f *testing.F) {
 		"[dependency-groups]\ndev = [{include-group = \"x\"}]\n[project.optional-dependencies]\na = \"not a list\"\n",
 		"project = 1\ntool = [1]\n",
 		"[project]\ndependencies = [\"x @ {root:uri}/../y\"\n",
+		"version = 1\n\n[[package]]\nname = \"Ruff_X\"\nversion = \"0.6.0\"\n[[package]]\nname = 3\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if names, err := manifest.ParsePyLock(data); err == nil {
+			for _, n := range names {
+				if n != manifest.PyName(n) {
+					t.Fatalf("a locked name is not normalized: %q", n)
+				}
+			}
+		}
 		if _, pr := parsePackageJSON("package.json", data); pr != nil && (pr.File == "" || pr.Message == "") {
 			t.Fatalf("package.json problem without a file or a message: %+v", pr)
 		}
