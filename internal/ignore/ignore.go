@@ -119,12 +119,24 @@ func (r *Rule) At(rel string) (Patterns, bool) {
 	}
 	parts := strings.Split(rel, "/")
 	for i := range parts {
-		if p.Matcher().Match(parts[:i+1], true) {
+		skipped := false
+		if p, skipped = r.Step(p, strings.Join(parts[:i+1], "/")); skipped {
 			return Patterns{}, true
 		}
-		p = r.Below(p, strings.Join(parts[:i+1], "/"))
 	}
 	return p, false
+}
+
+// Step is one level of At: the patterns in force in the directory rel and
+// whether it is skipped, given p, those of its parent (which is not). A
+// walk that keeps what each directory's step gave reads every .gitignore
+// once, however many of its walks pass through.
+func (r *Rule) Step(p Patterns, rel string) (Patterns, bool) {
+	name := rel[strings.LastIndexByte(rel, '/')+1:]
+	if r.NeverChild(rel, name) || p.Matcher().Match(strings.Split(rel, "/"), true) {
+		return Patterns{}, true
+	}
+	return r.Below(p, rel), false
 }
 
 // Skipped reports whether the path rel is not the workspace's source: by

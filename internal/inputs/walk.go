@@ -2,6 +2,7 @@ package inputs
 
 import (
 	"github.com/corehq/core/internal/fsx"
+	"path"
 
 	"errors"
 	"io/fs"
@@ -173,12 +174,22 @@ func (c *patternCache) put(dir string, p cachedPatterns) {
 	c.m[dir] = p
 }
 
-// at is ign.At(dir), once per directory.
+// at is ign.At(dir), once per directory: a directory's patterns are its
+// parent's (from the cache) and its own .gitignore, so the root's
+// .gitignore is read once for all the projects, not once for each.
 func (c *patternCache) at(ign *ignore.Rule, dir string) (ignore.Patterns, bool) {
 	if p, ok := c.get(dir); ok {
 		return p.p, p.skipped
 	}
-	p, skipped := ign.At(dir)
+	var p ignore.Patterns
+	skipped := false
+	if dir == "." || dir == "" {
+		p, skipped = ign.At(dir)
+	} else if parent, parentSkipped := c.at(ign, path.Dir(dir)); parentSkipped {
+		skipped = true
+	} else {
+		p, skipped = ign.Step(parent, dir)
+	}
 	c.put(dir, cachedPatterns{p, skipped})
 	return p, skipped
 }
