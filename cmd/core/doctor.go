@@ -233,7 +233,7 @@ func toolchains(ctx context.Context, ws *backend.Workspace) []toolLine {
 		out = append(out, toolLine{true, fmt.Sprintf("tool %s: ok (%s; used by %s)", name, v, what)})
 	}
 	out = append(out, moduleLines(ctx, modules)...)
-	out = append(out, envRunLines(ctx, runs)...)
+	out = append(out, envRunLines(runs)...)
 	return append(out, npxLines(bins)...)
 }
 

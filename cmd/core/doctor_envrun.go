@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/corehq/core/backend"
 )
@@ -57,11 +54,10 @@ func envRunProgram(argv []string) (runner, program string, ok bool) {
 }
 
 // envRunLines says for each program run through uv or poetry whether its
-// environment has it: in a .venv/bin of the project or above it (or, for
-// poetry, the environment poetry keeps elsewhere), else whether a lock
-// file or pyproject.toml names it, so that uv installs it on the first
-// run or poetry install would.
-func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
+// environment has it: in a .venv of the project or above it, else whether
+// a lock file or pyproject.toml names it, so that uv installs it on the
+// first run or poetry install does.
+func envRunLines(runs map[envRun][]string) []toolLine {
 	// Projects that get the same answer share one line.
 	type verdict struct {
 		ok   bool
@@ -71,7 +67,7 @@ func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
 	for r, used := range runs {
 		what := fmt.Sprintf("tool %s run %s", r.runner, r.program)
 		var v verdict
-		if where := r.installed(ctx); where != "" {
+		if where := r.installed(); where != "" {
 			v = verdict{true, fmt.Sprintf("%s: ok (in %s; used by \x00)", what, where)}
 		} else {
 			lock := "uv.lock"
@@ -82,11 +78,11 @@ func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
 			case named != "" && r.runner == "uv":
 				v = verdict{true, fmt.Sprintf("%s: ok (%s names %s; uv run installs it on the first run; used by \x00)", what, named, r.program)}
 			case named != "":
-				v = verdict{false, fmt.Sprintf("%s: not installed: %s names %s but poetry's environment has no %s (used by \x00); run poetry install", what, named, r.program, r.program)}
+				v = verdict{true, fmt.Sprintf("%s: ok (%s names %s; poetry's environment is not in the project, and doctor does not ask poetry for it: poetry install installs it; used by \x00)", what, named, r.program)}
 			case r.runner == "uv":
 				v = verdict{false, fmt.Sprintf("%s: not a dependency: no .venv/bin/%s, and neither uv.lock nor pyproject.toml names %s, so uv run fails to spawn it (used by \x00); run uv add --dev %s (if another package provides it, add that one)", what, r.program, r.program, r.program)}
 			default:
-				v = verdict{false, fmt.Sprintf("%s: not a dependency: poetry's environment has no %s, and neither poetry.lock nor pyproject.toml names it (used by \x00); run poetry add --group dev %s (if another package provides it, add that one)", what, r.program, r.program)}
+				v = verdict{false, fmt.Sprintf("%s: not a dependency: neither poetry.lock nor pyproject.toml names %s (used by \x00); run poetry add --group dev %s (if another package provides it, add that one)", what, r.program, r.program)}
 			}
 		}
 		byVerdict[v] = append(byVerdict[v], used...)
@@ -98,31 +94,17 @@ func envRunLines(ctx context.Context, runs map[envRun][]string) []toolLine {
 	return out
 }
 
-// installed is where r's environment has its program: a .venv/bin in its
-// project's directory or above it, up to the workspace root; for poetry,
-// also the environment `poetry env info --path` names. A module counts
-// when the environment's site-packages has it.
-func (r envRun) installed(ctx context.Context) string {
+// installed is where r's environment has its program: a .venv in its
+// project's directory or above it, up to the workspace root. Poetry's
+// environment elsewhere is not asked for: poetry reads the project's
+// pyproject.toml, which can make it install plugins, and doctor runs no
+// program a cloned repository can steer.
+func (r envRun) installed() string {
 	for _, d := range dirsUpTo(r.dir, r.root) {
 		if venvHas(filepath.Join(d, ".venv"), r.program) {
 			rel, _ := filepath.Rel(r.root, filepath.Join(d, ".venv"))
 			return filepath.ToSlash(rel)
 		}
-	}
-	if r.runner != "poetry" {
-		return ""
-	}
-	poetry, err := exec.LookPath("poetry")
-	if err != nil {
-		return "" // said on poetry's own line
-	}
-	c, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(c, poetry, "env", "info", "--path")
-	cmd.Dir = r.dir
-	b, err := cmd.Output()
-	if venv := strings.TrimSpace(string(b)); err == nil && venv != "" && venvHas(venv, r.program) {
-		return venv
 	}
 	return ""
 }
