@@ -367,8 +367,13 @@ func pythonModule(argv []string) (pyModule, bool) {
 
 var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
-// findSpec exits 0 when the module named by its argument can be imported.
-const findSpec = "import importlib.util, sys\ntry:\n    found = importlib.util.find_spec(sys.argv[1]) is not None\nexcept Exception:\n    found = False\nsys.exit(0 if found else 3)"
+// findSpec exits 0 when the top-level package of the module named by its
+// first argument is found, on the interpreter's path or in the directory
+// its second argument names. It runs under -I (no current directory on
+// the path, no environment), and it finds without importing: find_spec of
+// a dotted name imports its parent package, which may be the cloned
+// repository's own code, and doctor runs none of it.
+const findSpec = "import importlib.machinery, importlib.util, sys\nname = sys.argv[1].split('.')[0]\ntry:\n    found = importlib.util.find_spec(name) is not None or importlib.machinery.PathFinder.find_spec(name, [sys.argv[2]]) is not None\nexcept Exception:\n    found = False\nsys.exit(0 if found else 3)"
 
 // moduleLines checks that the interpreter finds each module, from its
 // project's directory: python3 on the PATH says nothing of pytest.
@@ -381,7 +386,7 @@ func moduleLines(ctx context.Context, modules map[pyModule][]string) []toolLine 
 			continue // said on the interpreter's line
 		}
 		c, cancel := context.WithTimeout(ctx, 10*time.Second)
-		cmd := exec.CommandContext(c, path, "-c", findSpec, m.module)
+		cmd := exec.CommandContext(c, path, "-I", "-c", findSpec, m.module, m.dir)
 		cmd.Dir = m.dir
 		err = cmd.Run()
 		cancel()

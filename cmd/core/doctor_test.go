@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -106,5 +109,41 @@ func TestDoctorSaysWhereUvAndPoetryFindAProgram(t *testing.T) {
 		if !strings.HasPrefix(rest, want[name]) || l.ok != strings.HasPrefix(want[name], "ok") {
 			t.Errorf("%s: %v %q, want it to start %q", name, l.ok, rest, want[name])
 		}
+	}
+}
+
+// TestDoctorFindsAModuleWithoutRunningTheRepositorysCode: python3 -m
+// pkg.cli in a cloned repository is found, and pkg's __init__.py does not
+// run (find_spec of a dotted name would import pkg).
+func TestDoctorFindsAModuleWithoutRunningTheRepositorysCode(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	if err := os.MkdirAll(filepath.Join(dir, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "__init__.py"), []byte("open("+strconv.Quote(ran)+", 'w').write('x')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "cli.py"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := moduleLines(context.Background(), map[pyModule][]string{
+		{python: "python3", module: "pkg.cli", dir: dir}:               {"a:own"},
+		{python: "python3", module: "core_no_such_module.x", dir: dir}: {"a:gone"},
+	})
+	want := map[string]bool{"tool python3 -m pkg.cli: ok (used by a:own)": true}
+	for _, l := range lines {
+		if want[l.line] != l.ok || !l.ok && !strings.Contains(l.line, "cannot import core_no_such_module.x") {
+			t.Errorf("%v %s", l.ok, l.line)
+		}
+	}
+	if len(lines) != 2 {
+		t.Errorf("%d lines: %v", len(lines), lines)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("doctor ran the repository's pkg/__init__.py")
 	}
 }
