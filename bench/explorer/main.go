@@ -42,6 +42,7 @@ import (
 
 var (
 	profile   bool
+	phases    bool
 	traceFile string
 )
 
@@ -50,6 +51,7 @@ func main() {
 	pan := flag.Duration("pan", 4*time.Second, "how long to pan while counting frames")
 	reps := flag.Int("reps", 3, "repetitions per size (the median is reported)")
 	flag.BoolVar(&profile, "profile", false, "print the page's top JavaScript functions while panning, or with -workspace while a project opens (CPU profile)")
+	flag.BoolVar(&phases, "phases", false, "with -workspace: print the opening's phases in the page's clock (the request, the answer, the user timing marks of a build that makes some, the frames), without -profile's profiler and call counting, which slow the page")
 	flag.StringVar(&traceFile, "trace", "", "with -workspace: write a DevTools trace of each opening to this file (the last one stays; chrome://tracing or ui.perfetto.dev read it) and print its longest tasks by thread")
 	ws := flag.String("workspace", "", "measure the project level on a live server of this workspace instead (written with -wide when it does not exist)")
 	coreBin := flag.String("core", "", "the core binary (with -workspace)")

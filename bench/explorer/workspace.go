@@ -208,7 +208,10 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 	defer cancelT()
 	script := countDraws
 	if profile {
-		script += ";" + timeCalls + ";" + openPhases
+		script += ";" + timeCalls
+	}
+	if profile || phases {
+		script += ";" + openPhases
 	}
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
 		return m, err
@@ -274,10 +277,12 @@ func measureLevel(chromium, link, project string, pan time.Duration) (levelMeasu
 			return m, err
 		}
 	}
-	if profile {
+	if profile || phases {
 		fmt.Printf("opening: in the graph after %.0f ms, drawn after %.0f ms\n", stats.Ms(inGraph), stats.Ms(m.open))
 		phases, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`window.__phases()`))
 		fmt.Printf("the opening's phases in the page (ms since the mouse went down):\n%s\n", phases)
+	}
+	if profile {
 		calls, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Object.entries(window.__calls).sort((a, b) => b[1].ms - a[1].ms).slice(0, 12).map(([k, v]) => k + ' ' + v.ms.toFixed(0) + ' ms in ' + v.n + ' calls').join('\n') + '\nlong tasks: ' + window.__tasks.map(t => t.toFixed(0)).join(', ')`))
 		fmt.Printf("time in the page's canvas and WebGL calls while it opens:\n%s\n", calls)
 	}

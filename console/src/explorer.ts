@@ -806,13 +806,14 @@ export class Explorer {
       if (c.role === 'project' && this.contents.has(n.name)) {
         // An expanded project is its circle; its node, where the
         // dependencies between projects end, sits on the circle's top.
-        want.set(c.id, { x: c.x, y: c.y + c.r, size: Math.max(0.8, Math.min(3, c.r * 0.05)), color: kindColor('project'), label: '', kind: 'project', zIndex: c.depth });
+        want.set(c.id, { x: c.x, y: c.y + c.r, size: Math.max(0.8, Math.min(3, c.r * 0.05)), color: kindColor('project'), label: '', kind: 'project', zIndex: c.depth, type: undefined });
         continue;
       }
       const label = c.role === 'project' ? projectLabel(n) : (unique.get(n.id) ?? nodeLabel(n));
-      const a: NodeAttrs = { x: c.x, y: c.y, size: c.r, color: c.role === 'project' ? PROJECT_TINT : kindColor(n.kind), label, kind: n.kind, zIndex: c.depth };
-      // What a project holds is drawn as points (cheap in software WebGL, see renderer.ts).
-      if (c.role === 'leaf') a.type = 'point';
+      // What a project holds is drawn as points (cheap in software WebGL,
+      // see renderer.ts). One shape for every node's attributes: sigma
+      // copies them for each node, and shapes that differ cost it.
+      const a: NodeAttrs = { x: c.x, y: c.y, size: c.r, color: c.role === 'project' ? PROJECT_TINT : kindColor(n.kind), label, kind: n.kind, zIndex: c.depth, type: c.role === 'leaf' ? 'point' : undefined };
       want.set(c.id, a);
     }
     // Something leaves: the graph is rebuilt (one event for sigma).

@@ -133,7 +133,18 @@ interface Tree {
   /** A radius fixed beforehand (a project packed on its own, a spiral of leaves). */
   fixedR?: number;
   children?: Tree[];
+  /**
+   * The leaves a project's directory holds, in the answer's order, not
+   * yet tree nodes: a folder of many files keeps them here for its
+   * spiral, and only those d3 packs become nodes (packTree).
+   */
+  held?: Leaf[];
 }
+
+/** Leaf is what a circle of a project's file or doc needs. */
+type Leaf = Pick<GNode, 'id' | 'name'>;
+
+const leafTree = (l: Leaf): Tree => ({ id: l.id, name: l.name, role: 'leaf', value: 1 });
 
 const dirOf = (p: string): string => {
   const i = p.lastIndexOf('/');
@@ -141,11 +152,12 @@ const dirOf = (p: string): string => {
 };
 
 /**
- * dirTree hangs items in the directory tree of their paths under root,
- * then folds every directory with a single child into that child (a chain
- * of lone directories is one step, not several nested circles).
+ * dirTree hangs what fill puts in the directory tree under root (fill
+ * asks ensure for a directory's node), then folds every directory with a
+ * single child into that child (a chain of lone directories is one step,
+ * not several nested circles).
  */
-function dirTree(root: Tree, items: Array<{ dir: string; node: Tree }>, makeDir: (dir: string) => Tree): Tree {
+function dirTree(root: Tree, fill: (ensure: (dir: string) => Tree) => void, makeDir: (dir: string) => Tree): Tree {
   const dirs = new Map<string, Tree>([['', root]]);
   const ensure = (dir: string): Tree => {
     let t = dirs.get(dir);
@@ -156,11 +168,11 @@ function dirTree(root: Tree, items: Array<{ dir: string; node: Tree }>, makeDir:
     ensure(dirOf(dir)).children!.push(t);
     return t;
   };
-  for (const it of items) ensure(it.dir).children!.push(it.node);
+  fill(ensure);
   const fold = (t: Tree): Tree => {
     if (!t.children) return t;
     t.children = t.children.map(fold);
-    if (t !== root && (t.role === 'group' || t.role === 'folder') && t.children.length === 1) return t.children[0]!;
+    if (t !== root && (t.role === 'group' || t.role === 'folder') && t.children.length + (t.held?.length ?? 0) === 1) return t.children[0] ?? leafTree(t.held![0]!);
     return t;
   };
   return fold(root);
@@ -194,21 +206,27 @@ function packTree(tree: Tree, depth0: number, parent0: string, skip: string): { 
   // and its leaves put on a sunflower spiral inside it: d3's front-chain
   // packing costs about as much per leaf as all the rest of an opening,
   // and equal circles need none of it.
-  const spirals = new Map<Tree, Tree[]>();
+  const spirals = new Map<Tree, Leaf[]>();
   const strip = (t: Tree) => {
     if (!t.children) return;
-    if (t.role !== 'group' && t.children.length >= SPIRAL_MIN && t.children.every((c) => !c.children)) {
-      spirals.set(t, t.children);
-      t.fixedR = SPIRAL_STEP * Math.sqrt(t.children.length - 0.5) + 1 + INNER_PADDING;
-      t.value = t.children.length;
-      t.children = undefined;
+    const held = t.held ?? [];
+    const n = t.children.length + held.length;
+    if (t.role !== 'group' && n >= SPIRAL_MIN && t.children.every((c) => !c.children)) {
+      spirals.set(t, t.children.length === 0 ? held : [...t.children, ...held]);
+      t.fixedR = SPIRAL_STEP * Math.sqrt(n - 0.5) + 1 + INNER_PADDING;
+      t.value = n;
       return;
+    }
+    // Few, or beside folders: d3 packs them.
+    if (held.length > 0) {
+      for (const l of held) t.children.push(leafTree(l));
+      t.held = undefined;
     }
     for (const c of t.children) strip(c);
   };
   strip(tree);
-  const h = hierarchy(tree, (t) => t.children)
-    .sum((t) => (t.children ? 0 : (t.value ?? 1)))
+  const h = hierarchy(tree, (t) => (spirals.has(t) ? undefined : t.children))
+    .sum((t) => (t.children && !spirals.has(t) ? 0 : (t.value ?? 1)))
     .sort((a, b) => (b.value ?? 0) - (a.value ?? 0) || (a.data.id < b.data.id ? -1 : 1));
   const laid = pack<Tree>()
     .size([0, 0])
@@ -220,11 +238,12 @@ function packTree(tree: Tree, depth0: number, parent0: string, skip: string): { 
     if (n.data.id !== skip) out.push({ id: n.data.id, name: n.data.name, x: n.x, y: n.y, r: n.r, depth: depth0 + n.depth, role: n.data.role, parent });
     const leaves = spirals.get(n.data);
     if (!leaves) return;
-    n.data.children = leaves; // the tree is the caller's
-    leaves.forEach((l, i) => {
+    const depth = depth0 + n.depth + 1;
+    for (let i = 0; i < leaves.length; i++) {
+      const l = leaves[i]!;
       const d = SPIRAL_STEP * Math.sqrt(i + 0.5);
-      out.push({ id: l.id, name: l.name, x: n.x + d * Math.cos(i * GOLDEN), y: n.y + d * Math.sin(i * GOLDEN), r: 1, depth: depth0 + n.depth + 1, role: l.role, parent: n.data.id });
-    });
+      out.push({ id: l.id, name: l.name, x: n.x + d * Math.cos(i * GOLDEN), y: n.y + d * Math.sin(i * GOLDEN), r: 1, depth, role: 'leaf', parent: n.data.id });
+    }
   });
   return { r: laid.r, circles: out };
 }
@@ -237,14 +256,18 @@ function packTree(tree: Tree, depth0: number, parent0: string, skip: string): { 
 export function packProject(p: GNode, inside: readonly GNode[]): ProjectPack {
   const top: Tree = { id: p.id, name: p.name, role: 'project', children: [] };
   const base = p.path && p.path !== '.' ? `${p.path}/` : '';
-  const leaves = inside.map((n) => {
-    const leaf: Tree = { id: n.id, name: n.name, role: 'leaf', value: 1 };
-    const path = (n.kind === 'file' || n.kind === 'doc') && n.path ? n.path : '';
-    const rel = path.startsWith(base) ? path.slice(base.length) : '';
-    return { dir: rel ? dirOf(rel) : '', node: leaf };
-  });
-  const tree = dirTree(top, leaves, (dir) => ({ id: folderId(p.name, dir), name: dir, dir, role: 'folder' }));
-  if (!tree.children || tree.children.length === 0) return { inside, r: 1, circles: [{ id: p.id, name: p.name, x: 0, y: 0, r: 1, depth: 0, role: 'project', parent: '' }] };
+  // Each node joins the directory holding it (from the project's own), as
+  // a leaf held, not a tree node: an open project has thousands.
+  const fill = (ensure: (dir: string) => Tree) => {
+    for (const n of inside) {
+      const path = (n.kind === 'file' || n.kind === 'doc') && n.path ? n.path : '';
+      const slash = path.lastIndexOf('/');
+      const dir = slash < base.length || !path.startsWith(base) ? '' : path.slice(base.length, slash);
+      (ensure(dir).held ??= []).push(n);
+    }
+  };
+  const tree = dirTree(top, fill, (dir) => ({ id: folderId(p.name, dir), name: dir, dir, role: 'folder' }));
+  if ((tree.children?.length ?? 0) + (tree.held?.length ?? 0) === 0) return { inside, r: 1, circles: [{ id: p.id, name: p.name, x: 0, y: 0, r: 1, depth: 0, role: 'project', parent: '' }] };
   rename(tree, '');
   // d3 centres the whole, the project's circle, on (0, 0).
   const { r, circles } = packTree(tree, 0, '', '');
@@ -288,7 +311,7 @@ export function packLayout(projects: GNode[], expanded: ReadonlyMap<string, read
     }
     return { dir: p.path && p.path !== '.' ? dirOf(p.path) : '', node };
   });
-  const tree = dirTree(root, items, (dir) => ({ id: groupId(dir), name: dir, dir, role: 'group' }));
+  const tree = dirTree(root, (ensure) => items.forEach((it) => ensure(it.dir).children!.push(it.node)), (dir) => ({ id: groupId(dir), name: dir, dir, role: 'group' }));
   rename(tree, '');
   const byId = new Map<string, ProjectPack>();
   for (const p of projects) {

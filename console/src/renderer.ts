@@ -51,6 +51,11 @@ export interface Compound {
   labelDrop?: number;
 }
 
+/** Captioned is a node's display data with its label kept aside (see the nodeReducer). */
+interface Captioned {
+  caption?: string;
+}
+
 export interface RendererHooks {
   nodeReducer(node: string, data: NodeAttrs & Partial<NodeDisplayData>): Partial<NodeDisplayData>;
   edgeReducer(edge: string, data: EdgeAttrs & Partial<EdgeDisplayData>): Partial<EdgeDisplayData>;
@@ -114,11 +119,18 @@ export class Renderer {
       // leaving the screen does not show.
       nodeProgramClasses: { point: NodePointProgram },
       // A hover draws the node and its label in a box, over other labels.
-      defaultDrawNodeHover: (ctx, data, settings) => drawDiscNodeHover(ctx, { ...data, label: data.label || null }, settings),
+      defaultDrawNodeHover: (ctx, data, settings) => drawDiscNodeHover(ctx, { ...data, label: (data as Captioned).caption || null }, settings),
       minCameraRatio: 0.005,
       maxCameraRatio: 4,
       zIndex: false,
-      nodeReducer: (n, d) => hooks.nodeReducer(n, d as NodeAttrs & Partial<NodeDisplayData>),
+      // The label goes to caption: sigma adds every node with a label to
+      // a grid of its own, at each indexing, for labels it does not draw.
+      nodeReducer: (n, d) => {
+        const out = hooks.nodeReducer(n, d as NodeAttrs & Partial<NodeDisplayData>) as Partial<NodeDisplayData> & Captioned;
+        out.caption = out.label ?? '';
+        out.label = null;
+        return out;
+      },
       edgeReducer: (e, d) => hooks.edgeReducer(e, d as EdgeAttrs & Partial<EdgeDisplayData>),
     });
     this.compoundCanvas = this.sigma.createCanvas('compounds', { beforeLayer: 'edges' });
@@ -399,14 +411,22 @@ export class Renderer {
     return w;
   }
 
-  /** sortOrder ranks the graph's nodes for labels: the biggest first, then by id. */
+  /**
+   * sortOrder ranks the graph's nodes for labels: the biggest first, then
+   * by id. Nodes of one score (an open project's thousands of files) are
+   * sorted by the engine's own string order, not through a comparator.
+   */
   private sortOrder(): void {
-    const ranked: Array<{ id: string; score: number }> = [];
+    const byScore = new Map<number, string[]>();
     this.graph.forEachNode((id, a) => {
-      ranked.push({ id, score: a.size + (a.kind === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100 });
+      const score = a.size + (a.kind === 'project' ? 1000 : 0) + Math.min(10, this.graph.degree(id)) / 100;
+      let l = byScore.get(score);
+      if (!l) byScore.set(score, (l = []));
+      l.push(id);
     });
-    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    this.order = ranked.map((r) => r.id);
+    const order: string[] = [];
+    for (const score of [...byScore.keys()].sort((a, b) => b - a)) for (const id of byScore.get(score)!.sort()) order.push(id);
+    this.order = order;
     this.orderStale = false;
   }
 
@@ -476,14 +496,15 @@ export class Renderer {
       if (seen.has(id) || !this.graph.hasNode(id)) return;
       seen.add(id);
       const d = this.sigma.getNodeDisplayData(id);
-      if (!d || d.hidden || !d.label) return;
+      const caption = d && (d as Captioned).caption;
+      if (!d || d.hidden || !caption) return;
       const size = this.sigma.scaleSize(d.size);
       if (!forced && !d.forceLabel && size < this.labelThreshold) return;
       const p = this.sigma.framedGraphToViewport(d);
       if (p.x + size < 0 || p.x - size > width || p.y + size < 0 || p.y - size > height) return;
       const isProject = this.level === 'projects' && this.graph.getNodeAttribute(id, 'kind') === 'project';
       const f = isProject ? bold : font;
-      let text = d.label;
+      let text = caption;
       let w = this.textWidth(ctx, text, f);
       // Up to the next node's dot, less a gap on either side.
       const fits = room - 2 * size - 8;
