@@ -250,8 +250,9 @@ function packTree(tree: Tree, depth0: number, parent0: string, skip: string): { 
 
 /**
  * packProject packs an open project's inside on its own: its files and
- * docs in the folders holding them, the rest (targets, packages) at its
- * top. Leaves have radius 1; the project's circle is the first.
+ * docs in the folders holding them, a package in the folder it is (a Go
+ * package is a directory), the rest (targets) at its top. Leaves have
+ * radius 1; the project's circle is the first.
  */
 export function packProject(p: GNode, inside: readonly GNode[]): ProjectPack {
   const top: Tree = { id: p.id, name: p.name, role: 'project', children: [] };
@@ -260,7 +261,7 @@ export function packProject(p: GNode, inside: readonly GNode[]): ProjectPack {
   // a leaf held, not a tree node: an open project has thousands.
   const fill = (ensure: (dir: string) => Tree) => {
     for (const n of inside) {
-      const path = (n.kind === 'file' || n.kind === 'doc') && n.path ? n.path : '';
+      const path = !n.path ? '' : n.kind === 'file' || n.kind === 'doc' ? n.path : n.kind === 'package' ? `${n.path}/` : '';
       const slash = path.lastIndexOf('/');
       const dir = slash < base.length || !path.startsWith(base) ? '' : path.slice(base.length, slash);
       (ensure(dir).held ??= []).push(n);
@@ -288,7 +289,7 @@ function rename(t: Tree, parentDir: string): void {
  * packLayout lays out the project level: projects grouped by the
  * directories holding them, each collapsed project a circle whose area is
  * what it owns, each expanded one holding its folders and what it owns
- * (files and docs in their folders; targets, packages and the rest at its
+ * (files, docs and packages in their folders; targets and the rest at its
  * top). Leaves have radius 1. packs keeps each open project's own packing
  * between calls (by project name): a project is packed again only when
  * its owned nodes are a new array, so opening a second project or moving

@@ -170,6 +170,23 @@ describe('packLayout of big projects', () => {
   });
 });
 
+describe('packProject puts a package in its folder', () => {
+  it('draws a Go package inside the directory it is, and a target at the top', () => {
+    const p: GNode = { id: 'project:g', kind: 'project', name: 'g', path: 'svc/g' };
+    const nodes: GNode[] = [
+      { id: 'target:g:build', kind: 'target', name: 'build', project: 'g' },
+      { id: 'package:example.com/svc/g/api', kind: 'package', name: 'api', path: 'svc/g/api', project: 'g' },
+      { id: 'package:example.com/svc/g', kind: 'package', name: 'g', path: 'svc/g', project: 'g' },
+      ...['api/a.go', 'api/b.go', 'main.go', 'db/c.go', 'db/d.go'].map((f) => ({ id: `file:svc/g/${f}`, kind: 'file', name: f.split('/').pop()!, path: `svc/g/${f}`, project: 'g' })),
+    ];
+    const parent = new Map(packProject(p, nodes).circles.map((c) => [c.id, c.parent]));
+    expect(parent.get('package:example.com/svc/g/api')).toBe('folder:g/api');
+    expect(parent.get('file:svc/g/api/a.go')).toBe('folder:g/api');
+    expect(parent.get('package:example.com/svc/g')).toBe('project:g');
+    expect(parent.get('target:g:build')).toBe('project:g');
+  });
+});
+
 describe('shownEdges', () => {
   it('leaves ownership to the circles and edges to nodes not shown out', () => {
     const shown = new Set(['project:api', 'project:util', 'file:services/api/main.go', 'file:services/api/handlers/h.go']);
