@@ -26,6 +26,7 @@ type Rule struct {
 	mu      sync.Mutex
 	sets    map[*workspace.Target]*set
 	closure map[string][]*Dep
+	edges   map[string][]Edge // by project: Edges, made once
 	// enclosing memoizes listEnclosing: the targets of a project, and the
 	// projects beside it, stat the same files.
 	enclosing map[enclosingKey][]string
@@ -39,7 +40,7 @@ func New(ws *workspace.Workspace, root string, ign *ignore.Rule) *Rule {
 	if root == "" {
 		root = ws.Root
 	}
-	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, enclosing: map[enclosingKey][]string{}, nestedIn: map[string]map[string]bool{}}
+	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, edges: map[string][]Edge{}, enclosing: map[enclosingKey][]string{}, nestedIn: map[string]map[string]bool{}}
 	for _, p := range ws.Projects {
 		r.dirs = append(r.dirs, p.Path)
 	}
@@ -83,10 +84,25 @@ func (e Edge) Reason() string {
 }
 
 // Edges are the direct dependencies of project p, sorted by project.
+// The slice is shared: a caller must not change it.
 func (r *Rule) Edges(p *workspace.Project) []Edge {
+	r.mu.Lock()
+	out, ok := r.edges[p.Name]
+	r.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = edgesOf(r.ws, p)
+	r.mu.Lock()
+	r.edges[p.Name] = out
+	r.mu.Unlock()
+	return out
+}
+
+func edgesOf(ws *workspace.Workspace, p *workspace.Project) []Edge {
 	var out []Edge
-	if !r.ws.ImportsKnown {
-		for _, q := range r.ws.Projects {
+	if !ws.ImportsKnown {
+		for _, q := range ws.Projects {
 			if q.Name != p.Name {
 				out = append(out, Edge{From: p.Name, To: q.Name, Kind: "unknown"})
 			}
@@ -143,16 +159,19 @@ func (r *Rule) Dependencies(p *workspace.Project) []*Dep {
 	}
 	r.mu.Unlock()
 	reached := map[string]*Dep{}
-	queue := []string{p.Name}
+	queue := []*workspace.Project{p}
 	for len(queue) > 0 {
 		at := queue[0]
 		queue = queue[1:]
-		for _, e := range r.Edges(r.ws.Project(at)) {
+		for _, e := range r.Edges(at) {
 			if _, seen := reached[e.To]; seen {
 				continue
 			}
-			reached[e.To] = &Dep{Project: r.ws.Project(e.To), Edge: e, from: reached[at]}
-			queue = append(queue, e.To)
+			to := r.ws.Project(e.To)
+			reached[e.To] = &Dep{Project: to, Edge: e, from: reached[at.Name]}
+			if to != nil {
+				queue = append(queue, to)
+			}
 		}
 	}
 	out := make([]*Dep, 0, len(reached))

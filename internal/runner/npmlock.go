@@ -29,6 +29,7 @@ var npmLockNames = []string{"package-lock.json", "npm-shrinkwrap.json"}
 // npmLock is a parsed npm lockfile.
 type npmLock struct {
 	entries map[string]npmEntry // by install path; "" is the root package
+	paths   []string            // the entries' install paths, sorted
 	mu      sync.Mutex
 	slices  map[string][32]byte // by project path
 }
@@ -80,7 +81,9 @@ func parseNPMLock(data []byte) (*npmLock, bool) {
 		}
 		slices.Sort(deps)
 		l.entries[p] = npmEntry{raw: buf.Bytes(), link: e.Link, deps: slices.Compact(deps)}
+		l.paths = append(l.paths, p)
 	}
+	slices.Sort(l.paths)
 	return l, true
 }
 
@@ -120,9 +123,19 @@ func (l *npmLock) slice(projectPath string) [32]byte {
 	// inside the project's directory (a project that holds workspaces of
 	// its own; the root project holds them all).
 	p := strings.TrimPrefix(path.Clean(projectPath), "./")
-	for at := range l.entries {
-		if p == "." || at == p || strings.HasPrefix(at, p+"/") {
+	if p == "." {
+		for _, at := range l.paths {
 			walk(at)
+		}
+	} else {
+		// The sorted paths from p on that start with it: p itself, what
+		// is under p/, and siblings such as p-web, which are not.
+		under := p + "/"
+		i, _ := slices.BinarySearch(l.paths, p)
+		for ; i < len(l.paths) && strings.HasPrefix(l.paths[i], p); i++ {
+			if at := l.paths[i]; at == p || strings.HasPrefix(at, under) {
+				walk(at)
+			}
 		}
 	}
 	paths := make([]string, 0, len(seen))

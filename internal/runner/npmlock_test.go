@@ -64,6 +64,12 @@ func TestALockfileSliceHoldsWhatTheProjectResolves(t *testing.T) {
 		{"a sibling workspace's entry is its own part, not its dependents'", func(m map[string]any) {
 			m["packages/api"] = map[string]any{"name": "@shop/api", "version": "2.0.0"}
 		}, false, true},
+		{"a sibling whose directory name starts with the project's is not its part", func(m map[string]any) {
+			m["packages/web-old"] = map[string]any{"name": "@shop/web-old", "version": "0.1.0", "dependencies": map[string]string{"left": "^2.0.0"}}
+		}, false, false},
+		{"a package installed under the project's directory is its part", func(m map[string]any) {
+			m["packages/web/node_modules/solo"] = map[string]any{"version": "1.0.0", "integrity": "sha512-solo"}
+		}, true, false},
 		{"an optional dependency that arrives is its dependent's part", func(m map[string]any) {
 			m["node_modules/fsevents"] = map[string]any{"version": "2.3.3", "integrity": "sha512-fse", "optional": true}
 		}, true, false},

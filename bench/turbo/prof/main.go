@@ -32,7 +32,7 @@ import (
 func main() {
 	ws := flag.String("ws", "", "the workspace bench/turbo wrote (required)")
 	low := flag.String("low", "p003", "the package whose source changes each round")
-	rounds := flag.Int("rounds", 5, "rebuilds")
+	rounds := flag.Int("rounds", 5, "rebuilds (0: only the cached runs)")
 	concurrency := flag.Int("concurrency", 2, "the pool's size")
 	cpuprofile := flag.String("cpuprofile", "", "write the rebuilds' CPU profile here")
 	cached := flag.Int("cached", 0, "fully cached runs after the rebuilds")
@@ -79,8 +79,10 @@ func main() {
 	}
 	cpu := selfCPU() - before
 	stop()
-	fmt.Printf("rounds %d, built %d (%d a round), wall %.0f ms a round; the runner's own CPU %.0f ms a round, %.2f ms per executed target\n",
-		*rounds, built, built / *rounds, ms(wall)/float64(*rounds), ms(cpu)/float64(*rounds), ms(cpu)/float64(built))
+	if *rounds > 0 && built > 0 {
+		fmt.Printf("rounds %d, built %d (%d a round), wall %.0f ms a round; the runner's own CPU %.0f ms a round, %.2f ms per executed target\n",
+			*rounds, built, built / *rounds, ms(wall)/float64(*rounds), ms(cpu)/float64(*rounds), ms(cpu)/float64(built))
+	}
 	if *cached <= 0 {
 		return
 	}
