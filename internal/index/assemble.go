@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"github.com/corehq/core/internal/parallel"
 	"maps"
 	"path"
 	"path/filepath"
@@ -218,7 +219,7 @@ func newAssembly(ws *workspace.Workspace, files map[string]*parse.FileRecord) *a
 		recs[i] = files[p]
 	}
 	contribs := make([]contribution, len(recs))
-	Parallel(len(recs), func(i int) { contribs[i] = a.fileContribution(recs[i]) })
+	parallel.For(len(recs), func(i int) { contribs[i] = a.fileContribution(recs[i]) })
 	for i, f := range recs {
 		a.byFile[f.Path] = contribs[i]
 	}

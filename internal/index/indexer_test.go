@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -524,27 +523,6 @@ func TestTheSymbolGraphIsSortedWhateverThePaths(t *testing.T) {
 	}
 	if !hasEdge(s, "symbol:lib/a.go#A", "symbol:lib/a.go!.go#B", graph.EdgeReferences) || !hasEdge(s, "symbol:lib/a.go!.go#B", "symbol:lib/a.go#A", graph.EdgeReferences) {
 		t.Fatal("the references between the two files are missing")
-	}
-}
-
-func TestParallelGroupsCallsEveryIndexOnce(t *testing.T) {
-	for _, groups := range [][][]int{
-		{{0, 2, 4}, {1, 3}},
-		{{}, {0, 1, 2}},
-		{{0}, {}, {1, 2, 3, 4, 5, 6}},
-		{},
-	} {
-		n := 0
-		for _, g := range groups {
-			n += len(g)
-		}
-		calls := make([]atomic.Int32, n)
-		ParallelGroups(groups, func(i int) { calls[i].Add(1) })
-		for i := range calls {
-			if c := calls[i].Load(); c != 1 {
-				t.Errorf("groups %v: index %d called %d times", groups, i, c)
-			}
-		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index/parse"
+	"github.com/corehq/core/internal/parallel"
 	"github.com/corehq/core/internal/workspace"
 )
 
@@ -179,7 +180,7 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*parse.
 	// Encoding is most of a save, and shards share nothing. One batch
 	// makes them all durable with one flush instead of an fsync each.
 	batch := fsx.NewBatch(0o600)
-	Parallel(len(save), func(i int) { batch.Write(ix.store.shardPath(save[i]), encodeShard(shards[save[i]])) })
+	parallel.For(len(save), func(i int) { batch.Write(ix.store.shardPath(save[i]), encodeShard(shards[save[i]])) })
 	if err := batch.Commit(); err != nil {
 		return nil, err
 	}

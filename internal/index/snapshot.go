@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/corehq/core/internal/parallel"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -69,7 +70,7 @@ func unchanged(root string, seen []seenPath) bool {
 	}
 	defer st.close()
 	var changed atomic.Bool
-	Parallel(len(seen), func(i int) {
+	parallel.For(len(seen), func(i int) {
 		if !changed.Load() && st.stat(seen[i].path, seen[i].follow) != seen[i].id {
 			changed.Store(true)
 		}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/corehq/core/internal/parallel"
 	"iter"
 	"path"
 	"slices"
@@ -136,7 +137,7 @@ func (t *symbolTables) assemble(paths []string) *graph.Graph {
 	// path order, are the sorted graph already: file-sourced edges of
 	// every file, then symbol-sourced ones.
 	parts := make([]symbolPart, len(paths))
-	Parallel(len(paths), func(i int) { parts[i] = t.part(paths[i]) })
+	parallel.For(len(paths), func(i int) { parts[i] = t.part(paths[i]) })
 	var nn, ne int
 	for i := range parts {
 		nn += len(parts[i].nodes)

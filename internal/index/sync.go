@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"github.com/corehq/core/internal/parallel"
 	"io/fs"
 	"os"
 	"path"
@@ -448,7 +449,7 @@ func (ix *Indexer) parse(todo []Found) []*parse.FileRecord {
 			other = append(other, i)
 		}
 	}
-	ParallelGroups([][]int{treeSitter, other}, func(i int) {
+	parallel.Groups([][]int{treeSitter, other}, func(i int) {
 		f := todo[i]
 		src, err := fsx.ReadSized(filepath.Join(ix.root, filepath.FromSlash(f.Path)), f.Size)
 		var rec parse.FileRecord

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"os"
+	"sync"
 
 	"github.com/corehq/core/internal/fsx"
 )
@@ -22,8 +23,11 @@ func Read(root, rel string) ([]byte, error) {
 // Reader reads the manifests under one root through one os.Root, as Read
 // does: what reads many (dependency inference reads every project's)
 // opens the root once instead of once a file.
+// Read may be called from several goroutines at once; Close only when
+// none is reading.
 type Reader struct {
 	root string
+	once sync.Once
 	r    *os.Root
 	err  error
 }
@@ -34,19 +38,19 @@ func NewReader(root string) *Reader { return &Reader{root: root} }
 
 // Read is Read(root, rel), through the Reader's root.
 func (m *Reader) Read(rel string) ([]byte, error) {
-	if m.r == nil && m.err == nil {
-		m.r, m.err = os.OpenRoot(m.root)
-	}
+	m.once.Do(func() { m.r, m.err = os.OpenRoot(m.root) })
 	if m.err != nil {
 		return nil, m.err
 	}
 	return fsx.ReadIn(m.r, rel, MaxBytes)
 }
 
-// Close closes the root, if it was opened.
+// Close closes the root, if it was opened; a Read after it fails.
 func (m *Reader) Close() {
+	m.once.Do(func() {})
 	if m.r != nil {
 		m.r.Close()
 		m.r = nil
 	}
+	m.err = os.ErrClosed
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/corehq/core/internal/manifest"
+	"github.com/corehq/core/internal/parallel"
 )
 
 // inferDeps reads the projects' manifests for dependencies between them
@@ -53,23 +54,44 @@ func inferDeps(root string, ws *Workspace) []Problem {
 		byDir[p.Path] = p.Name
 	}
 
-	// package.json
-	byPackage := map[string]string{} // npm package name -> project
-	npm := map[string]packageJSON{}  // project -> its package.json
-	for _, p := range ws.Projects {
+	// Every project's package.json and go.mod, read and the package.json
+	// parsed on every core (a workspace of hundreds of projects loads for
+	// each run); what they say is taken below in the projects' order.
+	type read struct {
+		pj       packageJSON
+		pjOK     bool
+		problems []Problem
+		mod      []byte
+		modErr   error
+	}
+	reads := make([]read, len(ws.Projects))
+	parallel.For(len(ws.Projects), func(i int) {
+		p, r := ws.Projects[i], &reads[i]
 		file := path.Join(p.Path, "package.json")
 		data, ok, pr := readManifest(mr, file)
 		if pr != nil {
-			problems = append(problems, *pr)
+			r.problems = append(r.problems, *pr)
 		}
-		if !ok {
+		if ok {
+			r.pj, pr = parsePackageJSON(file, data)
+			if pr != nil {
+				r.problems = append(r.problems, *pr)
+			} else {
+				r.pjOK = true
+			}
+		}
+		r.mod, r.modErr = mr.Read(path.Join(p.Path, "go.mod"))
+	})
+
+	// package.json
+	byPackage := map[string]string{} // npm package name -> project
+	npm := map[string]packageJSON{}  // project -> its package.json
+	for i, p := range ws.Projects {
+		problems = append(problems, reads[i].problems...)
+		if !reads[i].pjOK {
 			continue
 		}
-		pj, pr := parsePackageJSON(file, data)
-		if pr != nil {
-			problems = append(problems, *pr)
-			continue
-		}
+		pj := reads[i].pj
 		if pj.Name != "" {
 			byPackage[pj.Name] = p.Name
 		}
@@ -90,9 +112,9 @@ func inferDeps(root string, ws *Workspace) []Problem {
 	// go.mod, and the root's go.work
 	goMods := map[string]*modfile.File{} // project -> its go.mod, when go can read it
 	byModule := map[string]string{}      // Go module path -> project
-	for _, p := range ws.Projects {
+	for i, p := range ws.Projects {
 		file := path.Join(p.Path, "go.mod")
-		data, err := mr.Read(file)
+		data, err := reads[i].mod, reads[i].modErr
 		if err != nil {
 			continue
 		}

@@ -1,4 +1,6 @@
-package index
+// Package parallel spreads independent calls over every core: the one
+// home of how many workers work at once, outside the runner's pool.
+package parallel
 
 import (
 	"runtime"
@@ -6,9 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// Parallel calls f(i) for every i in [0, n) on every core and returns when
+// For calls f(i) for every i in [0, n) on every core and returns when
 // all have returned. Each call must write only its own i's results.
-func Parallel(n int, f func(i int)) {
+func For(n int, f func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := min(runtime.GOMAXPROCS(0), n); w > 0; w-- {
@@ -27,13 +29,13 @@ func Parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// ParallelGroups is Parallel over the indexes in groups, with the workers
+// Groups is For over the indexes in groups, with the workers
 // spread over the groups: worker w starts on group w mod len(groups) and
 // moves on to the next group when its own is done. Parsing tree-sitter's
 // languages on some cores while Go is parsed on the others is 7% faster on
 // two hyperthreads than mixing them: tree-sitter's parse tables and the Go
 // parser then compete less for the cache they share.
-func ParallelGroups(groups [][]int, f func(i int)) {
+func Groups(groups [][]int, f func(i int)) {
 	n := 0
 	for _, g := range groups {
 		n += len(g)
