@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/corehq/core/internal/manifest"
+	"github.com/corehq/core/internal/parallel"
 )
 
 // scriptName is the package.json script an argv runs (npm run X, npm X for
@@ -47,24 +48,35 @@ func scriptName(argv []string) string {
 // checkScripts refuses, before anything runs, a target whose argv runs a
 // package.json script its project does not have. (What the script says is
 // in the key: package.json is an input of every target of its project.)
+// The targets are checked on every core; the first refusal in order is
+// the one said.
 func checkScripts(root string, order []*node) error {
-	for _, n := range order {
-		name := scriptName(n.t.Run)
-		if name == "" {
-			continue
-		}
-		pj := filepath.Join(root, filepath.FromSlash(n.p.Path), "package.json")
-		data, err := manifest.Read(root, path.Join(n.p.Path, "package.json"))
+	errs := make([]error, len(order))
+	parallel.For(len(order), func(i int) { errs[i] = checkScript(root, order[i]) })
+	for _, err := range errs {
 		if err != nil {
-			return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
+			return err
 		}
-		scripts, err := manifest.PackageScripts(data)
-		if err != nil {
-			return fmt.Errorf("run: %s is not valid JSON (%v): %s runs one of its scripts", rel(root, pj), err, n.t.ID())
-		}
-		if _, ok := scripts[name]; !ok {
-			return fmt.Errorf("run: %s runs the script %q, which %s does not define: add it under \"scripts\", or fix the target's run", n.t.ID(), name, rel(root, pj))
-		}
+	}
+	return nil
+}
+
+func checkScript(root string, n *node) error {
+	name := scriptName(n.t.Run)
+	if name == "" {
+		return nil
+	}
+	pj := filepath.Join(root, filepath.FromSlash(n.p.Path), "package.json")
+	data, err := manifest.Read(root, path.Join(n.p.Path, "package.json"))
+	if err != nil {
+		return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
+	}
+	scripts, err := manifest.PackageScripts(data)
+	if err != nil {
+		return fmt.Errorf("run: %s is not valid JSON (%v): %s runs one of its scripts", rel(root, pj), err, n.t.ID())
+	}
+	if _, ok := scripts[name]; !ok {
+		return fmt.Errorf("run: %s runs the script %q, which %s does not define: add it under \"scripts\", or fix the target's run", n.t.ID(), name, rel(root, pj))
 	}
 	return nil
 }
