@@ -47,6 +47,7 @@ import (
 	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/index/parse"
 	"github.com/corehq/core/internal/live"
+	"github.com/corehq/core/internal/parallel"
 	"github.com/corehq/core/internal/query"
 	"github.com/corehq/core/internal/watch"
 	"github.com/corehq/core/internal/workspace"
@@ -182,7 +183,7 @@ func phases(root string) {
 	// indexer does.
 	srcs := make([][]byte, len(found))
 	t = time.Now()
-	index.Parallel(len(found), func(i int) {
+	parallel.For(len(found), func(i int) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(found[i].Path)))
 		check(err)
 		srcs[i] = b
@@ -191,7 +192,7 @@ func phases(root string) {
 	recs := make([]parse.FileRecord, len(found))
 	var perLang sync.Map
 	t = time.Now()
-	index.Parallel(len(found), func(i int) {
+	parallel.For(len(found), func(i int) {
 		t0 := time.Now()
 		recs[i] = parse.File(found[i].Lang, found[i].Path, srcs[i])
 		recs[i].Size, recs[i].ModTime = found[i].Size, found[i].ModTime
