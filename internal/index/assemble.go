@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"github.com/corehq/core/internal/parallel"
 	"maps"
 	"path"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index/parse"
+	"github.com/corehq/core/internal/parallel"
 	"github.com/corehq/core/internal/workspace"
 )
 

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"github.com/corehq/core/internal/parallel"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/corehq/core/internal/fsx"
+	"github.com/corehq/core/internal/parallel"
 	"github.com/corehq/core/internal/workspace"
 )
 

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"github.com/corehq/core/internal/parallel"
 	"iter"
 	"path"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/corehq/core/internal/graph"
 	"github.com/corehq/core/internal/index/parse"
+	"github.com/corehq/core/internal/parallel"
 	"github.com/corehq/core/internal/workspace"
 )
 

@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"github.com/corehq/core/internal/parallel"
 	"io/fs"
 	"os"
 	"path"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/index/parse"
+	"github.com/corehq/core/internal/parallel"
 	"github.com/corehq/core/internal/workspace"
 )
 
