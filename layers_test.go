@@ -129,9 +129,9 @@ func TestTheDoorsStayThin(t *testing.T) {
 
 // plumbing are the packages under internal/ that know nothing of core's
 // domain (workspaces, targets, runs, reviews): files, processes, git,
-// quoting, caches' names, logs, what a manifest says. Every other package
-// under internal/ is the domain's.
-var plumbing = []string{"apierr", "cachedir", "execx", "fsx", "gitx", "ignore", "jsonx", "logx", "manifest", "metrics", "quote", "suggest", "testbed", "yamlx"}
+// quoting, caches' names, logs, what a manifest says, spreading work over
+// the cores. Every other package under internal/ is the domain's.
+var plumbing = []string{"apierr", "cachedir", "execx", "fsx", "gitx", "ignore", "jsonx", "logx", "manifest", "metrics", "parallel", "quote", "suggest", "testbed", "yamlx"}
 
 func isPlumbing(imp string) bool {
 	for _, p := range plumbing {
