@@ -296,6 +296,18 @@ func TestBrowserOnA100kNodeWorkspace(t *testing.T) {
 		clickNode(t, b, "file:projects/p03/d000/f00000.go")
 		b.waitFor(t, fmt.Sprintf(`window.__core.edges > %d && [...document.querySelectorAll('#details .node-link')].some(b => b.title === 'package:example.com/wide/projects/p03/d001')`, before))
 	})
+	t.Run("an edit to the selected file is drawn from a new answer, not the kept one", func(t *testing.T) {
+		// The whole answer a selection fetched is kept for the opening's
+		// answer; the edit's graph event reopens the project, and the
+		// selection asks again.
+		f := filepath.Join(ws, "projects", "p03", "d000", "f00000.go")
+		body := "package d000\n\nimport _ \"example.com/wide/projects/p03/d002\"\n\n// F00000 is file 0 of project 3.\nfunc F00000() int {\n\treturn 0\n}\n"
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		links := `[...document.querySelectorAll('#details .node-link')].map(b => b.title)`
+		b.waitFor(t, fmt.Sprintf(`(l => l.includes('package:example.com/wide/projects/p03/d002') && !l.includes('package:example.com/wide/projects/p03/d001'))(%s)`, links))
+	})
 	t.Run("a search result shows a unique path among twenty files of one name", func(t *testing.T) {
 		searchFor(t, b, "f01234.go")
 		resultsHaveUniquePaths(t, b, 20)

@@ -140,6 +140,8 @@ export class Explorer {
   private circles = new Map<string, Circle>();
   private totalNodes = 0;
   private expanding = new Set<string>();
+  /** The latest reload asked of each open project (reload). */
+  private readonly reloads = new Map<string, number>();
   /** Nodes a search found that the view does not show (the project level lists them). */
   private found = new Map<string, GNode>();
   /** focusView: the project level is showing a node's neighbourhood in its place. */
@@ -652,10 +654,35 @@ export class Explorer {
     this.focus = null;
     this.found.clear();
     const again = keep ? [...this.contents.keys()].filter((p) => data.nodes.some((n) => n.kind === 'project' && n.name === p)) : [];
-    this.contents.clear();
+    // A refresh after an edit keeps the open projects drawn from their
+    // last answers until the new ones come, and so the selection inside
+    // them: they are not folded and opened again under the user.
+    for (const p of [...this.contents.keys()]) if (!again.includes(p)) this.contents.delete(p);
     this.renderProjects(!keep);
-    // The expanded projects are read again (a refresh after an edit).
-    for (const p of again) void this.expand(p, false);
+    for (const p of again) void this.reload(p);
+  }
+
+  /**
+   * reload asks the source for an open project's contents again and puts
+   * the answer in the last one's place; a reload asked after it wins, in
+   * whatever order the answers come. The new answer has no whole edges
+   * kept (wholeEdges is keyed by the answer): a selection inside asks
+   * again.
+   */
+  private async reload(project: string): Promise<void> {
+    const source = this.source;
+    if (!source) return;
+    const seq = (this.reloads.get(project) ?? 0) + 1;
+    this.reloads.set(project, seq);
+    let data: GraphData;
+    try {
+      data = await source.expand(project, INNER_EDGE_CAP);
+    } catch {
+      return; // the last answer stays drawn; the next event asks again
+    }
+    if (this.reloads.get(project) !== seq || this.level !== 'projects' || this.source !== source || !this.contents.has(project)) return;
+    this.contents.set(project, data);
+    this.renderProjects(false);
   }
 
   /** leaveProjects forgets the project level (the "all" level takes over). */
