@@ -441,6 +441,11 @@ func TuneGC(setGC func(percent int) int, setLimit func(limit int64) int64) {
 	live.GC = index.GC{Percent: setGC, Limit: setLimit}
 }
 
+// ForThroughput tunes the garbage collector, as TuneGC allows, for a
+// command that keeps most of what it allocates and ends soon (core run),
+// until the returned func restores it (index.Throughput).
+func ForThroughput() (restore func()) { return index.Throughput(live.GC) }
+
 // ReportIndexing tells report of each index pass a command makes (the
 // server's own say so in its log): it is called as the pass starts, with
 // what reads how far it has come, and what it answers is called when the

@@ -144,6 +144,8 @@ SIGKILL) and records them as interrupted.`,
 			if force && noCache {
 				return errors.New("--force and --no-cache are alternatives: --force refreshes the cache, --no-cache leaves it alone")
 			}
+			// A run keeps most of what it allocates, and ends.
+			defer backend.ForThroughput()()
 			e, err := g.load(envModeFlags(cmd, envMode))
 			if err != nil {
 				return err

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -171,57 +170,6 @@ const keepWritten = time.Minute
 // bigPass is the number of files to parse above which a pass tunes the
 // garbage collector for throughput.
 const bigPass = 2000
-
-// The collector's targets a pass asks for (Options.GC): a pass, and a
-// big one.
-const (
-	gcPass    = 400
-	gcBigPass = 1000
-)
-
-// heapFloor is the soft memory limit a big pass keeps at least: below it
-// the collector runs as seldom as gcBigPass lets it.
-const heapFloor = 200 << 20
-
-// boundHeap holds the process's memory to twice the live heap, and at
-// least heapFloor, while a big pass runs: with the collector's target at
-// gcBigPass, the heap would otherwise grow to ten times a large live set
-// before a collection (on Go's own source, 600 MB of RSS for 125 MB live;
-// BENCHMARKS.md, issue 36). It reads the live heap every 100 ms, never
-// raises a limit the process already had, and restores that limit when
-// the returned func is called.
-func boundHeap(setLimit func(int64) int64) (restore func()) {
-	prev := setLimit(-1)
-	limit := func() int64 {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(sample)
-		live := int64(0)
-		if sample[0].Value.Kind() == metrics.KindUint64 {
-			live = int64(sample[0].Value.Uint64())
-		}
-		return min(prev, max(heapFloor, 7*live/4))
-	}
-	setLimit(limit())
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				setLimit(limit())
-			}
-		}
-	})
-	return func() {
-		close(done)
-		wg.Wait()
-		setLimit(prev)
-	}
-}
 
 // Update re-indexes only the given paths (relative, slash-separated):
 // changed files are re-parsed, vanished ones dropped, new directories
