@@ -51,8 +51,10 @@ func scriptName(argv []string) string {
 // The targets are checked on every core; the first refusal in order is
 // the one said.
 func checkScripts(root string, order []*node) error {
+	mr := manifest.NewReader(root) // the root opened once for all
+	defer mr.Close()
 	errs := make([]error, len(order))
-	parallel.For(len(order), func(i int) { errs[i] = checkScript(root, order[i]) })
+	parallel.For(len(order), func(i int) { errs[i] = checkScript(root, mr, order[i]) })
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -61,13 +63,13 @@ func checkScripts(root string, order []*node) error {
 	return nil
 }
 
-func checkScript(root string, n *node) error {
+func checkScript(root string, mr *manifest.Reader, n *node) error {
 	name := scriptName(n.t.Run)
 	if name == "" {
 		return nil
 	}
 	pj := filepath.Join(root, filepath.FromSlash(n.p.Path), "package.json")
-	data, err := manifest.Read(root, path.Join(n.p.Path, "package.json"))
+	data, err := mr.Read(path.Join(n.p.Path, "package.json"))
 	if err != nil {
 		return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
 	}

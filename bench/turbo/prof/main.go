@@ -21,10 +21,12 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 	"time"
 
+	"github.com/corehq/core/internal/index"
 	"github.com/corehq/core/internal/live"
 	"github.com/corehq/core/internal/runner"
 )
@@ -41,6 +43,11 @@ func main() {
 	if *ws == "" {
 		log.Fatal("-ws DIR is required")
 	}
+	// The collector as core run tunes it (backend.ForThroughput), and as
+	// core's main lets an index pass tune it.
+	gc := index.GC{Percent: debug.SetGCPercent, Limit: debug.SetMemoryLimit}
+	live.GC = gc
+	defer index.Throughput(gc)()
 	root, err := filepath.Abs(*ws)
 	check(err)
 	cacheDir := filepath.Join(root, ".core")
