@@ -24,7 +24,40 @@ const heapFloor = 200 << 20
 // BENCHMARKS.md, issue 36). It reads the live heap every 100 ms, never
 // raises a limit the process already had, and restores that limit when
 // the returned func is called.
+//
+// Bounds nest and overlap (a big pass inside core run, which is bounded
+// by Throughput; two workspaces' passes in one test process): they share
+// one limiter, started by the first and stopped by the last. A second
+// one would take the first's current limit for a ceiling that never
+// rises, and hold a growing live heap to it.
 func boundHeap(setLimit func(int64) int64) (restore func()) {
+	heapBound.Lock()
+	defer heapBound.Unlock()
+	if heapBound.n == 0 {
+		heapBound.stop = startBound(setLimit)
+	}
+	heapBound.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			heapBound.Lock()
+			defer heapBound.Unlock()
+			if heapBound.n--; heapBound.n == 0 {
+				heapBound.stop()
+				heapBound.stop = nil
+			}
+		})
+	}
+}
+
+// heapBound is the process's one limiter (boundHeap) and how many hold it.
+var heapBound struct {
+	sync.Mutex
+	n    int
+	stop func()
+}
+
+func startBound(setLimit func(int64) int64) (stop func()) {
 	prev := setLimit(-1)
 	limit := func() int64 {
 		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}

@@ -44,3 +44,46 @@ func TestABigPassBoundsTheHeapAndRestoresTheLimitItFound(t *testing.T) {
 		})
 	}
 }
+
+func TestNestedBoundsShareOneLimiterAndTheLastRestoresTheLimit(t *testing.T) {
+	var mu sync.Mutex
+	current, calls := int64(1<<62), 0
+	setLimit := func(l int64) int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		old := current
+		if l >= 0 {
+			current = l
+			calls++
+		}
+		return old
+	}
+	get := func() (int64, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return current, calls
+	}
+	outer := boundHeap(setLimit)
+	bounded, _ := get()
+	if bounded >= 1<<62 {
+		t.Fatal("the outer bound set no limit")
+	}
+	inner := boundHeap(setLimit)
+	// The inner bound starts no limiter of its own: it would take the
+	// outer's limit of now for a ceiling that never rises.
+	if _, n := get(); heapBound.n != 2 || n > 2 {
+		t.Fatalf("the inner bound started a limiter of its own (%d holders, %d limits set)", heapBound.n, n)
+	}
+	inner()
+	inner() // a second call changes nothing
+	if l, _ := get(); l >= 1<<62 {
+		t.Fatal("the inner bound's end restored the limit while the outer one still holds")
+	}
+	outer()
+	if l, _ := get(); l != 1<<62 {
+		t.Fatalf("after the last bound the limit is %d, not the one found", l)
+	}
+	if heapBound.n != 0 || heapBound.stop != nil {
+		t.Fatal("the limiter still runs after the last bound")
+	}
+}
