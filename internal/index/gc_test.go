@@ -28,7 +28,7 @@ func TestABigPassBoundsTheHeapAndRestoresTheLimitItFound(t *testing.T) {
 				}
 				return old
 			}
-			restore := boundHeap(setLimit)
+			restore := boundHeap(setLimit, passBound)
 			restore()
 			if len(set) < 2 {
 				t.Fatalf("limits set: %v", set)
@@ -63,19 +63,25 @@ func TestNestedBoundsShareOneLimiterAndTheLastRestoresTheLimit(t *testing.T) {
 		defer mu.Unlock()
 		return current, calls
 	}
-	outer := boundHeap(setLimit)
+	outer := boundHeap(setLimit, runBound)
 	bounded, _ := get()
 	if bounded >= 1<<62 {
 		t.Fatal("the outer bound set no limit")
 	}
-	inner := boundHeap(setLimit)
+	inner := boundHeap(setLimit, passBound)
 	// The inner bound starts no limiter of its own: it would take the
 	// outer's limit of now for a ceiling that never rises.
-	if _, n := get(); heapBound.n != 2 || n > 2 {
-		t.Fatalf("the inner bound started a limiter of its own (%d holders, %d limits set)", heapBound.n, n)
+	if _, n := get(); len(heapBound.quarters) != 2 || n > 2 {
+		t.Fatalf("the inner bound started a limiter of its own (%d holders, %d limits set)", len(heapBound.quarters), n)
+	}
+	if q := heapBound.tightest.Load(); q != passBound {
+		t.Errorf("with a pass inside a run the heap is held to %d/4 of live, not the pass's %d/4", q, passBound)
 	}
 	inner()
 	inner() // a second call changes nothing
+	if q := heapBound.tightest.Load(); q != runBound {
+		t.Errorf("after the pass the heap is held to %d/4 of live, not the run's %d/4", q, runBound)
+	}
 	if l, _ := get(); l >= 1<<62 {
 		t.Fatal("the inner bound's end restored the limit while the outer one still holds")
 	}
@@ -83,7 +89,7 @@ func TestNestedBoundsShareOneLimiterAndTheLastRestoresTheLimit(t *testing.T) {
 	if l, _ := get(); l != 1<<62 {
 		t.Fatalf("after the last bound the limit is %d, not the one found", l)
 	}
-	if heapBound.n != 0 || heapBound.stop != nil {
+	if len(heapBound.quarters) != 0 || heapBound.stop != nil {
 		t.Fatal("the limiter still runs after the last bound")
 	}
 }

@@ -92,7 +92,7 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 		// is live (at least heapFloor), not to gcBigPass times it.
 		setGC(gcBigPass)
 		if ix.gc.Percent != nil && ix.gc.Limit != nil {
-			defer boundHeap(ix.gc.Limit)()
+			defer boundHeap(ix.gc.Limit, passBound)()
 		}
 	}
 	ix.prog.toParse.Store(int64(len(todo)))
