@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/corehq/core/internal/fsx"
@@ -43,6 +44,25 @@ func (m *Reader) Read(rel string) ([]byte, error) {
 		return nil, m.err
 	}
 	return fsx.ReadIn(m.r, rel, MaxBytes)
+}
+
+// Sub is a Reader of the manifests in the directory rel (slash-separated)
+// under the Reader's root, confined to it: what reads several manifests
+// of one directory walks to it once (os.Root opens every component of a
+// path again at each read). Its errors name paths from rel, not from the
+// root. Close it when done.
+func (m *Reader) Sub(rel string) (*Reader, error) {
+	m.once.Do(func() { m.r, m.err = os.OpenRoot(m.root) })
+	if m.err != nil {
+		return nil, m.err
+	}
+	r, err := m.r.OpenRoot(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	s := &Reader{root: filepath.Join(m.root, filepath.FromSlash(rel)), r: r}
+	s.once.Do(func() {})
+	return s, nil
 }
 
 // Close closes the root, if it was opened; a Read after it fails.

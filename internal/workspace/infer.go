@@ -63,12 +63,32 @@ func inferDeps(root string, ws *Workspace) []Problem {
 		problems []Problem
 		mod      []byte
 		modErr   error
+		py       *pyproject
+		pyPr     *Problem
 	}
 	reads := make([]read, len(ws.Projects))
 	parallel.For(len(ws.Projects), func(i int) {
 		p, r := ws.Projects[i], &reads[i]
+		// The project's directory is walked to once for its three
+		// manifests. A read that fails otherwise than by a missing file
+		// (a symlink, which a manifest may not be) is made again through
+		// the root, so that its error names the path as before.
+		sub, subErr := mr.Sub(p.Path)
+		if subErr == nil {
+			defer sub.Close()
+		}
+		readIn := func(name string) ([]byte, error) {
+			if subErr == nil {
+				data, err := sub.Read(name)
+				if err == nil || errors.Is(err, os.ErrNotExist) {
+					return data, err
+				}
+			}
+			return mr.Read(path.Join(p.Path, name))
+		}
 		file := path.Join(p.Path, "package.json")
-		data, ok, pr := readManifest(mr, file)
+		data, err := readIn("package.json")
+		data, ok, pr := manifestRead(file, data, err)
 		if pr != nil {
 			r.problems = append(r.problems, *pr)
 		}
@@ -80,7 +100,14 @@ func inferDeps(root string, ws *Workspace) []Problem {
 				r.pjOK = true
 			}
 		}
-		r.mod, r.modErr = mr.Read(path.Join(p.Path, "go.mod"))
+		r.mod, r.modErr = readIn("go.mod")
+		pyFile := path.Join(p.Path, "pyproject.toml")
+		data, err = readIn("pyproject.toml")
+		if data, ok, pr := manifestRead(pyFile, data, err); pr != nil {
+			r.pyPr = pr
+		} else if ok {
+			r.py, r.pyPr = parsePyproject(pyFile, data)
+		}
 	})
 
 	// package.json
@@ -100,8 +127,9 @@ func inferDeps(root string, ws *Workspace) []Problem {
 
 	// pyproject.toml
 	py := pyprojects{root: root, mr: mr, read: map[string]*pyproject{}}
-	for _, p := range ws.Projects {
-		if _, pr := py.at(p.Path); pr != nil {
+	for i, p := range ws.Projects {
+		py.read[p.Path] = reads[i].py
+		if pr := reads[i].pyPr; pr != nil {
 			problems = append(problems, *pr)
 		}
 	}
@@ -205,6 +233,11 @@ func Reads(p string) bool {
 // missing one is not a problem.
 func readManifest(mr *manifest.Reader, file string) ([]byte, bool, *Problem) {
 	data, err := mr.Read(file)
+	return manifestRead(file, data, err)
+}
+
+// manifestRead is what readManifest makes of a read of file.
+func manifestRead(file string, data []byte, err error) ([]byte, bool, *Problem) {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}

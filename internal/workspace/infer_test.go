@@ -317,3 +317,26 @@ func TestACycleThroughPyprojectsNamesTheManifestsOfTheCycle(t *testing.T) {
 		t.Errorf("the cycle's manifests are not named: %v", msg)
 	}
 }
+
+func TestAManifestThatIsASymlinkIsAProblemNamedFromTheRoot(t *testing.T) {
+	// A manifest is read only as a regular file. Each project's
+	// manifests are read through its directory opened once; a refusal
+	// still names the path from the root, as a read through the root did.
+	root := writeTree(t, map[string]string{
+		FileName:                   npmTargets,
+		"packages/ui/package.json": `{"name":"@shop/ui","scripts":{"build":"tsc"}}`,
+		"shared/app-package.json":  `{"name":"@shop/app","scripts":{"build":"vite build"}}`,
+		"svc/api/go.mod":           "module example.com/api\n",
+		"svc/lib/go.mod":           "module example.com/lib\n",
+	})
+	if err := os.MkdirAll(filepath.Join(root, "packages", "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "..", "shared", "app-package.json"), filepath.Join(root, "packages", "app", "package.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(root)
+	if err == nil || !strings.Contains(err.Error(), "packages/app/package.json: cannot read it: packages/app/package.json") || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a symlinked package.json: %v", err)
+	}
+}
