@@ -26,7 +26,6 @@ type Rule struct {
 	mu        sync.Mutex
 	sets      map[*workspace.Target]*set
 	closure   map[string][]*Dep
-	edges     map[string][]Edge // by project: Edges, made once
 	graph     *projectGraph
 	graphOnce sync.Once
 	// enclosing memoizes listEnclosing: the targets of a project, and the
@@ -42,7 +41,7 @@ func New(ws *workspace.Workspace, root string, ign *ignore.Rule) *Rule {
 	if root == "" {
 		root = ws.Root
 	}
-	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, edges: map[string][]Edge{}, enclosing: map[enclosingKey][]string{}, nestedIn: map[string]map[string]bool{}}
+	r := &Rule{ws: ws, root: root, ign: ign, owners: graph.NewOwners(ws), sets: map[*workspace.Target]*set{}, closure: map[string][]*Dep{}, enclosing: map[enclosingKey][]string{}, nestedIn: map[string]map[string]bool{}}
 	for _, p := range ws.Projects {
 		r.dirs = append(r.dirs, p.Path)
 	}
@@ -86,25 +85,11 @@ func (e Edge) Reason() string {
 }
 
 // Edges are the direct dependencies of project p, sorted by project.
-// The slice is shared: a caller must not change it.
+// Dependencies and Users read them once a rule (projectGraph).
 func (r *Rule) Edges(p *workspace.Project) []Edge {
-	r.mu.Lock()
-	out, ok := r.edges[p.Name]
-	r.mu.Unlock()
-	if ok {
-		return out
-	}
-	out = edgesOf(r.ws, p)
-	r.mu.Lock()
-	r.edges[p.Name] = out
-	r.mu.Unlock()
-	return out
-}
-
-func edgesOf(ws *workspace.Workspace, p *workspace.Project) []Edge {
 	var out []Edge
-	if !ws.ImportsKnown {
-		for _, q := range ws.Projects {
+	if !r.ws.ImportsKnown {
+		for _, q := range r.ws.Projects {
 			if q.Name != p.Name {
 				out = append(out, Edge{From: p.Name, To: q.Name, Kind: "unknown"})
 			}
