@@ -97,7 +97,7 @@ type Lock struct{ f *os.File }
 // LockFile blocks until it holds an exclusive lock on path (created 0600 if
 // missing). The lock dies with the process, so a crash never wedges it.
 func LockFile(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -120,7 +120,7 @@ var ErrLocked = errors.New("locked by another process")
 // TryLockFile takes an exclusive lock on path without waiting: ErrLocked
 // when another process (or another open of the file) holds it.
 func TryLockFile(path string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -96,6 +96,18 @@ func (r *Rule) Below(p Patterns, rel string) Patterns {
 	return Patterns{list: append(append([]gitignore.Pattern(nil), p.list...), own...)}
 }
 
+// Listed reports whether a directory's entries hold a .gitignore: a walk
+// that has read the directory calls Below only then, instead of opening
+// a .gitignore in every directory (most have none).
+func Listed(entries []os.DirEntry) bool {
+	for _, e := range entries {
+		if e.Name() == ".gitignore" {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether no pattern is in force: nothing is ignored.
 func (p Patterns) Empty() bool { return len(p.list) == 0 }
 

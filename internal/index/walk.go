@@ -14,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/corehq/core/internal/fsx"
 	"github.com/corehq/core/internal/ignore"
 	"github.com/corehq/core/internal/index/parse"
 )
@@ -65,7 +66,7 @@ func discoverUnder(root, rel string, opts WalkOptions) ([]Found, []Diagnostic) {
 	if rel == "." {
 		rel = ""
 	}
-	w.dir(rel, p)
+	w.dir(rel, p, false)
 	return w.found, w.diags
 }
 
@@ -110,7 +111,7 @@ func Discover(root string, opts WalkOptions) ([]Found, []Diagnostic) {
 // and (with opts.record) seen.
 func walk(root string, opts WalkOptions) *walker {
 	w := newWalker(root, opts)
-	w.dir("", w.rule.Below(ignore.Patterns{}, ""))
+	w.dir("", ignore.Patterns{}, true)
 	return w
 }
 
@@ -141,8 +142,11 @@ func (w *walker) diag(rel, format string, args ...any) {
 	w.diags = append(w.diags, Diagnostic{Path: rel, Message: fmt.Sprintf(format, args...)})
 }
 
-// dir walks the directory rel, in which the patterns p are in force.
-func (w *walker) dir(rel string, p ignore.Patterns) {
+// dir walks the directory rel, in which the patterns p are in force;
+// with below, p are its parent's, and its own .gitignore (if its listing
+// has one: most directories have none, and a probe for each is an open
+// that fails) is read here.
+func (w *walker) dir(rel string, p ignore.Patterns, below bool) {
 	abs := filepath.Join(w.root, filepath.FromSlash(rel))
 	if w.opts.record {
 		// Before the read, so that an entry added while it runs changes
@@ -151,10 +155,13 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 		// entry added at the top changes.
 		w.note(rel, rel == "" || rel == ".")
 	}
-	entries, err := os.ReadDir(abs)
+	entries, err := fsx.ReadDir(abs)
 	if err != nil {
 		w.diag(rel, "directory skipped: %v", unwrapPath(err))
 		return
+	}
+	if below && ignore.Listed(entries) {
+		p = w.rule.Below(p, rel)
 	}
 	matcher := p.Matcher()
 	for _, e := range entries {
@@ -196,7 +203,7 @@ func (w *walker) dir(rel string, p ignore.Patterns) {
 				continue
 			}
 			if w.opts.only == "" {
-				w.dir(childRel, w.rule.Below(p, childRel))
+				w.dir(childRel, p, true)
 			}
 			continue
 		}

@@ -68,22 +68,25 @@ func fixture(t *testing.T, yaml string, files map[string]string) (*workspace.Wor
 
 func files() map[string]string {
 	return map[string]string{
-		"libs/util/src.txt":         "",
-		"libs/util/README.md":       "",
-		"libs/util/out/x.txt":       "",
-		"services/api/main.go":      "",
-		"services/api/.gitignore":   "*.log\ntmp/\n",
-		"services/api/debug.log":    "",
-		"services/api/tmp/t.go":     "",
-		"services/api/package.json": "{}",
-		"gen/input.txt":             "",
-		"gen/log.txt":               "",
-		"gen/.gitignore":            ".env\nschema/\n*.go\n",
-		"gen/.env":                  "",
-		"gen/schema/api.json":       "",
-		"gen/gen.go":                "",
-		"go.mod":                    "module example.com/ws\n",
-		"README.md":                 "",
+		"libs/util/src.txt":           "",
+		"libs/util/README.md":         "",
+		"libs/util/out/x.txt":         "",
+		"services/api/main.go":        "",
+		"services/api/.gitignore":     "*.log\ntmp/\n",
+		"services/api/debug.log":      "",
+		"services/api/tmp/t.go":       "",
+		"services/api/package.json":   "{}",
+		"services/api/sub/.gitignore": "*.tmp\n",
+		"services/api/sub/x.tmp":      "",
+		"services/api/sub/x.go":       "",
+		"gen/input.txt":               "",
+		"gen/log.txt":                 "",
+		"gen/.gitignore":              ".env\nschema/\n*.go\n",
+		"gen/.env":                    "",
+		"gen/schema/api.json":         "",
+		"gen/gen.go":                  "",
+		"go.mod":                      "module example.com/ws\n",
+		"README.md":                   "",
 	}
 }
 
@@ -102,6 +105,8 @@ func TestOwnInputs(t *testing.T) {
 		{"without inputs, a file git ignores is not", "api:build", "services/api/debug.log", false},
 		{"without inputs, a file in a directory git ignores is not", "api:build", "services/api/tmp/t.go", false},
 		{"a project's manifest is an input", "api:build", "services/api/package.json", true},
+		{"without inputs, a file a .gitignore below the project ignores is not", "api:build", "services/api/sub/x.tmp", false},
+		{"without inputs, a file beside it that it does not ignore is one", "api:build", "services/api/sub/x.go", true},
 		{"a target's output file is not an input", "gen:stamp", "gen/log.txt", false},
 		{"a glob without wildcards names an ignored file", "gen:named", "gen/.env", true},
 		{"a glob without wildcards names an ignored directory", "gen:named", "gen/schema/api.json", true},
@@ -192,7 +197,7 @@ func TestAProjectsPartIsWhatItsTargetsRead(t *testing.T) {
 		above   []string
 	}{
 		{"the union of its targets' inputs, and the manifests above it", "util", []string{"src.txt"}, []string{"go.mod"}},
-		{"what git does not ignore", "api", []string{".gitignore", "main.go", "package.json"}, []string{"go.mod"}},
+		{"what git does not ignore", "api", []string{".gitignore", "main.go", "package.json", "sub/.gitignore", "sub/x.go"}, []string{"go.mod"}},
 		{"without the directories of the projects nested in it", "root", []string{"README.md", "go.mod"}, nil},
 	}
 	for _, c := range cases {

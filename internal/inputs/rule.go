@@ -347,7 +347,21 @@ func (r *Rule) listEnclosing(dir string, sets []*set) []string {
 	if dir == "." || !manifests && !gitignore {
 		return nil
 	}
-	key := enclosingKey{dir, manifests, gitignore}
+	var out []string
+	for d := path.Dir(dir); ; d = path.Dir(d) {
+		out = append(out, r.enclosingIn(enclosingKey{d, manifests, gitignore})...)
+		if d == "." {
+			break
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// enclosingIn lists the files of one directory above projects that
+// listEnclosing takes, once per directory: the projects side by side in
+// one directory share every directory above them.
+func (r *Rule) enclosingIn(key enclosingKey) []string {
 	r.mu.Lock()
 	list, ok := r.enclosing[key]
 	r.mu.Unlock()
@@ -355,33 +369,26 @@ func (r *Rule) listEnclosing(dir string, sets []*set) []string {
 		return list
 	}
 	var names []string
-	if manifests {
+	if key.manifests {
 		names = append(names, workspace.Manifests...)
 	}
-	if gitignore {
+	if key.gitignore {
 		names = append(names, ".gitignore")
 	}
-	var out []string
-	for d := path.Dir(dir); ; d = path.Dir(d) {
-		for _, name := range names {
-			f := path.Join(d, name)
-			if fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(f))); err == nil && !fi.IsDir() {
-				out = append(out, f)
-			}
-		}
-		if d == "." {
-			break
+	for _, name := range names {
+		f := path.Join(key.dir, name)
+		if fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(f))); err == nil && !fi.IsDir() {
+			list = append(list, f)
 		}
 	}
-	slices.Sort(out)
 	r.mu.Lock()
-	r.enclosing[key] = out
+	r.enclosing[key] = list
 	r.mu.Unlock()
-	return out
+	return list
 }
 
-// enclosingKey is what listEnclosing lists: the directory, and whether
-// the manifests or the .gitignore files above it.
+// enclosingKey is what enclosingIn lists: the directory, and whether the
+// manifests or the .gitignore in it.
 type enclosingKey struct {
 	dir                  string
 	manifests, gitignore bool
@@ -392,6 +399,13 @@ type enclosingKey struct {
 func (r *Rule) ListOwn(t *workspace.Target, p *workspace.Project) ([]string, error) {
 	w := &walker{ign: r.ign, pats: &r.pats, abs: r.dir(p), base: p.Path, sets: []*set{r.set(t)}}
 	return w.list()
+}
+
+// OwnIsPart reports whether target t's own inputs are the whole of
+// project p's part: t is p's only target, and no project is nested in p.
+// Then one listing (ListPart) is both.
+func (r *Rule) OwnIsPart(t *workspace.Target, p *workspace.Project) bool {
+	return len(p.Targets) == 1 && p.Targets[0] == t && len(r.nested(p.Path)) == 0
 }
 
 // ListPart lists project q's part: its files relative to its directory,
@@ -411,12 +425,17 @@ func (r *Rule) ListPart(q *workspace.Project) (*Listing, error) {
 // dependent of a project asks again, after each build.
 func (r *Rule) nested(dir string) map[string]bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if m, ok := r.nestedIn[dir]; ok {
+	m, ok := r.nestedIn[dir]
+	r.mu.Unlock()
+	if ok {
 		return m
 	}
-	m := nestedDirs(dir, r.dirs)
+	// Outside the lock: it looks at every project, and every project's
+	// first target asks at once.
+	m = nestedDirs(dir, r.dirs)
+	r.mu.Lock()
 	r.nestedIn[dir] = m
+	r.mu.Unlock()
 	return m
 }
 

@@ -53,7 +53,7 @@ func (w *walker) list() ([]string, error) {
 	if w.gitignore {
 		pats, ignored = w.pats.at(w.ign, w.base)
 	}
-	if err := w.dir("", pats, ignored); err != nil {
+	if err := w.dir("", pats, ignored, false); err != nil {
 		return nil, err
 	}
 	slices.Sort(w.files)
@@ -68,7 +68,10 @@ func (w *walker) rootRel(rel string) string {
 	return w.base + "/" + rel
 }
 
-func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
+// dir walks the directory rel (relative to w.abs), in which the patterns
+// pats are in force; with below, they are its parent's, and its own
+// .gitignore (when its listing has one) is read here.
+func (w *walker) dir(rel string, pats ignore.Patterns, ignored, below bool) error {
 	abs := w.abs
 	if rel != "" {
 		abs = filepath.Join(w.abs, filepath.FromSlash(rel))
@@ -79,6 +82,9 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 			return nil
 		}
 		return err
+	}
+	if below && w.gitignore && !ignored {
+		pats = w.pats.below(w.ign, pats, w.rootRel(rel), ignore.Listed(entries))
 	}
 	var m gitignore.Matcher
 	if w.gitignore && !ignored && !pats.Empty() {
@@ -109,11 +115,7 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 			if !wanted {
 				continue
 			}
-			below := pats
-			if w.gitignore && !dirIgnored {
-				below = w.pats.below(w.ign, pats, rootChild)
-			}
-			if err := w.dir(child, below, dirIgnored); err != nil {
+			if err := w.dir(child, pats, dirIgnored, true); err != nil {
 				return err
 			}
 			continue
@@ -135,7 +137,7 @@ func (w *walker) dir(rel string, pats ignore.Patterns, ignored bool) error {
 // readDir reads a directory's entries, in the order the file system
 // gives them (list sorts what it keeps), stamping it first.
 func (w *walker) readDir(abs string) ([]os.DirEntry, error) {
-	f, err := os.Open(abs)
+	f, err := fsx.Open(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -194,8 +196,13 @@ func (c *patternCache) at(ign *ignore.Rule, dir string) (ignore.Patterns, bool) 
 	return p, skipped
 }
 
-// below is ign.Below(parent, dir), once per directory.
-func (c *patternCache) below(ign *ignore.Rule, parent ignore.Patterns, dir string) ignore.Patterns {
+// below is ign.Below(parent, dir), once per directory; listed says
+// whether dir's listing has a .gitignore (ignore.Listed): without one,
+// parent's patterns are dir's.
+func (c *patternCache) below(ign *ignore.Rule, parent ignore.Patterns, dir string, listed bool) ignore.Patterns {
+	if !listed {
+		return parent
+	}
 	if p, ok := c.get(dir); ok {
 		return p.p
 	}

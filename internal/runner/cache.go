@@ -72,7 +72,7 @@ type outputEntry struct {
 // lookup returns the entry for key, or ok=false for a miss (including an
 // entry that cannot be read: it is treated as absent and overwritten).
 func lookup(cacheDir, key string) (cacheMeta, bool) {
-	data, err := os.ReadFile(filepath.Join(buildDir(cacheDir), key, metaFile))
+	data, err := fsx.ReadFile(filepath.Join(buildDir(cacheDir), key, metaFile))
 	if err != nil {
 		return cacheMeta{}, false
 	}

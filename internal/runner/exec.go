@@ -70,7 +70,13 @@ func (l *lockedWriter) replay(prefix, output string) {
 	if l == nil || output == "" {
 		return
 	}
-	w := &prefixWriter{out: l, prefix: []byte(prefix)}
+	// Prefixed as a run's lines are, and written at once: one write
+	// instead of one a line, and a replay's lines stay together.
+	var b bytes.Buffer
+	w := &prefixWriter{out: &lockedWriter{w: &b}, prefix: []byte(prefix)}
 	w.write([]byte(output))
 	w.flush()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.w.Write(b.Bytes())
 }

@@ -34,7 +34,7 @@ func hashFile(abs string) (fileDigest, error) {
 // hashFileID is hashFile with the identity of the file it read (none for
 // a symlink to a non-file).
 func hashFileID(abs string) (fileDigest, fsx.Identity, error) {
-	f, err := os.Open(abs)
+	f, err := fsx.Open(abs)
 	if err != nil {
 		if target, lerr := os.Readlink(abs); lerr == nil {
 			return fileDigest{kind: 'l', sum: sha256.Sum256([]byte(target))}, fsx.Identity{}, nil

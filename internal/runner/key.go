@@ -98,7 +98,7 @@ func (k *keyer) hash(ctx context.Context, p *workspace.Project, t *workspace.Tar
 	}
 	root := k.rule.Root()
 	dir := projectDir(root, p)
-	files, err := k.rule.ListOwn(t, p)
+	files, err := k.ownFiles(t, p)
 	if err != nil {
 		return in, fmt.Errorf("list inputs of %s: %w", t.ID(), err)
 	}
@@ -137,16 +137,43 @@ func (k *keyer) hash(ctx context.Context, p *workspace.Project, t *workspace.Tar
 	return in, nil
 }
 
-// part is project q's part, hashed once per generation of the memo: its
-// dependents share it.
-func (k *keyer) part(ctx context.Context, q *workspace.Project) (*inputDigest, error) {
+// ownFiles lists t's own inputs. When they are the whole of p's part
+// (inputs.Rule.OwnIsPart), the listing is kept as the part's: p's
+// dependents, which hash the part after p built, walk p again only if
+// one of its directories changed since.
+func (k *keyer) ownFiles(t *workspace.Target, p *workspace.Project) ([]string, error) {
+	if !k.rule.OwnIsPart(t, p) {
+		return k.rule.ListOwn(t, p)
+	}
+	e := k.partEntry(p)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.listed == nil || !e.listed.Holds() {
+		l, err := k.rule.ListPart(p)
+		if err != nil {
+			e.listed = nil
+			return nil, err
+		}
+		e.listed = l
+	}
+	return e.listed.Files, nil
+}
+
+func (k *keyer) partEntry(q *workspace.Project) *partEntry {
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	e, ok := k.parts[q.Name]
 	if !ok {
 		e = &partEntry{}
 		k.parts[q.Name] = e
 	}
-	k.mu.Unlock()
+	return e
+}
+
+// part is project q's part, hashed once per generation of the memo: its
+// dependents share it.
+func (k *keyer) part(ctx context.Context, q *workspace.Project) (*inputDigest, error) {
+	e := k.partEntry(q)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	gen := k.memo.gen.Load()

@@ -3,8 +3,12 @@ package runner
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // --force runs a target whose entry exists, and its result takes the
@@ -67,5 +71,51 @@ func TestWhatATargetWritesIsHashedAgainForTheTargetsAfterIt(t *testing.T) {
 	sum := sha256.Sum256([]byte("v1\n"))
 	if len(parts.Inputs) != 1 || parts.Inputs[0].Hash != hex.EncodeToString(sum[:]) {
 		t.Errorf("p:late's key hashed data.txt as it was before w:write wrote it: %+v", parts.Inputs)
+	}
+}
+
+// A project whose only target lists its inputs once for its own key and
+// its dependents': a file that target writes into its own directory (no
+// output of its) is in the part its dependents hash, though the listing
+// was made before it ran, on directories old enough to vouch for it.
+func TestAFileAProjectsOnlyTargetWritesIsInThePartItsDependentsHash(t *testing.T) {
+	f := newFixture(t, `projects:
+  lib:
+    path: lib
+    targets:
+      gen:
+        run: [sh, -c, "echo made > made.txt"]
+  app:
+    path: app
+    deps: [lib]
+    targets:
+      build:
+        run: ["true"]
+        deps: ["^gen"]
+`, map[string]string{"lib/src.txt": "s\n", "app/main.txt": "m\n"})
+	old := time.Now().Add(-time.Hour)
+	for _, d := range []string{"lib", "app"} {
+		if err := os.Chtimes(filepath.Join(f.root, d), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := f.run("app:build")
+	if res["app:build"].Status != StateSucceeded {
+		t.Fatalf("%+v", res)
+	}
+	parts, err := RecordedParts(f.cacheDir(), res["app:build"].CacheKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, p := range parts.Dependencies {
+		if p.Project == "lib" {
+			for _, fh := range p.Files {
+				files = append(files, fh.Path)
+			}
+		}
+	}
+	if !slices.Contains(files, "made.txt") || !slices.Contains(files, "src.txt") {
+		t.Errorf("lib's part in app:build's key: %v; want made.txt and src.txt", files)
 	}
 }
