@@ -15,11 +15,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/corehq/core/internal/cachedir"
@@ -95,19 +93,51 @@ type Journal struct {
 
 func Dir(cacheDir string) string { return cachedir.Runs(cacheDir) }
 
-// idPattern: "r" + UTC time to the nanosecond + "-" + 8 random hex digits,
-// so ids sort by start time.
-var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`) })
-
+// A run id is "r" + UTC time to the nanosecond + "-" + 8 random hex
+// digits (r20060102T150405.000000000Z-0123abcd), so ids sort by start
+// time.
 func NewID(t time.Time) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return "r" + t.UTC().Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(b[:])
 }
 
+// idLen is the length of every run id.
+const idLen = len("r20060102T150405.000000000Z-0123abcd")
+
 // ValidID reports whether id has the shape of a run id (and so names no
-// path outside the runs directory).
-func ValidID(id string) bool { return idPattern().MatchString(id) }
+// path outside the runs directory). It checks each byte in place of a
+// regular expression: the run log's trim checks every id of every batch
+// at the end of each run.
+func ValidID(id string) bool {
+	if len(id) != idLen {
+		return false
+	}
+	for i := 0; i < idLen; i++ {
+		c := id[i]
+		var ok bool
+		switch {
+		case i == 0:
+			ok = c == 'r'
+		case i == 9:
+			ok = c == 'T'
+		case i == 16:
+			ok = c == '.'
+		case i == 26:
+			ok = c == 'Z'
+		case i == 27:
+			ok = c == '-'
+		case i > 27:
+			ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+		default:
+			ok = '0' <= c && c <= '9'
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // writeJournal replaces the journal atomically and durably (temp file,
 // fsync, rename; mode 0600: journals hold command output).
@@ -260,30 +290,53 @@ func journalIDs(cacheDir string) ([]entry, error) {
 		return nil, err
 	}
 	var out []entry
-	mark := []byte(`{"id":"`)
+	buf := make([]byte, 64<<10) // one buffer for every batch: a run's end allocates little
 	for _, f := range files {
 		if !f.batch() {
 			out = append(out, entry{id: f.first, file: f})
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(Dir(cacheDir), f.name))
-		if err != nil {
-			continue // gone since the listing
-		}
+		out = scanBatchIDs(filepath.Join(Dir(cacheDir), f.name), f, buf, out)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id > out[j].id })
+	return out, nil
+}
+
+// scanBatchIDs appends the ids of the journals in the batch file at p,
+// read through buf, without parsing the file: a batch of cache hits
+// holds their outputs, and only the ids are wanted.
+func scanBatchIDs(p string, f journalFile, buf []byte, out []entry) []entry {
+	fh, err := os.Open(p)
+	if err != nil {
+		return out // gone since the listing
+	}
+	defer fh.Close()
+	mark := []byte(`{"id":"`)
+	keep := 0 // bytes carried over from the last read: a mark and an id cut by it
+	for {
+		n, err := fh.Read(buf[keep:])
+		data := buf[:keep+n]
 		for {
 			i := bytes.Index(data, mark)
 			if i < 0 {
 				break
 			}
-			data = data[i+len(mark):]
-			id, _, ok := bytes.Cut(data, []byte(`"`))
-			if ok && ValidID(string(id)) {
+			id, _, ok := bytes.Cut(data[i+len(mark):], []byte(`"`))
+			if !ok {
+				break // cut by the read: the next one sees it whole
+			}
+			if ValidID(string(id)) {
 				out = append(out, entry{id: string(id), file: f})
 			}
+			data = data[i+len(mark)+len(id)+1:]
 		}
+		if err != nil || n == 0 {
+			return out
+		}
+		// Carry the tail that may hold the start of a mark and its id.
+		tail := min(len(data), len(mark)+idLen)
+		keep = copy(buf, data[len(data)-tail:])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id > out[j].id })
-	return out, nil
 }
 
 func readBatchHeads(cacheDir string, f journalFile) ([]Journal, error) {

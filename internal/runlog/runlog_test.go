@@ -3,6 +3,7 @@ package runlog
 import (
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,35 @@ func TestAListedJournalSaysWhereItsResultCameFrom(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].From != "remote" || list[0].Shard != "2/4" {
 		t.Errorf("List = %+v, %v; want from remote, shard 2/4", list, err)
 	}
+}
+
+// ValidID agrees with the shape's regular expression, which it replaces
+// for speed, on ids NewID makes and on every way to spoil one.
+func TestValidIDIsTheRunIDShape(t *testing.T) {
+	shape := regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`)
+	good := NewID(time.Now())
+	ids := []string{good, "", "r", good + "0", good[:len(good)-1], "../../etc/passwd", strings.ToUpper(good)}
+	for i := range good {
+		for _, c := range []byte{'r', 'T', '.', 'Z', '-', '0', '9', 'a', 'f', 'g', '/', 0} {
+			b := []byte(good)
+			b[i] = c
+			ids = append(ids, string(b))
+		}
+	}
+	for _, id := range ids {
+		if got, want := ValidID(id), shape.MatchString(id); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+func FuzzValidID(f *testing.F) {
+	shape := regexp.MustCompile(`^r[0-9]{8}T[0-9]{6}\.[0-9]{9}Z-[0-9a-f]{8}$`)
+	f.Add(NewID(time.Now()))
+	f.Add("r20060102T150405.000000000Z-0123abcd")
+	f.Fuzz(func(t *testing.T, id string) {
+		if got, want := ValidID(id), shape.MatchString(id); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", id, got, want)
+		}
+	})
 }

@@ -46,8 +46,9 @@ func scriptName(argv []string) string {
 }
 
 // checkScripts refuses, before anything runs, a target whose argv runs a
-// package.json script its project does not have. (What the script says is
-// in the key: package.json is an input of every target of its project.)
+// package.json script its project does not have, as the workspace's load
+// read its package.json (else read here). (What the script says is in
+// the key: package.json is an input of every target of its project.)
 // The targets are checked on every core; the first refusal in order is
 // the one said.
 func checkScripts(root string, order []*node) error {
@@ -69,15 +70,21 @@ func checkScript(root string, mr *manifest.Reader, n *node) error {
 		return nil
 	}
 	pj := filepath.Join(root, filepath.FromSlash(n.p.Path), "package.json")
-	data, err := mr.Read(path.Join(n.p.Path, "package.json"))
-	if err != nil {
-		return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
+	// As the workspace's load read it; read here only when it read none,
+	// to say why.
+	has, known := n.p.Script(name)
+	if !known {
+		data, err := mr.Read(path.Join(n.p.Path, "package.json"))
+		if err != nil {
+			return fmt.Errorf("run: %s runs the package.json script %q, but %s cannot be read: %v", n.t.ID(), name, rel(root, pj), err)
+		}
+		scripts, err := manifest.PackageScripts(data)
+		if err != nil {
+			return fmt.Errorf("run: %s is not valid JSON (%v): %s runs one of its scripts", rel(root, pj), err, n.t.ID())
+		}
+		_, has = scripts[name]
 	}
-	scripts, err := manifest.PackageScripts(data)
-	if err != nil {
-		return fmt.Errorf("run: %s is not valid JSON (%v): %s runs one of its scripts", rel(root, pj), err, n.t.ID())
-	}
-	if _, ok := scripts[name]; !ok {
+	if !has {
 		return fmt.Errorf("run: %s runs the script %q, which %s does not define: add it under \"scripts\", or fix the target's run", n.t.ID(), name, rel(root, pj))
 	}
 	return nil

@@ -40,3 +40,19 @@ func TestAMissingScriptIsRefusedBeforeAnythingRuns(t *testing.T) {
 		t.Fatalf("a missing script: %v", err)
 	}
 }
+
+// A script of a project whose package.json the workspace did not read
+// (there is none) is refused with what a read of it says.
+func TestAScriptOfAProjectWithoutAPackageJSONIsRefusedSayingWhy(t *testing.T) {
+	f := newFixture(t, `projects:
+  web:
+    path: web
+    targets:
+      build:
+        run: [npm, run, build]
+`, map[string]string{"web/index.js": ""})
+	_, err := f.runner(Options{}).Run(context.Background(), f.ws(), []string{"web:build"})
+	if err == nil || !strings.Contains(err.Error(), `runs the package.json script "build", but web/package.json cannot be read`) {
+		t.Fatalf("a script without a package.json: %v", err)
+	}
+}

@@ -119,6 +119,7 @@ func inferDeps(root string, ws *Workspace) []Problem {
 			continue
 		}
 		pj := reads[i].pj
+		p.scripts = pj.scripts
 		if pj.Name != "" {
 			byPackage[pj.Name] = p.Name
 		}
@@ -300,20 +301,25 @@ func cycleThroughManifests(ws *Workspace) []Problem {
 
 // packageJSON is what inferDeps reads of a package.json.
 type packageJSON struct {
-	Name string
-	deps []string // the names of its dependencies of every kind, sorted
+	Name    string
+	deps    []string        // the names of its dependencies of every kind, sorted
+	scripts map[string]bool // the names of its scripts
 }
 
-// parsePackageJSON reads a package.json's name and dependencies
-// (manifest.PackageDeps); a file that is not JSON is a problem naming its
-// line and column.
+// parsePackageJSON reads a package.json's name, dependencies and script
+// names (manifest.ParsePackage); a file that is not JSON is a problem
+// naming its line and column, and so is a field of an unexpected type.
 func parsePackageJSON(file string, data []byte) (packageJSON, *Problem) {
-	name, deps, err := manifest.PackageDeps(data)
+	p, err := manifest.ParsePackage(data)
 	if err != nil {
 		pr := jsonProblem(file, data, err)
 		return packageJSON{}, &pr
 	}
-	return packageJSON{Name: name, deps: deps}, nil
+	scripts := make(map[string]bool, len(p.Scripts))
+	for name := range p.Scripts {
+		scripts[name] = true
+	}
+	return packageJSON{Name: p.Name, deps: p.Deps(), scripts: scripts}, nil
 }
 
 // jsonProblem names the line and column of a JSON syntax error.

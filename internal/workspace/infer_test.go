@@ -340,3 +340,35 @@ func TestAManifestThatIsASymlinkIsAProblemNamedFromTheRoot(t *testing.T) {
 		t.Errorf("a symlinked package.json: %v", err)
 	}
 }
+
+// Load keeps the script names of each package.json it reads, for the
+// runner's check that a target's script exists (no second read); a
+// project without one says so.
+func TestLoadKnowsEachPackagesScripts(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		FileName:                    npmTargets,
+		"packages/ui/package.json":  `{"name":"@shop/ui","scripts":{"build":"tsc","lint":"eslint ."}}`,
+		"packages/app/package.json": `{"name":"@shop/app","dependencies":{"@shop/ui":"*"}}`,
+		"svc/api/go.mod":            "module example.com/api\n",
+		"svc/lib/go.mod":            "module example.com/lib\n",
+	})
+	ws, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		project, script string
+		has, known      bool
+	}{
+		{"ui", "build", true, true},
+		{"ui", "lint", true, true},
+		{"ui", "test", false, true},
+		{"app", "build", false, true},
+		{"api", "build", false, false},
+	}
+	for _, c := range cases {
+		if has, known := ws.Project(c.project).Script(c.script); has != c.has || known != c.known {
+			t.Errorf("%s.Script(%q) = %v, %v; want %v, %v", c.project, c.script, has, known, c.has, c.known)
+		}
+	}
+}

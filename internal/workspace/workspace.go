@@ -130,6 +130,19 @@ type Project struct {
 	Imports []InferredDep
 
 	pathLine, pathColumn int // where path is written, for Load's disk check
+	// scripts are the names of the scripts of its package.json, as Load
+	// read it (nil when it read none): Script.
+	scripts map[string]bool
+}
+
+// Script reports whether the project's package.json, as Load read it,
+// defines the script name; known is false when Load read no package.json
+// of the project (there is none, or the workspace was not loaded by Load).
+func (p *Project) Script(name string) (has, known bool) {
+	if p.scripts == nil {
+		return false, false
+	}
+	return p.scripts[name], true
 }
 
 // Target is a command of a project.
