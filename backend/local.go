@@ -64,9 +64,9 @@ func (l *Local) Workspace() (*workspace.Workspace, error) { return workspace.Loa
 // as a dependency of every other.
 func (l *Local) Resolved() (*workspace.Workspace, error) { return live.Resolved(l.root, l.cacheDir) }
 
-// GraphJSON is the knowledge graph's encoding: exactly the bytes of GET
-// /api/v1/graph, served from the cache when nothing changed.
-func (l *Local) GraphJSON() ([]byte, error) { return live.BuildJSON(l.root, l.cacheDir) }
+// GraphJSON writes the knowledge graph's encoding to w: exactly the bytes
+// of GET /api/v1/graph, served from the cache when nothing changed.
+func (l *Local) GraphJSON(w io.Writer) error { return live.BuildJSON(l.root, l.cacheDir, w) }
 
 // Graph is the knowledge graph.
 func (l *Local) Graph() (*graph.Graph, error) {

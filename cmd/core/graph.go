@@ -32,12 +32,7 @@ of every directory, .gitignore and indexed file finds them unchanged.`,
 				return err
 			}
 			if asJSON {
-				b, err := e.local().GraphJSON()
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
+				return e.local().GraphJSON(cmd.OutOrStdout())
 			}
 			gr, err := e.local().Graph()
 			if err != nil {

@@ -42,7 +42,7 @@ func (b *Batch) Write(path string, data []byte) error {
 }
 
 func (b *Batch) stage(path string, data []byte) error {
-	tmp, err := writeTemp(path, b.perm, false, data)
+	tmp, err := writeTemp(path, b.perm, false, bytesOf(data))
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // directory: write, fsync, chmod, rename, then fsync the directory so the
 // rename itself survives a power cut.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := writeTemp(path, perm, true, data)
+	tmp, err := writeTemp(path, perm, true, bytesOf(data))
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,14 @@ func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 // ReplaceFileParts is ReplaceFile of the parts written one after another,
 // for data too big to join into one slice first.
 func ReplaceFileParts(path string, perm os.FileMode, parts ...[]byte) error {
-	tmp, err := writeTemp(path, perm, false, parts...)
+	return ReplaceFileFrom(path, perm, bytesOf(parts...))
+}
+
+// ReplaceFileFrom is ReplaceFile of what write writes, for data made as it
+// is written (an encoding too big to hold whole). An error from write
+// leaves path as it was.
+func ReplaceFileFrom(path string, perm os.FileMode, write func(io.Writer) error) error {
+	tmp, err := writeTemp(path, perm, false, write)
 	if err != nil {
 		return err
 	}
@@ -51,9 +58,22 @@ func ReplaceFileParts(path string, perm os.FileMode, parts ...[]byte) error {
 	return nil
 }
 
-// writeTemp writes data with mode perm to a new temporary file beside
-// path, fsynced if sync, and returns its name; on error it leaves none.
-func writeTemp(path string, perm os.FileMode, sync bool, parts ...[]byte) (name string, err error) {
+// bytesOf is a writeTemp's write of parts, one after another.
+func bytesOf(parts ...[]byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		for _, data := range parts {
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// writeTemp writes what write writes, with mode perm, to a new temporary
+// file beside path, fsynced if sync, and returns its name; on error it
+// leaves none.
+func writeTemp(path string, perm os.FileMode, sync bool, write func(io.Writer) error) (name string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
@@ -69,10 +89,8 @@ func writeTemp(path string, perm os.FileMode, sync bool, parts ...[]byte) (name 
 	if err = tmp.Chmod(perm); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	for _, data := range parts {
-		if _, err = tmp.Write(data); err != nil {
-			return "", fmt.Errorf("write %s: %w", path, err)
-		}
+	if err = write(tmp); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	if sync {
 		if err = tmp.Sync(); err != nil {

@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"bytes"
 	"cmp"
+	"io"
 	"maps"
 	"runtime"
 	"slices"
@@ -89,35 +91,68 @@ func (g *Graph) Encode() []byte {
 	}
 	// Big graphs are encoded in pieces on every core and joined: the
 	// pieces are independent, and at 100k nodes this is on the path of
-	// both `core graph --json` and the server's first snapshot.
-	n := runtime.GOMAXPROCS(0)
-	parts := make([][]byte, 2*n)
-	var wg sync.WaitGroup
-	for i := range n {
-		nlo, nhi := len(g.Nodes)*i/n, len(g.Nodes)*(i+1)/n
-		elo, ehi := len(g.Edges)*i/n, len(g.Edges)*(i+1)/n
-		wg.Go(func() {
-			parts[i] = appendNodes(make([]byte, 0, 200*(nhi-nlo)), g.Nodes[nlo:nhi], nlo > 0)
-		})
-		wg.Go(func() {
-			parts[n+i] = appendEdges(make([]byte, 0, 80*(ehi-elo)), g.Edges[elo:ehi], elo > 0)
-		})
-	}
-	wg.Wait()
-	size := 32
-	for _, p := range parts {
-		size += len(p)
-	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"nodes":[`...)
-	for i, p := range parts {
-		if i == n {
-			b = append(b, `],"edges":[`...)
-		}
-		b = append(b, p...)
-	}
-	return append(b, "]}\n"...)
+	// the server's first snapshot.
+	var b bytes.Buffer
+	b.Grow(64 + 200*len(g.Nodes) + 80*len(g.Edges))
+	_ = g.EncodeTo(&b) // a bytes.Buffer takes every write
+	return b.Bytes()
 }
+
+// EncodeTo writes Encode's bytes to w, a batch of pieces at a time: the
+// pieces of a batch are encoded on every core, and no more than a batch
+// is held at once. core graph --json writes a big graph so, to the
+// terminal and the stored graph at once, rather than holding its whole
+// encoding (244 MB of JSON on a 500,000-file workspace, at the largest
+// heap of the pass that made it).
+func (g *Graph) EncodeTo(w io.Writer) error {
+	if !g.Sorted() {
+		c := &Graph{Nodes: slices.Clone(g.Nodes), Edges: slices.Clone(g.Edges)}
+		c.Sort()
+		g = c
+	}
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([][]byte, workers)
+	batches := func(n, each int, enc func(b []byte, lo, hi int) []byte) error {
+		for lo := 0; lo < n; lo += each * workers {
+			var wg sync.WaitGroup
+			k := 0
+			for ; k < workers && lo+k*each < n; k++ {
+				i, plo := k, lo+k*each
+				phi := min(plo+each, n)
+				wg.Go(func() { bufs[i] = enc(bufs[i][:0], plo, phi) })
+			}
+			wg.Wait()
+			for _, b := range bufs[:k] {
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if _, err := io.WriteString(w, `{"nodes":[`); err != nil {
+		return err
+	}
+	if err := batches(len(g.Nodes), encodePiece/200, func(b []byte, lo, hi int) []byte {
+		return appendNodes(b, g.Nodes[lo:hi], lo > 0)
+	}); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, `],"edges":[`); err != nil {
+		return err
+	}
+	if err := batches(len(g.Edges), encodePiece/80, func(b []byte, lo, hi int) []byte {
+		return appendEdges(b, g.Edges[lo:hi], lo > 0)
+	}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "]}\n")
+	return err
+}
+
+// encodePiece is about the bytes of one piece EncodeTo encodes (a node's
+// JSON is about 200 bytes, an edge's 80).
+const encodePiece = 4 << 20
 
 // appendNodes writes nodes as list elements; comma says whether the first
 // one follows another.

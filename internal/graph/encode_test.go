@@ -3,9 +3,11 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -217,4 +219,47 @@ func TestBigGraphSortsAndEncodesAsASmallOneWould(t *testing.T) {
 	if got := g.Encode(); !bytes.Equal(got, append(js, '\n')) {
 		t.Fatal("a big graph encodes differently from encoding/json")
 	}
+}
+
+// EncodeTo writes in batches of pieces what Encode returns whole, for a
+// graph of many batches, and stops at the writer's first error.
+func TestEncodeToWritesWhatEncodeReturnsBatchByBatch(t *testing.T) {
+	t.Parallel()
+	g := &Graph{}
+	nodes := 3*runtime.GOMAXPROCS(0)*(encodePiece/200) + 17
+	for i := range nodes {
+		id := fmt.Sprintf("n%07d", i)
+		g.Nodes = append(g.Nodes, Node{ID: id, Kind: "file", Name: fmt.Sprint(i)})
+		g.Edges = append(g.Edges, Edge{Source: id, Target: fmt.Sprintf("n%07d", (i*7)%nodes), Kind: "imports"})
+	}
+	g.Sort()
+	var b bytes.Buffer
+	if err := g.EncodeTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), append(js, '\n')) {
+		t.Fatal("EncodeTo wrote other bytes than encoding/json's")
+	}
+	broken := errors.New("the terminal went away")
+	if err := g.EncodeTo(&failAfter{n: 3, err: broken}); !errors.Is(err, broken) {
+		t.Fatalf("EncodeTo to a failing writer: %v", err)
+	}
+}
+
+// failAfter fails every write after its first n.
+type failAfter struct {
+	n   int
+	err error
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, f.err
+	}
+	f.n--
+	return len(p), nil
 }

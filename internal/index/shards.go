@@ -80,8 +80,10 @@ func (ix *Indexer) flushShardsLocked() error {
 }
 
 // writeShards rewrites the @symbols shard of every project that holds a
-// parsed or removed file (all of them when the project layout changed).
-func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*parse.FileRecord, parsed []*parse.FileRecord, removed []string, relayout bool) (map[string]map[string]shardEntry, error) {
+// parsed or removed file (all of them when the project layout changed),
+// but those stream wrote already (stream may be nil), whose batch it
+// commits with its own. It returns the shards it wrote (not stream's).
+func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*parse.FileRecord, parsed []*parse.FileRecord, removed []string, relayout bool, stream *shardStream) (map[string]map[string]shardEntry, error) {
 	if err := ix.store.ensure(); err != nil {
 		return nil, err
 	}
@@ -108,7 +110,12 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*parse.
 	for _, p := range removed {
 		affected[owner(p)] = true
 	}
-	if len(affected) == 0 {
+	for p := range affected {
+		if stream.streamed(p) {
+			delete(affected, p)
+		}
+	}
+	if len(affected) == 0 && stream == nil {
 		return nil, nil
 	}
 	// Entries of unchanged files come from the shards on disk.
@@ -180,6 +187,9 @@ func (ix *Indexer) writeShards(ws *workspace.Workspace, files map[string]*parse.
 	// Encoding is most of a save, and shards share nothing. One batch
 	// makes them all durable with one flush instead of an fsync each.
 	batch := fsx.NewBatch(0o600)
+	if stream != nil {
+		batch = stream.batch
+	}
 	parallel.For(len(save), func(i int) { batch.Write(ix.store.shardPath(save[i]), encodeShard(shards[save[i]])) })
 	if err := batch.Commit(); err != nil {
 		return nil, err

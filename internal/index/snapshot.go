@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,19 +81,20 @@ func unchanged(root string, seen []seenPath) bool {
 }
 
 // SyncEncoded is Sync for a caller that wants only the default graph's
-// JSON (the bytes of graph.Encode), such as `core graph --json`. When
+// JSON (the bytes of graph.Encode, in pieces that follow each other:
+// graph.EncodeParts), such as `core graph --json`. When
 // nothing the last SyncEncoded of this workspace stat'ed changed, it
 // returns the bytes that call stored, and the Indexer stays as it was (not
 // synced); otherwise it syncs, encodes and stores the result.
 // PrefetchEncoded, called first, lets it start before the workspace is
 // loaded; the tree is then compared as of that call.
-func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
+func (ix *Indexer) SyncEncoded(ws *workspace.Workspace, w io.Writer) error {
 	start := time.Now()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	lock, err := ix.lock()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer lock.Unlock()
 	key := ix.snapshotKey(ws)
@@ -104,25 +107,59 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace) ([]byte, error) {
 		s = readStored(ix.root, path)
 	}
 	if s.graph != nil && s.key == key {
-		return s.graph, nil
+		_, err := w.Write(s.graph)
+		return err
 	} else if s.release != nil {
 		s.release()
 	}
 	opts := ix.walkOptions(ws)
 	opts.record = true
 	ix.prog.start()
-	w := walk(ix.root, opts)
-	v, _, err := ix.syncLocked(ws, start, w)
+	walked := walk(ix.root, opts)
+	v, _, err := ix.syncLocked(ws, start, walked)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	b := v.Graph().Encode()
-	// Without fsync: the checksum catches a torn file, and a lost one is
-	// only a slower next run.
-	if !racy(w.seen, start) && ix.store.ensure() == nil {
-		_ = fsx.ReplaceFileParts(path, 0o600, encodeSnapshot(key, w.seen, b)...)
+	if ix.gc.Limit != nil && ix.prog.toParse.Load() > bigPass { // as syncLocked's tail
+		defer boundHeap(ix.gc.Limit, tailBound)()
 	}
-	return b, nil
+	g := v.Graph()
+	if racy(walked.seen, start) || ix.store.ensure() != nil {
+		return g.EncodeTo(w)
+	}
+	// The answer and the stored graph are written as the graph is
+	// encoded, neither held whole. Without fsync: the checksum catches a
+	// torn file, and a lost one is only a slower next run, as is one
+	// whose write failed (the answer is written whole all the same).
+	var answered error
+	_ = fsx.ReplaceFileFrom(path, 0o600, func(f io.Writer) error {
+		stored := &firstError{w: f}
+		sum := crc32.NewIEEE() // checksum's, as the bytes go by
+		head := snapshotHead(key, walked.seen)
+		_, _ = stored.Write(head)
+		_, _ = sum.Write(head)
+		if answered = g.EncodeTo(io.MultiWriter(w, sum, stored)); answered != nil {
+			return answered
+		}
+		_, _ = stored.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+		return stored.err
+	})
+	return answered
+}
+
+// firstError is a writer that keeps its first error and writes nothing
+// after it, reporting success: the stored graph's file, whose failure
+// must not stop the answer written beside it.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	if f.err == nil {
+		_, f.err = f.w.Write(p)
+	}
+	return len(p), nil
 }
 
 // racyMargin is how recent a change may be for a stat to be trusted to
@@ -176,9 +213,10 @@ func (ix *Indexer) snapshotKey(ws *workspace.Workspace) [sha256.Size]byte {
 	return key
 }
 
-// encodeSnapshot lays the file out in parts, to be written one after
-// another: the graph (tens of MB on a big tree) is not copied.
-func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) [][]byte {
+// snapshotHead is the stored graph's file up to the graph's JSON, which
+// follows it, and then the checksum of both (SyncEncoded writes them as
+// the graph is encoded).
+func snapshotHead(key [sha256.Size]byte, seen []seenPath) []byte {
 	e := newEncoder(len(key) + 32*len(seen))
 	e.body = append(e.body, key[:]...)
 	e.uint(uint64(len(seen)))
@@ -198,8 +236,7 @@ func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []
 		e.int(s.id.ctime)
 		e.uint(s.id.ino)
 	}
-	head := e.head(snapshotMagic, snapshotVersion, 0)
-	return [][]byte{head, graphJSON, binary.LittleEndian.AppendUint32(nil, checksum(head, graphJSON))}
+	return e.head(snapshotMagic, snapshotVersion, 0)
 }
 
 // storedGraph is the stored graph, if its file is whole and nothing it saw

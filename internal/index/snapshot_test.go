@@ -2,6 +2,9 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,11 +34,11 @@ func syncEncoded(t *testing.T, root, cache string, o Options, prefetch bool) (b 
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err = ix.SyncEncoded(ws)
-	if err != nil {
+	var out bytes.Buffer
+	if err := ix.SyncEncoded(ws, &out); err != nil {
 		t.Fatal(err)
 	}
-	return b, ix.ver == nil
+	return out.Bytes(), ix.ver == nil
 }
 
 // settle waits until what the test wrote is older than racyMargin: a
@@ -209,7 +212,7 @@ func TestAStoredGraphCutShortUnderItsMappingReadsAsDamaged(t *testing.T) {
 	path := filepath.Join(t.TempDir(), snapshotName)
 	seen := []seenPath{{path: "lib", id: statID{size: 4096}}}
 	graphJSON := bytes.Repeat([]byte(`{"nodes":[],"edges":[]}`), 1<<14)
-	if err := os.WriteFile(path, bytes.Join(encodeSnapshot([32]byte{}, seen, graphJSON), nil), 0o600); err != nil {
+	if err := os.WriteFile(path, encodeSnapshot([32]byte{}, seen, graphJSON), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	data, release, err := mapFile(path)
@@ -273,3 +276,37 @@ func TestARootNamedThroughDotDotIsServed(t *testing.T) {
 		t.Fatal("the unchanged tree was not served")
 	}
 }
+
+// encodeSnapshot is the file SyncEncoded stores for key, seen and the
+// graph's JSON.
+func encodeSnapshot(key [sha256.Size]byte, seen []seenPath, graphJSON []byte) []byte {
+	head := snapshotHead(key, seen)
+	return binary.LittleEndian.AppendUint32(append(head, graphJSON...), checksum(head, graphJSON))
+}
+
+// An answer whose writer fails (the terminal went away) returns the
+// writer's error and stores no graph: the next pass indexes again.
+func TestAFailedAnswerStoresNoGraph(t *testing.T) {
+	root := newFixture(t)
+	cache := t.TempDir()
+	settle()
+	ix := New(root, cache, Options{})
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := errors.New("the terminal went away")
+	if err := ix.SyncEncoded(ws, failingWriter{gone}); !errors.Is(err, gone) {
+		t.Fatalf("SyncEncoded to a failing writer: %v", err)
+	}
+	if _, served := encoded(t, root, cache, Options{}); served {
+		t.Error("the next pass served a graph stored beside a failed answer")
+	}
+	if _, served := encoded(t, root, cache, Options{}); !served {
+		t.Error("the pass after it did not store its graph")
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -258,20 +259,21 @@ func onIndex(ix *index.Indexer) (stop func()) {
 	return func() {}
 }
 
-// BuildJSON is Build for `core graph --json`: the graph's encoding (the
-// bytes of GET /api/v1/graph), which an unchanged tree serves from the
-// cache without assembling (index.Indexer.SyncEncoded). The stored graph
-// is read and checked against the tree while the workspace loads.
-func BuildJSON(root, cacheDir string) ([]byte, error) {
+// BuildJSON is Build for `core graph --json`: it writes the graph's
+// encoding (the bytes of GET /api/v1/graph) to w, which an unchanged tree
+// serves from the cache without assembling (index.Indexer.SyncEncoded).
+// The stored graph is read and checked against the tree while the
+// workspace loads.
+func BuildJSON(root, cacheDir string, w io.Writer) error {
 	ix := NewIndexer(root, cacheDir)
 	ix.PrefetchEncoded()
 	ws, err := load(root, cacheDir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	stop := onIndex(ix)
 	defer stop()
-	return ix.SyncEncoded(ws)
+	return ix.SyncEncoded(ws, w)
 }
 
 // load loads the workspace at root for a one-shot CLI pass, and makes sure
