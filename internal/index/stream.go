@@ -91,12 +91,12 @@ func (s *shardStream) parsed(i int, rec *parse.FileRecord) {
 
 // order puts first, of the files of the tree-sitter queue (slower, on
 // cores of their own: parallel.Groups), those of the projects that have
-// files with symbols (Go's) in the other queue too. A shard is written when the last of its
-// project's files is parsed, and the Go files of the Go distribution's
-// largest directories (cmd, internal, runtime: 4,700 files) each waited
-// for one to three JavaScript or Python files at the far end of the
-// slower queue, their references held: a third of the largest heap on
-// a 500,000-file corpus.
+// files with symbols (Go's) in the other queue too. A shard is written
+// when the last of its project's files is parsed, and the Go files of
+// the Go distribution's largest directories (cmd, internal, runtime:
+// 4,700 files) each waited for one to three JavaScript or Python files at
+// the far end of the slower queue, their references held: a third of the
+// largest heap on a 500,000-file corpus.
 func (s *shardStream) order(treeSitter, other []int) []int {
 	inOther := map[string]bool{}
 	for _, i := range other {

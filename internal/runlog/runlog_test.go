@@ -165,3 +165,31 @@ func FuzzValidID(f *testing.F) {
 		}
 	})
 }
+
+// A batch bigger than the trim's read buffer lists every id: a read that
+// cuts an id (or the mark before it) in two sees it whole with the next.
+func TestABatchReadInPiecesListsEveryID(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	var batch []Journal
+	for i := range 3000 { // about 600 KB: ten reads, their ends at every offset of a journal
+		batch = append(batch, Journal{ID: NewID(base.Add(time.Duration(i) * time.Millisecond)), Target: "a:b", Status: StateCached,
+			Output: strings.Repeat("x", i%97)})
+	}
+	if err := WriteBatch(dir, batch); err != nil {
+		t.Fatal(err)
+	}
+	fast, err := journalIDs(dir)
+	decoded, _ := journalEntries(dir)
+	if err != nil || len(fast) != 3000 || len(decoded) != 3000 {
+		t.Fatalf("journalIDs found %d (%v), decoding %d", len(fast), err, len(decoded))
+	}
+	for i := range fast {
+		if fast[i].id != decoded[i].id {
+			t.Fatalf("journal %d: %s, decoding says %s", i, fast[i].id, decoded[i].id)
+		}
+	}
+}
