@@ -245,7 +245,11 @@ func CacheModeOf(force, noCache bool) runner.CacheMode {
 }
 
 // TrimJournals keeps the run log bounded when no server rotates it.
-func (l *Local) TrimJournals() { _, _ = runner.TrimJournals(l.cacheDir, runner.DefaultJournalCap) }
+// It trims when the log is a quarter over its cap: a trim reads the
+// batches, and the end of every run would pay for it.
+func (l *Local) TrimJournals() {
+	_, _ = runner.TrimJournalsOver(l.cacheDir, runner.DefaultJournalCap, runner.DefaultJournalCap/4)
+}
 
 // Runs are the latest runs of target ("" for all), at most limit (0: all).
 func (l *Local) Runs(limit int, target string) ([]runner.Journal, error) {

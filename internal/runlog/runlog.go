@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -185,9 +186,11 @@ func WriteAll(cacheDir string, js []*Journal) error {
 }
 
 // A journal file is <cache>/runs/<id>.json holding one Journal, or
-// <cache>/runs/<first id>--<last id>.json holding {"runs": [...]}: the cache
-// hits of one Run, written together when the Run ends (or every
-// hitBatchMax hits). A cached no-op run of a thousand targets then writes
+// <cache>/runs/<first id>--<last id>--<count>.json holding {"runs": [...]}:
+// the cache hits of one Run, written together when the Run ends (or every
+// hitBatchMax hits). The count lets the end of a run see how many
+// journals there are without reading the batches (TrimOver); batches
+// written before it had none (<first id>--<last id>.json) and are read. A cached no-op run of a thousand targets then writes
 // one file, not a thousand: creating a file costs as much as hashing a
 // dozen inputs (measured on the benchmark machine), so a file per hit
 // would more than double a no-op run.
@@ -206,6 +209,7 @@ type journalBatchHead struct {
 type journalFile struct {
 	name        string // base name
 	first, last string // ids; equal for a single journal
+	count       int    // journals in it, from its name; 0: unknown
 }
 
 func (f journalFile) batch() bool { return f.first != f.last }
@@ -216,8 +220,16 @@ func parseJournalName(name string) (journalFile, bool) {
 		return journalFile{}, false
 	}
 	if first, last, ok := strings.Cut(base, batchSep); ok {
+		count := 0
+		if l, n, ok := strings.Cut(last, batchSep); ok {
+			c, err := strconv.Atoi(n)
+			if err != nil || c < 2 || strconv.Itoa(c) != n {
+				return journalFile{}, false
+			}
+			last, count = l, c
+		}
 		if ValidID(first) && ValidID(last) && first < last {
-			return journalFile{name: name, first: first, last: last}, true
+			return journalFile{name: name, first: first, last: last, count: count}, true
 		}
 		return journalFile{}, false
 	}
@@ -381,7 +393,7 @@ func WriteBatch(cacheDir string, js []Journal) error {
 	if err != nil {
 		return err
 	}
-	name := js[0].ID + batchSep + js[len(js)-1].ID + ".json"
+	name := js[0].ID + batchSep + js[len(js)-1].ID + batchSep + strconv.Itoa(len(js)) + ".json"
 	return fsx.WriteFileAtomic(filepath.Join(Dir(cacheDir), name), data, 0o600)
 }
 
@@ -614,6 +626,37 @@ func Trim(cacheDir string, keep int) (removed int, err error) {
 	}
 	RemoveStaleTemps(Dir(cacheDir), time.Hour)
 	return removed, nil
+}
+
+// TrimOver is Trim when the run log holds more than keep+slack journals,
+// and nothing otherwise: the end of each run calls it, and a trim reads
+// every batch and rewrites the one it cuts, where the count of the
+// journals is most often in the batches' names (an older batch is read
+// for it).
+func TrimOver(cacheDir string, keep, slack int) (removed int, err error) {
+	files, err := journalFiles(cacheDir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var buf []byte
+	for _, f := range files {
+		switch {
+		case !f.batch():
+			n++
+		case f.count > 0:
+			n += f.count
+		default:
+			if buf == nil {
+				buf = make([]byte, 64<<10)
+			}
+			n += len(scanBatchIDs(filepath.Join(Dir(cacheDir), f.name), f, buf, nil))
+		}
+	}
+	if n <= keep+slack {
+		return 0, nil
+	}
+	return Trim(cacheDir, keep)
 }
 
 // removeStaleTemps removes ".*.tmp-*" files and directories older than age.

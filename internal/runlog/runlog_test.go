@@ -3,7 +3,9 @@ package runlog
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +193,62 @@ func TestABatchReadInPiecesListsEveryID(t *testing.T) {
 		if fast[i].id != decoded[i].id {
 			t.Fatalf("journal %d: %s, decoding says %s", i, fast[i].id, decoded[i].id)
 		}
+	}
+}
+
+// TrimOver trims only when the log is over keep+slack, to keep, counting
+// the journals of a batch from its name, or by reading a batch written
+// before names had counts.
+func TestTrimOverTrimsOnlyPastTheSlack(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
+	batch := func(from, n int) []Journal {
+		var js []Journal
+		for i := range n {
+			js = append(js, Journal{ID: NewID(base.Add(time.Duration(from+i) * time.Second)), Target: "a:b", Status: StateCached})
+		}
+		return js
+	}
+	for b := range 3 { // 30 journals in three batches of ten
+		if err := WriteBatch(dir, batch(10*b, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The oldest batch as one written before names had counts.
+	files, _ := journalFiles(dir)
+	slices.SortFunc(files, func(a, b journalFile) int { return strings.Compare(a.first, b.first) })
+	if files[0].count != 10 {
+		t.Fatalf("a batch of ten is named %s", files[0].name)
+	}
+	old := files[0].first + batchSep + files[0].last + ".json"
+	if err := os.Rename(filepath.Join(Dir(dir), files[0].name), filepath.Join(Dir(dir), old)); err != nil {
+		t.Fatal(err)
+	}
+	if n := Count(dir); n != 30 {
+		t.Fatalf("%d journals listed, want 30", n)
+	}
+	if removed, err := TrimOver(dir, 20, 10); err != nil || removed != 0 {
+		t.Errorf("TrimOver at keep+slack removed %d, %v", removed, err)
+	}
+	if removed, err := TrimOver(dir, 15, 10); err != nil || removed != 15 {
+		t.Errorf("TrimOver past keep+slack removed %d, %v; want 15", removed, err)
+	}
+	if n := Count(dir); n != 15 {
+		t.Errorf("%d journals left, want 15", n)
+	}
+}
+
+func TestABatchNameWithABadCountIsNoJournal(t *testing.T) {
+	id1, id2 := NewID(time.Unix(1, 0)), NewID(time.Unix(2, 0))
+	for _, name := range []string{id1 + "--" + id2 + "--0.json", id1 + "--" + id2 + "--1.json", id1 + "--" + id2 + "--07.json", id1 + "--" + id2 + "--x.json", id1 + "--" + id2 + "--.json", id1 + "--" + id2 + "--3--4.json"} {
+		if f, ok := parseJournalName(name); ok {
+			t.Errorf("%s reads as %+v", name, f)
+		}
+	}
+	if f, ok := parseJournalName(id1 + "--" + id2 + "--12.json"); !ok || f.count != 12 || f.last != id2 {
+		t.Errorf("a batch of 12: %+v, %v", f, ok)
 	}
 }

@@ -39,6 +39,7 @@ var (
 	CountJournals      = runlog.Count
 	ReadJournal        = runlog.Read
 	TrimJournals       = runlog.Trim
+	TrimJournalsOver   = runlog.TrimOver
 	RecoverInterrupted = runlog.RecoverInterrupted
 	ValidID            = runlog.ValidID
 	ResolveID          = runlog.Resolve
