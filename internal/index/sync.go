@@ -76,6 +76,9 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 		walked = walk(ix.root, ix.walkOptions(ws))
 	}
 	found, diags := walked.found, walked.diags
+	// What the walk found is in files and todo below: a caller that keeps
+	// the walk for what it saw (SyncEncoded) does not keep it too.
+	walked.found = nil
 	files := make(map[string]*parse.FileRecord, len(found))
 	var todo []Found
 	for _, f := range found {
@@ -103,7 +106,9 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 	}
 	parsed := ix.parseEach(todo, stream)
 	ix.prog.phase.Store(int32(PhaseAssembling))
-	if len(todo) > bigPass && ix.gc.Percent != nil && ix.gc.Limit != nil {
+	nParsed := len(todo)
+	todo = nil // garbage from here: the assembly's heap is the pass's largest
+	if nParsed > bigPass && ix.gc.Percent != nil && ix.gc.Limit != nil {
 		// What is parsed is kept; the assembly and the writes that
 		// follow add to it for a few seconds, on the heap's largest.
 		defer boundHeap(ix.gc.Limit, tailBound)()
@@ -126,7 +131,7 @@ func (ix *Indexer) syncLocked(ws *workspace.Workspace, start time.Time, walked *
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if guessed.Wait(); guess != nil && len(todo) == 0 && len(removed) == 0 {
+		if guessed.Wait(); guess != nil && nParsed == 0 && len(removed) == 0 {
 			// files holds prev's records, no more and no fewer.
 			asm = guess
 			return
