@@ -124,6 +124,11 @@ func (ix *Indexer) SyncEncoded(ws *workspace.Workspace, w io.Writer) error {
 		defer boundHeap(ix.gc.Limit, tailBound)()
 	}
 	g := v.Graph()
+	// The files' parts of the graph, kept so that an Update redraws only
+	// its own files', are garbage to a caller that wants the encoding
+	// (core graph --json, which then ends): an Update after it assembles
+	// the whole graph again, as an Indexer's first Update does.
+	ix.asm = nil
 	if racy(walked.seen, start) || ix.store.ensure() != nil {
 		return g.EncodeTo(w)
 	}

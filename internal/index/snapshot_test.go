@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -310,3 +311,26 @@ func TestAFailedAnswerStoresNoGraph(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// An Update after SyncEncoded (which lets go of the files' parts of the
+// graph) assembles the graph again, with the change.
+func TestAnUpdateAfterAnEncodedSyncHasTheChange(t *testing.T) {
+	root := newFixture(t)
+	ix := New(root, t.TempDir(), Options{})
+	ws, err := workspace.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.SyncEncoded(ws, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{"lib/extra.go": "package lib\n\nfunc Extra() {}\n"})
+	v, _, err := ix.Update(ws, []string{"lib/extra.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := v.Graph()
+	if node(g, "file:lib/extra.go") == nil || node(g, "file:lib/lib.go") == nil {
+		t.Error("the graph after the Update lacks the new file or an old one")
+	}
+}
