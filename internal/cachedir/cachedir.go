@@ -28,7 +28,7 @@ var Layout = []Entry{
 	{"keys/", "internal/runner", "what each key was made of (keys/parts/: the parts, stored once), for core hash --diff"},
 	{"restore/", "internal/runner", "staging of cached outputs on their way into the workspace"},
 	{"locks/", "internal/runner", "one lock per target: one run of a target at a time across processes"},
-	{"runs/", "internal/runlog", "the run log: a journal per run"},
+	{"runs/", "internal/runlog", "the run log: a journal per run (`<id>.json`), or a run's cache hits in one file (`<first id>--<last id>--<count>.json`); kept to its newest 2,000 journals, trimmed by `core run` when a quarter over that and by the server's maintenance to it"},
 	{"review/", "internal/reviewstate", "the review sessions, one file per branch"},
 	{"reviews.json", "internal/maintenance", "the check-review job's branches (internal/mergewatch)"},
 	{"insight/", "internal/insight", "the kept git history the lenses read"},
