@@ -30,8 +30,26 @@ func parseTypeScript(path string, src []byte) FileRecord {
 }
 
 // parseJavaScript indexes one JavaScript file (.js, .jsx, .mjs, .cjs; the
-// grammar handles JSX): see parseJS.
+// grammar handles JSX): see parseJS. Most files take the fast path
+// (jsfast.go); the rest, and every file with an error, go through
+// tree-sitter.
 func parseJavaScript(path string, src []byte) FileRecord {
+	rec, why := parseJavaScriptFast(path, src)
+	if why == "" {
+		countFastPath(LangJavaScript, FastPath)
+		return rec
+	}
+	rec = parseJavaScriptTree(path, src)
+	if rec.Diag != "" {
+		why = SyntaxErrorReason
+	}
+	countFastPath(LangJavaScript, string(why))
+	return rec
+}
+
+// parseJavaScriptTree is parseJavaScript by way of tree-sitter's syntax
+// tree.
+func parseJavaScriptTree(path string, src []byte) FileRecord {
 	return parseJS(jsGrammar(), LangJavaScript, path, src)
 }
 

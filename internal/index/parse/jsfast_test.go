@@ -1,0 +1,312 @@
+package parse
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// jsCorpus lists the JavaScript files the fast path is held to: the
+// node_modules trees of this repository (the console's and the MCP
+// Inspector's, after npm ci) and of the system (npm's own). JSFAST_CORPUS
+// adds more roots, separated by the list separator.
+func jsCorpus(t testing.TB) []string {
+	roots := []string{"../../../console/node_modules", "../../../e2e/inspector/node_modules", "/usr/lib/node_modules", "/usr/share/nodejs"}
+	roots = append(roots, filepath.SplitList(os.Getenv("JSFAST_CORPUS"))...)
+	var files []string
+	seen := map[string]bool{}
+	for _, root := range roots {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if !d.IsDir() && d.Type().IsRegular() && (strings.HasSuffix(p, ".js") || strings.HasSuffix(p, ".mjs") || strings.HasSuffix(p, ".cjs")) && !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) == 0 {
+		t.Skip("no node_modules on this machine")
+	}
+	return files
+}
+
+func TestJavaScriptFastAgreesWithTreeSitter(t *testing.T) {
+	files := jsCorpus(t)
+	if n, err := strconv.Atoi(os.Getenv("JSFAST_FILES")); err == nil {
+		files = raceSample(files, n)
+	} else {
+		files = raceSample(files, 400)
+	}
+	fast, bytesIn, bytesFast := 0, 0, 0
+	why := map[jsDecline]int{}
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil || generatedJS(src) != "" {
+			continue
+		}
+		checkJSFast(t, f, src)
+		if i%10 == 0 {
+			// Windows line endings: \r is white space, and a byte of a column.
+			checkJSFast(t, f+" (CRLF)", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
+		}
+		bytesIn += len(src)
+		if _, d := parseJavaScriptFast(f, src); d == "" {
+			fast++
+			bytesFast += len(src)
+		} else {
+			why[d]++
+		}
+	}
+	t.Logf("%d files: %d (%.1f%%, %.1f%% of the bytes) on the fast path, %d through tree-sitter",
+		len(files), fast, 100*float64(fast)/float64(len(files)), 100*float64(bytesFast)/float64(max(bytesIn, 1)), len(files)-fast)
+	reasons := slices.SortedFunc(maps.Keys(why), func(a, b jsDecline) int { return cmp.Compare(why[b], why[a]) })
+	for _, d := range reasons {
+		t.Logf("  %5d %s", why[d], d)
+	}
+	if fast < len(files)*3/4 {
+		t.Errorf("only %d of %d files took the fast path", fast, len(files))
+	}
+}
+
+// TestJavaScriptFastAgreesOnMutatedFiles holds the two paths equal on
+// files of the corpus broken the ways real edits break them: lines
+// deleted, joined, split, swapped or copied, bytes removed, stray tokens.
+// JSFAST_MUTATIONS sets how many (2,000; 100 with -short).
+func TestJavaScriptFastAgreesOnMutatedFiles(t *testing.T) {
+	files := jsCorpus(t)
+	n := 2000
+	if testing.Short() {
+		n = 100
+	}
+	if v, err := strconv.Atoi(os.Getenv("JSFAST_MUTATIONS")); err == nil {
+		n = v
+	}
+	r := rand.New(rand.NewPCG(23, uint64(n)))
+	toks := []string{",", "(", ")", "[", "]", "{", "}", ":", ";", " = ", "=>", "*", "/", "`", "${", "\"", "'", "//", "/*", "*/",
+		"\n", " async ", " await ", " yield ", "let ", "return\n", "++", "?.", "...", "#x", " in ", " of ", "export ", "import ",
+		"function ", "class ", " get ", "static ", "new ", "require(", "import(", ".", "?", "!", "<"}
+	accepted := 0
+	for i := 0; i < n; i++ {
+		src, err := os.ReadFile(files[r.IntN(len(files))])
+		if err != nil || len(src) > 60000 || len(src) == 0 || generatedJS(src) != "" {
+			continue
+		}
+		lines := bytes.SplitAfter(src, []byte("\n"))
+		for range 1 + r.IntN(3) {
+			j := r.IntN(len(lines))
+			switch r.IntN(8) {
+			case 0: // delete a line
+				lines = slices.Delete(lines, j, j+1)
+			case 1: // join it with the next
+				lines[j] = bytes.TrimRight(lines[j], "\n")
+			case 2: // copy it elsewhere
+				lines = slices.Insert(lines, r.IntN(len(lines)+1), bytes.Clone(lines[j]))
+			case 3: // split it
+				if len(lines[j]) > 2 {
+					c := 1 + r.IntN(len(lines[j])-2)
+					lines[j] = slices.Concat(lines[j][:c], []byte("\n"), lines[j][c:])
+				}
+			case 4: // remove a byte
+				if len(lines[j]) > 1 {
+					c := r.IntN(len(lines[j]) - 1)
+					lines[j] = slices.Concat(lines[j][:c], lines[j][c+1:])
+				}
+			case 5, 6: // insert a token
+				c := r.IntN(len(lines[j]) + 1)
+				lines[j] = slices.Concat(lines[j][:c], []byte(toks[r.IntN(len(toks))]), lines[j][c:])
+			case 7: // swap it with the next
+				if j+1 < len(lines) {
+					lines[j], lines[j+1] = lines[j+1], lines[j]
+				}
+			}
+			if len(lines) == 0 {
+				break
+			}
+		}
+		mut := bytes.Join(lines, nil)
+		if _, why := parseJavaScriptFast("m.js", mut); why == "" {
+			accepted++
+		}
+		checkJSFast(t, fmt.Sprintf("mutation %d", i), mut)
+		if t.Failed() {
+			f := filepath.Join(os.TempDir(), fmt.Sprintf("jsfast-mutation-%d.js", i))
+			if os.WriteFile(f, mut, 0o644) == nil {
+				t.Logf("the mutated file is %s", f)
+			}
+			return
+		}
+	}
+	t.Logf("%d mutated files, %d on the fast path", n, accepted)
+}
+
+// checkJSFast fails t if the fast path accepts src and its record differs
+// from tree-sitter's, or tree-sitter finds an error in it.
+func checkJSFast(t testing.TB, name string, src []byte) {
+	t.Helper()
+	got, why := parseJavaScriptFast(name, src)
+	if why != "" {
+		return
+	}
+	want := parseJavaScriptTree(name, src)
+	if want.Diag != "" {
+		t.Errorf("%s: the fast path accepted a file tree-sitter rejects: %s", name, want.Diag)
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: the fast path's record differs from tree-sitter's:\n%s", name, jsRecordDiff(got, want))
+	}
+}
+
+func jsRecordDiff(got, want FileRecord) string {
+	var b strings.Builder
+	if got.Default != want.Default {
+		fmt.Fprintf(&b, "default: fast %q, tree-sitter %q\n", got.Default, want.Default)
+	}
+	b.WriteString(pyRecordDiff(got, want))
+	return b.String()
+}
+
+// jsFastSeeds are small programs for the fuzzer: the corners the fast
+// path reads (and some it declines).
+var jsFastSeeds = []string{
+	"import d, {a, b as c, default as e, \"s t\" as f} from 'm'\nimport * as ns from \"n\"\nimport 'side'\nimport j from './j.json' with { type: 'json' }\nexport * from 'x'\nexport * as y from 'y'\nexport {a, b as c, d as d} from 'z'\nexport {d as default}\nns.a(); ns.b.c; ns\n.d; ns?.e; ns/**/.f; new ns.C(); class K extends ns.D {}\n",
+	"const f = () => 1, g = async x => x, h = (((function(){}))), i = ((((function(){})))), j = (/*c*/function(){}), k = class {}, l = function*(){}, m = async function() {}\nvar [n] = [], {o, p: q = 1, ...r} = {}\nlet s\nfunction t(u = 1, {v}, [w], ...x) {}\nasync function* y() {}\n",
+	"export default class A extends B { static x = 1; #p = 2; static { init() } constructor() { super() } get a() { return 1 } set a(v) {} static async *gen() { yield* x; await y } #priv() {} 'quoted'() {} 1() {} [computed]() {} get() {} static() {} async() {} f = () => {}\n g }\n",
+	"require('a'); x.require('b'); require(/*c*/ 'c', d); require(`e`); require(`f${g}`); import('h').then(m => m); await import(`i`); new require('j'); require /*c*/ ('k'); [...require('l')]; require('m' + n); require(('o'))\n",
+	"a = b\n(c)\nd = e\n[f]\nlet g = 1\n++h\nfunction r() { return\n1 }\nx\n.y\nz = 1\n-1\n",
+	"x = `a${b + `c${d}`}e` + /re[/]/g.test(y) / 2\nz = a / b / c\nif (q) /x/.exec(r)\nw = tag`t${1}` + String.raw`\\x`\n",
+	"x = 0x1F + 0o17 + 0b1 + 1_000 + 1e-5 + .5 + 1. + 10n + 0 + 1.5e+3 + 0xFFn\n",
+	"o = { a, b: 1, [c]: 2, 'd': 3, 4: 5, get e() {}, set e(v) {}, async f() {}, *g() {}, async *h() {}, ...i, get: 1, set() {}, default: 2, new: 3 }\n({a = 1} = o);\n(({b = 2}) => b)(o)\n[{c = 3}] = [o]\n",
+	"outer: for (const [k, v] of m) { for (let i = 0; i < 1; i++) { continue outer } }\nfor (x in y) {}\nfor await (const z of w) {}\ndo x(); while (y)\nswitch (a) { case 1: break; default: }\ntry {} catch {} finally {}\ntry {} catch ({message}) {}\nwhile (0) break\nwith (o) {}\ndebugger\n",
+	"a?.b?.(c)?.[d]\nclass C { #x; has(o) { return #x in o } }\nx ??= y; x ||= z; x &&= w; x **= 2; x >>>= 1\ny = a ? b : c ? d : e\nz = typeof a === 'b' && void 0 || delete o.p\nnew.target; import.meta.url\n",
+	"#!/usr/bin/env node\n'use strict'\nconsole.log(1)\n",
+	"export default function () {}\n(foo)\nexport default async function g() {}\nexport default x;\nexport const p = 1, q = () => {}\nexport function r() {}\nexport async function s() {}\nexport class T {}\n",
+	"s = '\\x41\\u0041\\u{1F600}\\n\\\n' + \"\\\"\" + '\\0' + 'é'\n",
+	"x = <div/>\n",
+	"@dec class A {}\n",
+	"let\nx = 1\n",
+	"export\n{ a }\n",
+	"export { a }\nfrom 'b'\n",
+	"for (const x\nof y) {}\n",
+	"a = b\n`t`\n",
+	"return\n(x)\n",
+	"s = '\\x4'\n",
+	"x = 08\n",
+	"var undefined = 1; function f(undefined) {}\n",
+	"a = b /*\n*/ c\n",
+	"x = async\nfunction f() {}\n",
+	"let async = 1; async = 2; var of = 3, get = 4, set = 5, from = 6\n",
+	"x = y => y, z = (a, b = 1, ...c) => a, w = ([a], {b}) => a, v = async (a) => a\n",
+	"if (a) b; else if (c) d; else { e }\n",
+	"x = function f() {}.call(this)\nclass A { 'constructor'() {} static async\nfoo() {} }\n",
+}
+
+func FuzzJavaScriptFast(f *testing.F) {
+	for _, s := range jsFastSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkJSFast(t, "f.js", src)
+	})
+}
+
+func TestJavaScriptFastSeeds(t *testing.T) {
+	taken := 0
+	for _, s := range jsFastSeeds {
+		checkJSFast(t, "seed.js", []byte(s))
+		if _, why := parseJavaScriptFast("seed.js", []byte(s)); why == "" {
+			taken++
+		}
+	}
+	if taken < len(jsFastSeeds)/2 {
+		t.Errorf("the fast path took only %d of %d seeds", taken, len(jsFastSeeds))
+	}
+}
+
+func TestJavaScriptFastDeclines(t *testing.T) {
+	for src, want := range map[string]jsDecline{
+		"x = <div/>\n":                   jdJSX,
+		"@dec class A {}\n":              jdDecorator,
+		"let\nx = 1\n":                   jdReserved,
+		"export\n{ a }\n":                jdASI,
+		"export { a }\nfrom 'b'\n":       jdASI,
+		"for (const x\nof y) {}\n":       jdASI,
+		"a = b\n`t`\n":                   jdASI,
+		"return\n(x)\n":                  jdASI,
+		"s = '\\x4'\n":                   jdString,
+		"x = 08\n":                       jdNumber,
+		"a = b /*\n*/ c\n":               jdASI,
+		"x = 1 <!-- c\n":                 jdComment,
+		"x = 'abc\n":                     jdString,
+		"var café = 1\n":                 jdEscape,
+		"import * as ns from 'n'\n":      "",
+		"f()\nimport * as ns from 'n'\n": jdNamespace,
+		"var yield = 1\n":                jdReserved,
+		"x = a\u2028b\n":                 jdEncoding,
+	} {
+		if _, why := parseJavaScriptFast("d.js", []byte(src)); why != want {
+			t.Errorf("%q: declined for %q, want %q", src, why, want)
+		}
+	}
+}
+
+func TestJavaScriptFastRecord(t *testing.T) {
+	src := []byte(jsFastSeeds[0] + jsFastSeeds[1] + jsFastSeeds[2] + jsFastSeeds[3])
+	rec, why := parseJavaScriptFast("r.js", src)
+	if why != "" {
+		t.Fatalf("declined: %s", why)
+	}
+	want := parseJavaScriptTree("r.js", src)
+	if !reflect.DeepEqual(rec, want) {
+		t.Fatalf("differs:\n%s", jsRecordDiff(rec, want))
+	}
+	if len(rec.Imports) < 12 || len(rec.Symbols) < 20 || rec.Default != "A" {
+		t.Fatalf("record too small: %+v", rec)
+	}
+}
+
+// BenchmarkJavaScriptCorpus parses the files of jsCorpus held in memory
+// (generated ones left out, as the index leaves them): the fast path
+// alone (declined files cost their attempt), parseJavaScript as the index
+// calls it, and tree-sitter alone.
+func BenchmarkJavaScriptCorpus(b *testing.B) {
+	var srcs [][]byte
+	size := 0
+	for _, f := range jsCorpus(b) {
+		src, err := os.ReadFile(f)
+		if err == nil && generatedJS(src) == "" {
+			srcs = append(srcs, src)
+			size += len(src)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		parse func(string, []byte)
+	}{
+		{"fast", func(p string, src []byte) { parseJavaScriptFast(p, src) }},
+		{"parseJavaScript", func(p string, src []byte) { parseJavaScript(p, src) }},
+		{"tree-sitter", func(p string, src []byte) { parseJavaScriptTree(p, src) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				for _, src := range srcs {
+					c.parse("f.js", src)
+				}
+			}
+		})
+	}
+}
