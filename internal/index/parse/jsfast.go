@@ -36,6 +36,9 @@ func parseJavaScriptFast(path string, src []byte) (rec FileRecord, why jsDecline
 				panic(v)
 			}
 			why = d
+			if jsDeclineHook != nil {
+				jsDeclineHook(&p.s, d)
+			}
 		}
 		seen := p.seen
 		if len(seen) > 4096 {
@@ -52,6 +55,10 @@ func parseJavaScriptFast(path string, src []byte) (rec FileRecord, why jsDecline
 	return p.record(path), ""
 }
 
+// jsDeclineHook, when set (by tests), sees the scanner where the fast
+// path declined.
+var jsDeclineHook func(s *jsScanner, why jsDecline)
+
 var jsFastPool = sync.Pool{New: func() any { return &jsFast{seen: map[string]struct{}{}} }}
 
 type jsFast struct {
@@ -66,6 +73,8 @@ type jsFast struct {
 	defaultName string
 	code        bool // a top-level statement other than an import came
 	cover       bool // an object literal holds a shorthand default (`{a = 1}`), which only a pattern may
+	ts          bool // a TypeScript declaration file
+	blocks      int  // TypeScript: the namespace and module bodies the statement is in
 
 	// The last identifier read as an expression: its bytes and line.
 	nameStart, nameEnd, nameLine int
@@ -753,6 +762,14 @@ func (p *jsFast) importStatement() {
 	if s.nl || s.blockNL {
 		jsGiveUp(jdASI)
 	}
+	p.importClause(line, off)
+}
+
+// importClause reads an import statement after its import keyword (and
+// a TypeScript type): the names it takes, its source, its attributes; a
+// namespace import is noted for namespaceMembers' count.
+func (p *jsFast) importClause(line, off int) {
+	s := &p.s
 	var names []string
 	namespace := ""
 	if s.tok != jtStr {
@@ -786,6 +803,7 @@ func (p *jsFast) importStatement() {
 			clause = true
 			s.next()
 			for s.tok != jtRBrace {
+				p.typeModifier()
 				name := p.moduleExportName()
 				if s.is("as") {
 					s.next()
@@ -814,12 +832,23 @@ func (p *jsFast) importStatement() {
 	p.addSource(line, off, names, nil)
 	p.attributes()
 	p.semi()
-	if namespace != "" {
+	if namespace != "" && p.blocks == 0 {
 		if p.code {
 			jsGiveUp(jdNamespace)
 		}
 		p.namespaces = append(p.namespaces, namespaceImport{namespace, len(p.imports) - 1})
 		p.members = append(p.members, nil)
+	}
+}
+
+// typeModifier skips the type of a TypeScript `{ type A }` specifier.
+func (p *jsFast) typeModifier() {
+	if p.ts && p.s.is("type") {
+		p.s.next()
+		if p.s.tok == jtName && !p.s.is("as") || p.s.tok == jtStr {
+			return
+		}
+		jsGiveUp(jdSyntax) // a specifier named type, which tree-sitter misreads
 	}
 }
 
@@ -850,11 +879,16 @@ func (p *jsFast) moduleExportName() string {
 	return ""
 }
 
-// addSource records an import of the string literal at the current token.
+// addSource records an import of the string literal at the current token
+// (not in a TypeScript namespace or module: parseJS reads the top level).
 func (p *jsFast) addSource(line, off int, names, as []string) {
 	s := &p.s
 	if s.tok != jtStr {
 		jsGiveUp(jdSyntax)
+	}
+	if p.blocks > 0 {
+		s.next()
+		return
 	}
 	path, _ := jsLiteral(s.text())
 	p.imports = append(p.imports, offImport{Import{Path: path, Names: names, As: as, Line: line}, uint32(off)})
@@ -881,67 +915,8 @@ func (p *jsFast) exportStatement() {
 		jsGiveUp(jdASI) // tree-sitter may read export as a name
 	}
 	switch {
-	case s.tok == jtBinary && string(s.text()) == "*":
-		s.next()
-		names := []string{ReexportsAll}
-		if s.is("as") {
-			s.next()
-			p.moduleExportName()
-			names = nil
-		}
-		p.expectWord("from")
-		p.addSource(line, off, names, nil)
-		p.attributes()
-		p.semi()
-	case s.tok == jtLBrace:
-		p.code = true
-		s.next()
-		var names, as []string
-		renamed, strs := false, false
-		def := ""
-		for s.tok != jtRBrace {
-			strs = strs || s.tok == jtStr
-			name := p.moduleExportName()
-			alias := ""
-			if s.is("as") {
-				s.next()
-				alias = p.moduleExportName()
-				if alias == "default" && s.src[s.prevEnd-1] != '"' && s.src[s.prevEnd-1] != '\'' {
-					def = name
-				}
-				if alias == name {
-					alias = ""
-				}
-			}
-			if name != "" {
-				names, as = append(names, name), append(as, alias)
-				renamed = renamed || alias != ""
-			}
-			if s.tok != jtComma {
-				break
-			}
-			s.next()
-		}
-		p.expect(jtRBrace)
-		if s.is("from") {
-			if s.nl || s.blockNL {
-				jsGiveUp(jdASI) // tree-sitter ends the statement before from
-			}
-			s.next()
-			if !renamed {
-				as = nil
-			}
-			p.addSource(line, off, names, as)
-			p.attributes()
-		} else {
-			if strs {
-				jsGiveUp(jdSyntax)
-			}
-			if def != "" {
-				p.defaultName = def
-			}
-		}
-		p.semi()
+	case s.tok == jtLBrace || s.tok == jtBinary && string(s.text()) == "*":
+		p.exportClause(line, off)
 	case s.is("default"):
 		p.code = true
 		s.next()
@@ -988,6 +963,79 @@ func (p *jsFast) exportStatement() {
 	case s.is("class"):
 		p.code = true
 		p.class(true, false)
+	default:
+		jsGiveUp(jdSyntax)
+	}
+}
+
+// exportClause reads the rest of an export statement from its * or {:
+// `* from 's'`, `* as ns from 's'`, `{a, b as c} from 's'` (a re-export,
+// recorded as an import at line and off), or `{a as default}`.
+func (p *jsFast) exportClause(line, off int) {
+	s := &p.s
+	switch {
+	case s.tok == jtBinary && string(s.text()) == "*":
+		s.next()
+		names := []string{ReexportsAll}
+		if s.is("as") {
+			s.next()
+			p.moduleExportName()
+			names = nil
+		}
+		p.expectWord("from")
+		p.addSource(line, off, names, nil)
+		p.attributes()
+		p.semi()
+	case s.tok == jtLBrace:
+		p.code = true
+		s.next()
+		var names, as []string
+		renamed, strs := false, false
+		def := ""
+		for s.tok != jtRBrace {
+			p.typeModifier()
+			strs = strs || s.tok == jtStr
+			name := p.moduleExportName()
+			alias := ""
+			if s.is("as") {
+				s.next()
+				alias = p.moduleExportName()
+				if alias == "default" && s.src[s.prevEnd-1] != '"' && s.src[s.prevEnd-1] != '\'' {
+					def = name
+				}
+				if alias == name {
+					alias = ""
+				}
+			}
+			if name != "" {
+				names, as = append(names, name), append(as, alias)
+				renamed = renamed || alias != ""
+			}
+			if s.tok != jtComma {
+				break
+			}
+			s.next()
+		}
+		p.expect(jtRBrace)
+		if s.is("from") {
+			if s.nl || s.blockNL {
+				jsGiveUp(jdASI) // tree-sitter ends the statement before from
+			}
+			s.next()
+			if !renamed {
+				as = nil
+			}
+			p.addSource(line, off, names, as)
+			p.attributes()
+		} else {
+			if strs {
+				jsGiveUp(jdSyntax)
+			}
+			if def != "" && p.blocks == 0 {
+				p.defaultName = def
+			}
+		}
+		p.semi()
 	default:
 		jsGiveUp(jdSyntax)
 	}

@@ -80,22 +80,23 @@ type jsDecline string
 
 // Reasons to decline a JavaScript file.
 const (
-	jdEncoding  jsDecline = "encoding" // not UTF-8, NUL, byte-order mark, Unicode line breaks
-	jdNonASCII  jsDecline = "non-ASCII identifier or space"
-	jdEscape    jsDecline = "escape in a name"
-	jdString    jsDecline = "string literal"
-	jdNumber    jsDecline = "number literal"
-	jdRegex     jsDecline = "regular expression"
-	jdTemplate  jsDecline = "template literal"
-	jdComment   jsDecline = "comment"
-	jdChar      jsDecline = "unexpected character"
-	jdSyntax    jsDecline = "unrecognized syntax"
-	jdJSX       jsDecline = "JSX"
-	jdASI       jsDecline = "line break where tree-sitter may read the statement otherwise"
-	jdDepth     jsDecline = "nesting depth"
-	jdDecorator jsDecline = "decorator"
-	jdReserved  jsDecline = "reserved word as a name"
-	jdNamespace jsDecline = "namespace import after other statements"
+	jdEncoding   jsDecline = "encoding" // not UTF-8, NUL, byte-order mark, Unicode line breaks
+	jdNonASCII   jsDecline = "non-ASCII identifier or space"
+	jdEscape     jsDecline = "escape in a name"
+	jdString     jsDecline = "string literal"
+	jdNumber     jsDecline = "number literal"
+	jdRegex      jsDecline = "regular expression"
+	jdTemplate   jsDecline = "template literal"
+	jdComment    jsDecline = "comment"
+	jdChar       jsDecline = "unexpected character"
+	jdSyntax     jsDecline = "unrecognized syntax"
+	jdJSX        jsDecline = "JSX"
+	jdASI        jsDecline = "line break where tree-sitter may read the statement otherwise"
+	jdDepth      jsDecline = "nesting depth"
+	jdDecorator  jsDecline = "decorator"
+	jdReserved   jsDecline = "reserved word as a name"
+	jdNamespace  jsDecline = "namespace import after other statements"
+	jdImportType jsDecline = "import type"
 )
 
 func jsGiveUp(why jsDecline) { panic(why) }

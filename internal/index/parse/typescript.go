@@ -20,8 +20,28 @@ var (
 )
 
 // parseTypeScript indexes one TypeScript file (.ts, .mts, .cts; .tsx with
-// the TSX grammar): see parseJS.
+// the TSX grammar): see parseJS. Declaration files (.d.ts) take a fast
+// path (jsts.go) unless it declines them.
 func parseTypeScript(path string, src []byte) FileRecord {
+	if !isDeclarationFile(path) {
+		return parseTypeScriptTree(path, src)
+	}
+	rec, why := parseDeclarationsFast(path, src)
+	if why == "" {
+		countFastPath(LangTypeScript, FastPath)
+		return rec
+	}
+	rec = parseTypeScriptTree(path, src)
+	if rec.Diag != "" {
+		why = SyntaxErrorReason
+	}
+	countFastPath(LangTypeScript, string(why))
+	return rec
+}
+
+// parseTypeScriptTree is parseTypeScript by way of tree-sitter's syntax
+// tree.
+func parseTypeScriptTree(path string, src []byte) FileRecord {
 	g := tsGrammar()
 	if strings.HasSuffix(strings.ToLower(path), ".tsx") {
 		g = tsxGrammar()

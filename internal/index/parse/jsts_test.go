@@ -1,0 +1,203 @@
+package parse
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// dtsCorpus lists the TypeScript declaration files the fast path is held
+// to: those of the node_modules trees of jsCorpus (JSFAST_CORPUS adds
+// roots).
+func dtsCorpus(t testing.TB) []string {
+	roots := []string{"../../../console/node_modules", "../../../e2e/inspector/node_modules", "/usr/lib/node_modules", "/usr/share/nodejs"}
+	roots = append(roots, filepath.SplitList(os.Getenv("JSFAST_CORPUS"))...)
+	var files []string
+	seen := map[string]bool{}
+	for _, root := range roots {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if !d.IsDir() && d.Type().IsRegular() && isDeclarationFile(p) && !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) == 0 {
+		t.Skip("no node_modules on this machine")
+	}
+	return files
+}
+
+func TestDeclarationsFastAgreesWithTreeSitter(t *testing.T) {
+	files := dtsCorpus(t)
+	if n, err := strconv.Atoi(os.Getenv("JSFAST_FILES")); err == nil {
+		files = raceSample(files, n)
+	} else {
+		files = raceSample(files, 400)
+	}
+	fast, bytesIn, bytesFast := 0, 0, 0
+	why := map[jsDecline]int{}
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		checkDTSFast(t, f, src)
+		if i%10 == 0 {
+			checkDTSFast(t, f+" (CRLF)", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
+		}
+		bytesIn += len(src)
+		if _, d := parseDeclarationsFast(f, src); d == "" {
+			fast++
+			bytesFast += len(src)
+		} else {
+			why[d]++
+		}
+	}
+	t.Logf("%d files: %d (%.1f%%, %.1f%% of the bytes) on the fast path, %d through tree-sitter",
+		len(files), fast, 100*float64(fast)/float64(len(files)), 100*float64(bytesFast)/float64(max(bytesIn, 1)), len(files)-fast)
+	reasons := slices.SortedFunc(maps.Keys(why), func(a, b jsDecline) int { return cmp.Compare(why[b], why[a]) })
+	for _, d := range reasons {
+		t.Logf("  %5d %s", why[d], d)
+	}
+	if fast < len(files)*3/4 {
+		t.Errorf("only %d of %d files took the fast path", fast, len(files))
+	}
+}
+
+// TestDeclarationsFastAgreesOnMutatedFiles is
+// TestJavaScriptFastAgreesOnMutatedFiles for declaration files.
+func TestDeclarationsFastAgreesOnMutatedFiles(t *testing.T) {
+	files := dtsCorpus(t)
+	n := 2000
+	if testing.Short() {
+		n = 100
+	}
+	if v, err := strconv.Atoi(os.Getenv("JSFAST_MUTATIONS")); err == nil {
+		n = v
+	}
+	r := rand.New(rand.NewPCG(29, uint64(n)))
+	toks := []string{",", "(", ")", "[", "]", "{", "}", ":", ";", " = ", "=>", "|", "&", "<", ">", ">>", "?", "`", "${",
+		"\"", "//", "/*", "*/", "\n", " extends ", " infer ", " keyof ", " typeof ", " readonly ", "declare ", "export ",
+		"import ", "type ", "interface ", "namespace ", "abstract ", "static ", " is ", "asserts ", "new ", ".", "...", "-", "!"}
+	accepted := 0
+	for i := 0; i < n; i++ {
+		src, err := os.ReadFile(files[r.IntN(len(files))])
+		if err != nil || len(src) > 60000 || len(src) == 0 {
+			continue
+		}
+		lines := bytes.SplitAfter(src, []byte("\n"))
+		for range 1 + r.IntN(3) {
+			j := r.IntN(len(lines))
+			switch r.IntN(8) {
+			case 0:
+				lines = slices.Delete(lines, j, j+1)
+			case 1:
+				lines[j] = bytes.TrimRight(lines[j], "\n")
+			case 2:
+				lines = slices.Insert(lines, r.IntN(len(lines)+1), bytes.Clone(lines[j]))
+			case 3:
+				if len(lines[j]) > 2 {
+					c := 1 + r.IntN(len(lines[j])-2)
+					lines[j] = slices.Concat(lines[j][:c], []byte("\n"), lines[j][c:])
+				}
+			case 4:
+				if len(lines[j]) > 1 {
+					c := r.IntN(len(lines[j]) - 1)
+					lines[j] = slices.Concat(lines[j][:c], lines[j][c+1:])
+				}
+			case 5, 6:
+				c := r.IntN(len(lines[j]) + 1)
+				lines[j] = slices.Concat(lines[j][:c], []byte(toks[r.IntN(len(toks))]), lines[j][c:])
+			case 7:
+				if j+1 < len(lines) {
+					lines[j], lines[j+1] = lines[j+1], lines[j]
+				}
+			}
+			if len(lines) == 0 {
+				break
+			}
+		}
+		mut := bytes.Join(lines, nil)
+		if _, why := parseDeclarationsFast("m.d.ts", mut); why == "" {
+			accepted++
+		}
+		checkDTSFast(t, fmt.Sprintf("mutation %d", i), mut)
+		if t.Failed() {
+			f := filepath.Join(os.TempDir(), fmt.Sprintf("dtsfast-mutation-%d.d.ts", i))
+			if os.WriteFile(f, mut, 0o644) == nil {
+				t.Logf("the mutated file is %s", f)
+			}
+			return
+		}
+	}
+	t.Logf("%d mutated files, %d on the fast path", n, accepted)
+}
+
+// checkDTSFast fails t if the fast path accepts src and its record
+// differs from tree-sitter's, or tree-sitter finds an error in it.
+func checkDTSFast(t testing.TB, name string, src []byte) {
+	t.Helper()
+	got, why := parseDeclarationsFast("f.d.ts", src)
+	if why != "" {
+		return
+	}
+	want := parseTypeScriptTree("f.d.ts", src)
+	if want.Diag != "" {
+		t.Errorf("%s: the fast path accepted a file tree-sitter rejects: %s", name, want.Diag)
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: the fast path's record differs from tree-sitter's:\n%s", name, jsRecordDiff(got, want))
+	}
+}
+
+func FuzzDeclarationsFast(f *testing.F) {
+	for _, s := range dtsFastSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkDTSFast(t, "f.d.ts", src)
+	})
+}
+
+// dtsFastSeeds are small declaration files for the fuzzer.
+var dtsFastSeeds = []string{
+	"import x = require(\"y\");\nimport type { A } from \"a\";\nimport { type B, C } from \"b\";\nimport * as ns from \"ns\";\nexport type { D } from \"d\";\nexport { type E } from \"e\";\n",
+	"declare function f(a: ns.T): void;\nexport declare function g<T extends keyof U = any>(a?: T, ...rest: string[]): a is string;\ndeclare const x: number, y: ns.U<string>;\nexport function h(this: Window, {a, b}: O): asserts a is B;\n",
+	"export declare class K<T> extends L<T> implements M, ns.N { private a; protected static readonly b?: number; m(): void; abstract n?(): void; get p(): string; set p(v: string); [key: string]: any; constructor(x: number, private y?: string); #q; static [Symbol.iterator](): Iterator<T>; 'quoted'(): void }\n",
+	"export interface I<T> extends J { (x: number): string; new (x: number): I<T>; readonly [k: string]: T; m?(): void; p: typeof ns.v; q: ns.A.B, r\n s: string }\n",
+	"export type Q<T> = T extends (infer U)[] ? U : { [K in keyof T]?: T[K] } | `a${string}` | [a: string, b?: number, ...c: T[]];\ntype R = { readonly [K in keyof T as `get${K & string}`]-?: () => T[K] };\ntype S = | 'a' | 'b' & {};\ntype F = (a: string) => void; type G = new () => X; type H = abstract new (...a: any[]) => object;\n",
+	"declare enum E { A = 1, B, 'c' = 'd' }\nexport declare namespace N { const z: number; namespace O.P { type Q = 1 } }\ndeclare module \"m\" { export function h(): void; }\ndeclare module 'short';\ndeclare global { interface Window { w: number } }\nexport = x;\nexport as namespace X;\nexport default interface Z {}\nexport const enum CE { A }\n",
+	"type A = Array<Array<string>>; type B = Map<string, Set<number>>=; type C = unique symbol; type D = readonly string[]; type E = -1 | 0x10 | true | null | undefined | void | never | this; type T = typeof import('x'); let v: import('y').Z<W>;\n",
+	"export default class {}\nexport default function f(): void;\nexport abstract class A { abstract m(): void; protected abstract get n(): number; }\nexport declare let l: string;\ndeclare var v;\n",
+	"type L = infer U extends string ? U : never;\n",
+	"declare function f(): void { }\n",
+	"type A = B\n[]\n",
+}
+
+func TestDeclarationsFastSeeds(t *testing.T) {
+	taken := 0
+	for _, s := range dtsFastSeeds {
+		checkDTSFast(t, "seed.d.ts", []byte(s))
+		if _, why := parseDeclarationsFast("seed.d.ts", []byte(s)); why == "" {
+			taken++
+		}
+	}
+	if taken < len(dtsFastSeeds)/2 {
+		t.Errorf("the fast path took only %d of %d seeds", taken, len(dtsFastSeeds))
+	}
+}
