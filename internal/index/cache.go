@@ -222,20 +222,21 @@ func encodeShard(entries map[string]shardEntry) []byte {
 	e.uint(uint64(len(paths)))
 	e.uint(uint64(syms))
 	e.uint(uint64(refs))
+	var kind, from, qual lastStr
 	for _, p := range paths {
 		en := entries[p]
 		e.str(p)
 		e.uint(uint64(len(en.Symbols)))
 		for _, s := range en.Symbols {
 			e.str(s.Name)
-			e.str(s.Kind)
+			e.strAs(&kind, s.Kind)
 			e.int(int64(s.Line))
 			e.int(int64(s.Col))
 		}
 		e.uint(uint64(len(en.Refs)))
 		for _, r := range en.Refs {
-			e.str(r.From)
-			e.str(r.Qual)
+			e.strAs(&from, r.From)
+			e.strAs(&qual, r.Qual)
 			e.str(r.Name)
 			e.int(int64(r.Line))
 		}

@@ -41,7 +41,10 @@ func newEncoder(sizeHint int) *encoder {
 func (e *encoder) uint(v uint64) { e.body = binary.AppendUvarint(e.body, v) }
 func (e *encoder) int(v int64)   { e.body = binary.AppendVarint(e.body, v) }
 
-func (e *encoder) str(s string) {
+func (e *encoder) str(s string) { e.uint(uint64(e.id(s))) }
+
+// id is s's index in the string table, added if new.
+func (e *encoder) id(s string) uint32 {
 	id, ok := e.ids[s]
 	if !ok {
 		id = uint32(len(e.strs))
@@ -49,7 +52,24 @@ func (e *encoder) str(s string) {
 		e.strs = append(e.strs, s)
 		e.size += len(s)
 	}
-	e.uint(uint64(id))
+	return id
+}
+
+// lastStr remembers the string one field of a run of records wrote last,
+// which the next record mostly repeats (a reference's From and Qual, a
+// symbol's Kind): comparing it costs less than hashing it again.
+type lastStr struct {
+	s  string
+	id uint32
+	ok bool
+}
+
+// strAs writes s, through the field's last string.
+func (e *encoder) strAs(last *lastStr, s string) {
+	if !last.ok || last.s != s {
+		last.s, last.id, last.ok = s, e.id(s), true
+	}
+	e.uint(uint64(last.id))
 }
 
 func (e *encoder) strList(ss []string) {
