@@ -27,7 +27,14 @@ import (
 
 // parseJavaScriptFast returns the record of a JavaScript file, or the
 // reason the fast path declined it.
-func parseJavaScriptFast(path string, src []byte) (rec FileRecord, why jsDecline) {
+func parseJavaScriptFast(path string, src []byte) (FileRecord, jsDecline) {
+	return runJSFast(path, src, false)
+}
+
+// runJSFast reads src with a pooled recognizer, as JavaScript or as a
+// TypeScript declaration file (ts), and returns its record or the reason
+// it declined.
+func runJSFast(path string, src []byte, ts bool) (rec FileRecord, why jsDecline) {
 	p := jsFastPool.Get().(*jsFast)
 	defer func() {
 		if v := recover(); v != nil {
@@ -48,11 +55,20 @@ func parseJavaScriptFast(path string, src []byte) (rec FileRecord, why jsDecline
 		*p = jsFast{seen: seen}
 		jsFastPool.Put(p)
 	}()
+	p.ts = ts
 	p.s.init(src)
 	for p.s.tok != jtEOF {
-		p.statement(true)
+		if ts {
+			p.tsStatement(true)
+		} else {
+			p.statement(true)
+		}
 	}
-	return p.record(path), ""
+	rec = p.record(path)
+	if ts {
+		rec.Lang = LangTypeScript
+	}
+	return rec, ""
 }
 
 // jsDeclineHook, when set (by tests), sees the scanner where the fast

@@ -21,8 +21,7 @@ import (
 // Inspector's, after npm ci) and of the system (npm's own). JSFAST_CORPUS
 // adds more roots, separated by the list separator.
 func jsCorpus(t testing.TB) []string {
-	roots := []string{"../../../console/node_modules", "../../../e2e/inspector/node_modules", "/usr/lib/node_modules", "/usr/share/nodejs"}
-	roots = append(roots, filepath.SplitList(os.Getenv("JSFAST_CORPUS"))...)
+	roots := nodeModulesRoots()
 	var files []string
 	seen := map[string]bool{}
 	for _, root := range roots {
@@ -41,6 +40,12 @@ func jsCorpus(t testing.TB) []string {
 		t.Skip("no node_modules on this machine")
 	}
 	return files
+}
+
+// nodeModulesRoots are the trees jsCorpus and dtsCorpus read.
+func nodeModulesRoots() []string {
+	roots := []string{"../../../console/node_modules", "../../../e2e/inspector/node_modules", "/usr/lib/node_modules", "/usr/share/nodejs"}
+	return append(roots, filepath.SplitList(os.Getenv("JSFAST_CORPUS"))...)
 }
 
 func TestJavaScriptFastAgreesWithTreeSitter(t *testing.T) {
@@ -109,39 +114,7 @@ func TestJavaScriptFastAgreesOnMutatedFiles(t *testing.T) {
 		if err != nil || len(src) > 60000 || len(src) == 0 || generatedJS(src) != "" {
 			continue
 		}
-		lines := bytes.SplitAfter(src, []byte("\n"))
-		for range 1 + r.IntN(3) {
-			j := r.IntN(len(lines))
-			switch r.IntN(8) {
-			case 0: // delete a line
-				lines = slices.Delete(lines, j, j+1)
-			case 1: // join it with the next
-				lines[j] = bytes.TrimRight(lines[j], "\n")
-			case 2: // copy it elsewhere
-				lines = slices.Insert(lines, r.IntN(len(lines)+1), bytes.Clone(lines[j]))
-			case 3: // split it
-				if len(lines[j]) > 2 {
-					c := 1 + r.IntN(len(lines[j])-2)
-					lines[j] = slices.Concat(lines[j][:c], []byte("\n"), lines[j][c:])
-				}
-			case 4: // remove a byte
-				if len(lines[j]) > 1 {
-					c := r.IntN(len(lines[j]) - 1)
-					lines[j] = slices.Concat(lines[j][:c], lines[j][c+1:])
-				}
-			case 5, 6: // insert a token
-				c := r.IntN(len(lines[j]) + 1)
-				lines[j] = slices.Concat(lines[j][:c], []byte(toks[r.IntN(len(toks))]), lines[j][c:])
-			case 7: // swap it with the next
-				if j+1 < len(lines) {
-					lines[j], lines[j+1] = lines[j+1], lines[j]
-				}
-			}
-			if len(lines) == 0 {
-				break
-			}
-		}
-		mut := bytes.Join(lines, nil)
+		mut := mutateLines(r, src, toks)
 		if _, why := parseJavaScriptFast("m.js", mut); why == "" {
 			accepted++
 		}
@@ -155,6 +128,45 @@ func TestJavaScriptFastAgreesOnMutatedFiles(t *testing.T) {
 		}
 	}
 	t.Logf("%d mutated files, %d on the fast path", n, accepted)
+}
+
+// mutateLines breaks one to three lines of src the ways real edits do:
+// a line deleted, joined with the next, copied elsewhere, split, swapped
+// with the next; a byte removed; a token of toks inserted.
+func mutateLines(r *rand.Rand, src []byte, toks []string) []byte {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	for range 1 + r.IntN(3) {
+		j := r.IntN(len(lines))
+		switch r.IntN(8) {
+		case 0: // delete a line
+			lines = slices.Delete(lines, j, j+1)
+		case 1: // join it with the next
+			lines[j] = bytes.TrimRight(lines[j], "\n")
+		case 2: // copy it elsewhere
+			lines = slices.Insert(lines, r.IntN(len(lines)+1), bytes.Clone(lines[j]))
+		case 3: // split it
+			if len(lines[j]) > 2 {
+				c := 1 + r.IntN(len(lines[j])-2)
+				lines[j] = slices.Concat(lines[j][:c], []byte("\n"), lines[j][c:])
+			}
+		case 4: // remove a byte
+			if len(lines[j]) > 1 {
+				c := r.IntN(len(lines[j]) - 1)
+				lines[j] = slices.Concat(lines[j][:c], lines[j][c+1:])
+			}
+		case 5, 6: // insert a token
+			c := r.IntN(len(lines[j]) + 1)
+			lines[j] = slices.Concat(lines[j][:c], []byte(toks[r.IntN(len(toks))]), lines[j][c:])
+		case 7: // swap it with the next
+			if j+1 < len(lines) {
+				lines[j], lines[j+1] = lines[j+1], lines[j]
+			}
+		}
+		if len(lines) == 0 {
+			break
+		}
+	}
+	return bytes.Join(lines, nil)
 }
 
 // checkJSFast fails t if the fast path accepts src and its record differs

@@ -27,35 +27,8 @@ func isDeclarationFile(path string) bool {
 
 // parseDeclarationsFast returns the record of a TypeScript declaration
 // file, or the reason the fast path declined it.
-func parseDeclarationsFast(path string, src []byte) (rec FileRecord, why jsDecline) {
-	p := jsFastPool.Get().(*jsFast)
-	defer func() {
-		if v := recover(); v != nil {
-			d, mine := v.(jsDecline)
-			if !mine {
-				panic(v)
-			}
-			why = d
-			if jsDeclineHook != nil {
-				jsDeclineHook(&p.s, d)
-			}
-		}
-		seen := p.seen
-		if len(seen) > 4096 {
-			seen = map[string]struct{}{}
-		}
-		clear(seen)
-		*p = jsFast{seen: seen}
-		jsFastPool.Put(p)
-	}()
-	p.ts = true
-	p.s.init(src)
-	for p.s.tok != jtEOF {
-		p.tsStatement(true)
-	}
-	rec = p.record(path)
-	rec.Lang = LangTypeScript
-	return rec, ""
+func parseDeclarationsFast(path string, src []byte) (FileRecord, jsDecline) {
+	return runJSFast(path, src, true)
 }
 
 // noBreak declines a line break before the current token (or a block

@@ -19,8 +19,7 @@ import (
 // to: those of the node_modules trees of jsCorpus (JSFAST_CORPUS adds
 // roots).
 func dtsCorpus(t testing.TB) []string {
-	roots := []string{"../../../console/node_modules", "../../../e2e/inspector/node_modules", "/usr/lib/node_modules", "/usr/share/nodejs"}
-	roots = append(roots, filepath.SplitList(os.Getenv("JSFAST_CORPUS"))...)
+	roots := nodeModulesRoots()
 	var files []string
 	seen := map[string]bool{}
 	for _, root := range roots {
@@ -99,39 +98,7 @@ func TestDeclarationsFastAgreesOnMutatedFiles(t *testing.T) {
 		if err != nil || len(src) > 60000 || len(src) == 0 {
 			continue
 		}
-		lines := bytes.SplitAfter(src, []byte("\n"))
-		for range 1 + r.IntN(3) {
-			j := r.IntN(len(lines))
-			switch r.IntN(8) {
-			case 0:
-				lines = slices.Delete(lines, j, j+1)
-			case 1:
-				lines[j] = bytes.TrimRight(lines[j], "\n")
-			case 2:
-				lines = slices.Insert(lines, r.IntN(len(lines)+1), bytes.Clone(lines[j]))
-			case 3:
-				if len(lines[j]) > 2 {
-					c := 1 + r.IntN(len(lines[j])-2)
-					lines[j] = slices.Concat(lines[j][:c], []byte("\n"), lines[j][c:])
-				}
-			case 4:
-				if len(lines[j]) > 1 {
-					c := r.IntN(len(lines[j]) - 1)
-					lines[j] = slices.Concat(lines[j][:c], lines[j][c+1:])
-				}
-			case 5, 6:
-				c := r.IntN(len(lines[j]) + 1)
-				lines[j] = slices.Concat(lines[j][:c], []byte(toks[r.IntN(len(toks))]), lines[j][c:])
-			case 7:
-				if j+1 < len(lines) {
-					lines[j], lines[j+1] = lines[j+1], lines[j]
-				}
-			}
-			if len(lines) == 0 {
-				break
-			}
-		}
-		mut := bytes.Join(lines, nil)
+		mut := mutateLines(r, src, toks)
 		if _, why := parseDeclarationsFast("m.d.ts", mut); why == "" {
 			accepted++
 		}
