@@ -895,7 +895,12 @@ func (p *jsFast) functionTypeAhead() bool {
 	save := *s
 	defer func() { *s = save }()
 	depth := 0
-	for {
+	// A bound on the look ahead: parentheses nested in each other would
+	// each look to their end, which a crafted file could make quadratic.
+	for n := 0; ; n++ {
+		if n > 4096 {
+			jsGiveUp(jdDepth)
+		}
 		switch s.tok {
 		case jtLParen:
 			depth++
