@@ -83,7 +83,8 @@ type jsFast struct {
 
 	imports     []offImport
 	namespaces  []namespaceImport
-	members     [][]string // by namespace: the members used
+	nsIndex     map[string]int // a namespace import's name → its members' index
+	members     [][]string     // the members used, by namespace name
 	syms        []Symbol
 	seen        map[string]struct{}
 	defaultName string
@@ -119,11 +120,13 @@ const (
 
 // record builds the file's record from what the walk found.
 func (p *jsFast) record(path string) FileRecord {
-	for i, ns := range p.namespaces {
-		members := p.members[i]
+	for i, members := range p.members {
 		slices.Sort(members)
+		p.members[i] = slices.Compact(members)
+	}
+	for _, ns := range p.namespaces {
 		imp := &p.imports[ns.imp].Import
-		imp.Names = append(imp.Names, slices.Compact(members)...)
+		imp.Names = append(imp.Names, p.members[p.nsIndex[ns.name]]...)
 	}
 	var imports []Import
 	if len(p.imports) > 0 {
@@ -461,15 +464,19 @@ func (p *jsFast) parenthesized() {
 }
 
 // declarations reads the declarators of a var, let or const; at top level
-// each plain name is a symbol, a function if its value is one.
-func (p *jsFast) declarations(top, noIn bool) {
+// each plain name is a symbol, a function if its value is one. It reports
+// whether there was one declarator without a value (what a for-in or
+// for-of may declare).
+func (p *jsFast) declarations(top, noIn bool) (single bool) {
 	s := &p.s
+	single = true
 	for {
 		nameTok := s.tok == jtName
 		line, col, start, end := s.tline, s.tcol, s.start, s.end
 		p.binding()
 		kind := "var"
 		if s.tok == jtAssign {
+			single = false
 			s.next()
 			if p.isFunction(p.assign(noIn, false)) {
 				kind = "function"
@@ -479,8 +486,9 @@ func (p *jsFast) declarations(top, noIn bool) {
 			p.add(string(s.src[start:end]), kind, line, col)
 		}
 		if s.tok != jtComma {
-			return
+			return single
 		}
+		single = false
 		s.next()
 	}
 }
@@ -719,11 +727,13 @@ func (p *jsFast) classMember(class string) {
 func (p *jsFast) forStatement() {
 	s := &p.s
 	s.next()
-	if s.is("await") {
+	await := s.is("await")
+	if await {
 		s.next()
 	}
 	p.expect(jtLParen)
 	target := jxName // a declaration's
+	single := true   // one declarator, without a value
 	switch {
 	case s.tok == jtSemi:
 	case s.is("var") || s.is("const") || s.is("let"):
@@ -731,13 +741,19 @@ func (p *jsFast) forStatement() {
 		if s.nl || s.blockNL {
 			jsGiveUp(jdASI)
 		}
-		p.declarations(false, true)
+		single = p.declarations(false, true)
 	default:
 		target = p.expression(true)
+	}
+	if await && !s.is("of") && !s.is("in") {
+		jsGiveUp(jdSyntax) // for await needs of
 	}
 	if s.is("of") || s.is("in") {
 		if s.nl || s.blockNL {
 			jsGiveUp(jdASI) // tree-sitter may end the declaration there
+		}
+		if !single {
+			jsGiveUp(jdSyntax) // for (let a, b of c), for (const a = 1 in b)
 		}
 		switch target {
 		case jxName, jxMember, jxParen:
@@ -846,15 +862,21 @@ func (p *jsFast) importClause(line, off int) {
 		p.expectWord("from")
 	}
 	p.addSource(line, off, names, nil)
-	p.attributes()
-	p.semi()
 	if namespace != "" && p.blocks == 0 {
 		if p.code {
 			jsGiveUp(jdNamespace)
 		}
 		p.namespaces = append(p.namespaces, namespaceImport{namespace, len(p.imports) - 1})
-		p.members = append(p.members, nil)
+		if _, ok := p.nsIndex[namespace]; !ok {
+			if p.nsIndex == nil {
+				p.nsIndex = map[string]int{}
+			}
+			p.nsIndex[namespace] = len(p.members)
+			p.members = append(p.members, nil)
+		}
 	}
+	p.attributes()
+	p.semi()
 }
 
 // typeModifier skips the type of a TypeScript `{ type A }` specifier.
@@ -911,7 +933,9 @@ func (p *jsFast) addSource(line, off int, names, as []string) {
 	s.next()
 }
 
-// attributes reads an import's optional `with { ... }`.
+// attributes reads an import's optional `with { ... }`. They may use a
+// namespace (`{ type: ns.x }`), so a namespace import after them declines
+// as after code.
 func (p *jsFast) attributes() {
 	if p.s.is("with") && !p.s.nl {
 		p.s.next()
@@ -919,6 +943,7 @@ func (p *jsFast) attributes() {
 			jsGiveUp(jdSyntax)
 		}
 		p.primary()
+		p.code = true
 	}
 }
 
@@ -1000,7 +1025,6 @@ func (p *jsFast) exportClause(line, off int) {
 		}
 		p.expectWord("from")
 		p.addSource(line, off, names, nil)
-		p.attributes()
 		p.semi()
 	case s.tok == jtLBrace:
 		p.code = true
@@ -1041,8 +1065,7 @@ func (p *jsFast) exportClause(line, off int) {
 			if !renamed {
 				as = nil
 			}
-			p.addSource(line, off, names, as)
-			p.attributes()
+			p.addSource(line, off, names, as) // tree-sitter reads no attributes on an export
 		} else {
 			if strs {
 				jsGiveUp(jdSyntax)
@@ -1343,11 +1366,9 @@ func (p *jsFast) dot(x jsX) {
 	if s.tok != jtName && s.tok != jtPrivate {
 		jsGiveUp(jdSyntax)
 	}
-	if x == jxName && noComment && s.tok == jtName {
-		for i, ns := range p.namespaces {
-			if ns.name == string(ident) {
-				p.members[i] = append(p.members[i], string(s.text()))
-			}
+	if x == jxName && noComment && s.tok == jtName && p.nsIndex != nil {
+		if i, ok := p.nsIndex[string(ident)]; ok {
+			p.members[i] = append(p.members[i], string(s.text()))
 		}
 	}
 	s.next()
@@ -1494,7 +1515,8 @@ func (p *jsFast) primary() jsX {
 			if s.tok != jtLParen {
 				jsGiveUp(jdSyntax)
 			}
-			p.arguments(!s.comment, line, off)
+			// As parseJS's scan: not after a dot (`...import(x)`).
+			p.arguments(!s.comment && (off == 0 || s.src[off-1] != '.'), line, off)
 			return jxOther
 		}
 		if jsReserved(s.text()) {

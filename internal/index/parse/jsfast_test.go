@@ -229,6 +229,17 @@ var jsFastSeeds = []string{
 	"x = y => y, z = (a, b = 1, ...c) => a, w = ([a], {b}) => a, v = async (a) => a\n",
 	"if (a) b; else if (c) d; else { e }\n",
 	"x = function f() {}.call(this)\nclass A { 'constructor'() {} static async\nfoo() {} }\n",
+	// Found by a review: each once accepted or recorded otherwise than
+	// tree-sitter.
+	"x = [...import('a')]\nf(...import('b'))\n",
+	"import * as ns from 'a' with { type: ns.x }\n",
+	"import b from 'c' with { type: ns.x }\nimport * as ns from 'a'\n",
+	"export * from 'x' with { type: 'json' }\n",
+	"export { a } from 'x' with { type: 'json' }\n",
+	"for (const x, y of z) {}\nfor (let x = 1 of y) {}\n",
+	"for (const x = 1 in y) {}\n",
+	"for await (;;) {}\n",
+	"import * as ns from 'x'\nimport * as ns from 'y'\nns.a; ns.b; ns.a\n",
 }
 
 func FuzzJavaScriptFast(f *testing.F) {

@@ -97,8 +97,8 @@ func (p *jsFast) tsDeclaration(top, def bool) {
 	case "abstract":
 		s.next()
 		p.noBreak()
-		if !s.is("class") {
-			jsGiveUp(jdSyntax)
+		if !s.is("class") || !p.peekName() || p.peekIs("implements") {
+			jsGiveUp(jdSyntax) // tree-sitter reads no anonymous abstract class
 		}
 		p.tsClass(top, def)
 	case "class":
@@ -815,13 +815,9 @@ func (p *jsFast) tsTypeReference() {
 		parts++
 		s.next()
 	}
-	if parts == 2 && noComment && len(p.namespaces) > 0 {
-		ident := s.src[first:firstEnd]
-		member := s.src[memberAt : memberAt+p.wordLen(memberAt)]
-		for i, ns := range p.namespaces {
-			if ns.name == string(ident) {
-				p.members[i] = append(p.members[i], string(member))
-			}
+	if parts == 2 && noComment && p.nsIndex != nil {
+		if i, ok := p.nsIndex[string(s.src[first:firstEnd])]; ok {
+			p.members[i] = append(p.members[i], string(s.src[memberAt:memberAt+p.wordLen(memberAt)]))
 		}
 	}
 	if s.tok == jtLess && !s.nl {

@@ -154,6 +154,8 @@ var dtsFastSeeds = []string{
 	"type L = infer U extends string ? U : never;\n",
 	"declare function f(): void { }\n",
 	"type A = B\n[]\n",
+	"export default abstract class {}\n",
+	"export default abstract class implements I {}\n",
 }
 
 func TestDeclarationsFastSeeds(t *testing.T) {
