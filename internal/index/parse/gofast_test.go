@@ -111,21 +111,7 @@ func recordDiff(got, want FileRecord) string {
 	if !reflect.DeepEqual(got.Imports, want.Imports) {
 		b.WriteString("imports differ\n")
 	}
-	if !reflect.DeepEqual(got.Symbols, want.Symbols) {
-		for i := 0; i < max(len(got.Symbols), len(want.Symbols)); i++ {
-			var g, w Symbol
-			if i < len(got.Symbols) {
-				g = got.Symbols[i]
-			}
-			if i < len(want.Symbols) {
-				w = want.Symbols[i]
-			}
-			if g != w {
-				b.WriteString("symbol fast " + g.Name + "/" + g.Kind + " go/parser " + w.Name + "/" + w.Kind + "\n")
-				break
-			}
-		}
-	}
+	b.WriteString(firstDiff("symbol", got.Symbols, want.Symbols))
 	gr := map[Ref]bool{}
 	for _, r := range got.Refs {
 		gr[r] = true

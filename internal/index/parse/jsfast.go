@@ -173,6 +173,25 @@ func (p *jsFast) add(name, kind string, line, col int) {
 	p.syms = append(p.syms, Symbol{Name: name, Kind: kind, Line: line, Col: col})
 }
 
+// declare reads the name of a declaration (a function, class, interface,
+// type or enum): a symbol of that kind at top level, and the name
+// exported as default if def.
+func (p *jsFast) declare(top, def bool, kind string) string {
+	s := &p.s
+	if s.tok != jtName || jsReserved(s.text()) {
+		jsGiveUp(jdSyntax)
+	}
+	name := string(s.text())
+	if top {
+		p.add(name, kind, s.tline, s.tcol)
+		if def {
+			p.defaultName = name
+		}
+	}
+	s.next()
+	return name
+}
+
 // jsReserved are the words that may not name a binding or be read as one;
 // the contextual keywords (async, get, set, static, of, from, as, let,
 // target, meta) are names to tree-sitter wherever their keyword is not
@@ -445,14 +464,17 @@ func (p *jsFast) lastName() []byte {
 	return p.s.src[p.nameStart:p.nameEnd]
 }
 
-func (p *jsFast) block() {
+func (p *jsFast) block() { p.braced(p.statement) }
+
+// braced reads `{ statements }`, each with stmt.
+func (p *jsFast) braced(stmt func(top bool)) {
 	s := &p.s
 	p.expect(jtLBrace)
 	for s.tok != jtRBrace {
 		if s.tok == jtEOF {
 			jsGiveUp(jdSyntax)
 		}
-		p.statement(false)
+		stmt(false)
 	}
 	s.next()
 }
@@ -614,17 +636,7 @@ func (p *jsFast) function(top, def bool) {
 	if s.tok == jtBinary && s.text()[0] == '*' && s.end-s.start == 1 {
 		s.next()
 	}
-	if s.tok != jtName || jsReserved(s.text()) {
-		jsGiveUp(jdSyntax)
-	}
-	if top {
-		name := string(s.text())
-		p.add(name, "function", s.tline, s.tcol)
-		if def {
-			p.defaultName = name
-		}
-	}
-	s.next()
+	p.declare(top, def, "function")
 	p.params()
 	p.block()
 }
@@ -632,19 +644,8 @@ func (p *jsFast) function(top, def bool) {
 // class reads a class declaration; at top level its name and its methods'
 // are symbols.
 func (p *jsFast) class(top, def bool) {
-	s := &p.s
-	s.next()
-	if s.tok != jtName || jsReserved(s.text()) {
-		jsGiveUp(jdSyntax)
-	}
-	name := string(s.text())
-	if top {
-		p.add(name, "class", s.tline, s.tcol)
-		if def {
-			p.defaultName = name
-		}
-	}
-	s.next()
+	p.s.next()
+	name := p.declare(top, def, "class")
 	if !top {
 		name = ""
 	}

@@ -2,10 +2,7 @@ package parse
 
 import (
 	"bytes"
-	"cmp"
-	"fmt"
 	"io/fs"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -55,41 +52,11 @@ func TestJavaScriptFastAgreesWithTreeSitter(t *testing.T) {
 	} else {
 		files = raceSample(files, 400)
 	}
-	fast, bytesIn, bytesFast, generated := 0, 0, 0, 0
-	why := map[jsDecline]int{}
-	for i, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if generatedJS(src) != "" {
-			generated++ // the index parses none of it
-			continue
-		}
-		checkJSFast(t, f, src)
-		if i%10 == 0 {
-			// Windows line endings: \r is white space, and a byte of a column.
-			checkJSFast(t, f+" (CRLF)", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
-		}
-		bytesIn += len(src)
-		if _, d := parseJavaScriptFast(f, src); d == "" {
-			fast++
-			bytesFast += len(src)
-		} else {
-			why[d]++
-		}
-	}
-	parsed := len(files) - generated
-	t.Logf("%d files, %d generated: %d (%.1f%%, %.1f%% of the bytes) on the fast path, %d through tree-sitter",
-		len(files), generated, fast, 100*float64(fast)/float64(max(parsed, 1)), 100*float64(bytesFast)/float64(max(bytesIn, 1)), parsed-fast)
-	reasons := slices.SortedFunc(maps.Keys(why), func(a, b jsDecline) int { return cmp.Compare(why[b], why[a]) })
-	for _, d := range reasons {
-		t.Logf("  %5d %s", why[d], d)
-	}
-	if fast < parsed*3/4 {
-		t.Errorf("only %d of %d files took the fast path", fast, parsed)
-	}
+	jsCase.agreesOnCorpus(t, files, isGeneratedJS)
 }
+
+// isGeneratedJS says whether the index leaves a JavaScript file unparsed.
+func isGeneratedJS(src []byte) bool { return generatedJS(src) != "" }
 
 // TestJavaScriptFastAgreesOnMutatedFiles holds the two paths equal on
 // files of the corpus broken the ways real edits break them: lines
@@ -108,26 +75,7 @@ func TestJavaScriptFastAgreesOnMutatedFiles(t *testing.T) {
 	toks := []string{",", "(", ")", "[", "]", "{", "}", ":", ";", " = ", "=>", "*", "/", "`", "${", "\"", "'", "//", "/*", "*/",
 		"\n", " async ", " await ", " yield ", "let ", "return\n", "++", "?.", "...", "#x", " in ", " of ", "export ", "import ",
 		"function ", "class ", " get ", "static ", "new ", "require(", "import(", ".", "?", "!", "<"}
-	accepted := 0
-	for i := 0; i < n; i++ {
-		src, err := os.ReadFile(files[r.IntN(len(files))])
-		if err != nil || len(src) > 60000 || len(src) == 0 || generatedJS(src) != "" {
-			continue
-		}
-		mut := mutateLines(r, src, toks)
-		if _, why := parseJavaScriptFast("m.js", mut); why == "" {
-			accepted++
-		}
-		checkJSFast(t, fmt.Sprintf("mutation %d", i), mut)
-		if t.Failed() {
-			f := filepath.Join(os.TempDir(), fmt.Sprintf("jsfast-mutation-%d.js", i))
-			if os.WriteFile(f, mut, 0o644) == nil {
-				t.Logf("the mutated file is %s", f)
-			}
-			return
-		}
-	}
-	t.Logf("%d mutated files, %d on the fast path", n, accepted)
+	jsCase.agreesOnMutations(t, files, n, r, toks, isGeneratedJS)
 }
 
 // mutateLines breaks one to three lines of src the ways real edits do:
@@ -167,33 +115,6 @@ func mutateLines(r *rand.Rand, src []byte, toks []string) []byte {
 		}
 	}
 	return bytes.Join(lines, nil)
-}
-
-// checkJSFast fails t if the fast path accepts src and its record differs
-// from tree-sitter's, or tree-sitter finds an error in it.
-func checkJSFast(t testing.TB, name string, src []byte) {
-	t.Helper()
-	got, why := parseJavaScriptFast(name, src)
-	if why != "" {
-		return
-	}
-	want := parseJavaScriptTree(name, src)
-	if want.Diag != "" {
-		t.Errorf("%s: the fast path accepted a file tree-sitter rejects: %s", name, want.Diag)
-		return
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: the fast path's record differs from tree-sitter's:\n%s", name, jsRecordDiff(got, want))
-	}
-}
-
-func jsRecordDiff(got, want FileRecord) string {
-	var b strings.Builder
-	if got.Default != want.Default {
-		fmt.Fprintf(&b, "default: fast %q, tree-sitter %q\n", got.Default, want.Default)
-	}
-	b.WriteString(pyRecordDiff(got, want))
-	return b.String()
 }
 
 // jsFastSeeds are small programs for the fuzzer: the corners the fast
@@ -247,14 +168,14 @@ func FuzzJavaScriptFast(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		checkJSFast(t, "f.js", src)
+		jsCase.check(t, "f.js", src)
 	})
 }
 
 func TestJavaScriptFastSeeds(t *testing.T) {
 	taken := 0
 	for _, s := range jsFastSeeds {
-		checkJSFast(t, "seed.js", []byte(s))
+		jsCase.check(t, "seed.js", []byte(s))
 		if _, why := parseJavaScriptFast("seed.js", []byte(s)); why == "" {
 			taken++
 		}
@@ -299,7 +220,7 @@ func TestJavaScriptFastRecord(t *testing.T) {
 	}
 	want := parseJavaScriptTree("r.js", src)
 	if !reflect.DeepEqual(rec, want) {
-		t.Fatalf("differs:\n%s", jsRecordDiff(rec, want))
+		t.Fatalf("differs:\n%s", fastRecordDiff(rec, want))
 	}
 	if len(rec.Imports) < 12 || len(rec.Symbols) < 20 || rec.Default != "A" {
 		t.Fatalf("record too small: %+v", rec)

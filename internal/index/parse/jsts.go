@@ -153,17 +153,9 @@ func (p *jsFast) tsDeclaration(top, def bool) {
 
 // tsBlock reads the body of a namespace, module or global declaration.
 func (p *jsFast) tsBlock() {
-	s := &p.s
 	p.blocks++
 	defer func() { p.blocks-- }()
-	p.expect(jtLBrace)
-	for s.tok != jtRBrace {
-		if s.tok == jtEOF {
-			jsGiveUp(jdSyntax)
-		}
-		p.tsStatement(false)
-	}
-	s.next()
+	p.braced(p.tsStatement)
 }
 
 // tsName reads a name that is not a reserved word.
@@ -177,20 +169,7 @@ func (p *jsFast) tsName() {
 
 // tsTypeName reads the name of an interface or type alias: a type symbol
 // at top level.
-func (p *jsFast) tsTypeName(top, def bool) {
-	s := &p.s
-	if s.tok != jtName || jsReserved(s.text()) {
-		jsGiveUp(jdSyntax)
-	}
-	if top {
-		name := string(s.text())
-		p.add(name, "type", s.tline, s.tcol)
-		if def {
-			p.defaultName = name
-		}
-	}
-	s.next()
-}
+func (p *jsFast) tsTypeName(top, def bool) { p.declare(top, def, "type") }
 
 // tsEnum reads an enum from its enum keyword.
 func (p *jsFast) tsEnum(top bool) {
@@ -258,17 +237,7 @@ func (p *jsFast) tsFunction(top, def bool) {
 	s := &p.s
 	s.next()
 	p.noBreak()
-	if s.tok != jtName || jsReserved(s.text()) {
-		jsGiveUp(jdSyntax)
-	}
-	if top {
-		name := string(s.text())
-		p.add(name, "function", s.tline, s.tcol)
-		if def {
-			p.defaultName = name
-		}
-	}
-	s.next()
+	p.declare(top, def, "function")
 	p.tsSignature()
 	p.semi()
 }
@@ -400,17 +369,7 @@ func (p *jsFast) tsClass(top, def bool) {
 	p.noBreak()
 	class, anonymous := "", false
 	if s.tok == jtName && !s.is("extends") && !s.is("implements") {
-		if jsReserved(s.text()) {
-			jsGiveUp(jdSyntax)
-		}
-		class = string(s.text())
-		if top {
-			p.add(class, "class", s.tline, s.tcol)
-			if def {
-				p.defaultName = class
-			}
-		}
-		s.next()
+		class = p.declare(top, def, "class")
 	} else if !def {
 		jsGiveUp(jdSyntax)
 	} else {

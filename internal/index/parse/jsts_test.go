@@ -1,16 +1,10 @@
 package parse
 
 import (
-	"bytes"
-	"cmp"
-	"fmt"
 	"io/fs"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
-	"slices"
 	"strconv"
 	"testing"
 )
@@ -47,34 +41,7 @@ func TestDeclarationsFastAgreesWithTreeSitter(t *testing.T) {
 	} else {
 		files = raceSample(files, 400)
 	}
-	fast, bytesIn, bytesFast := 0, 0, 0
-	why := map[jsDecline]int{}
-	for i, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		checkDTSFast(t, f, src)
-		if i%10 == 0 {
-			checkDTSFast(t, f+" (CRLF)", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
-		}
-		bytesIn += len(src)
-		if _, d := parseDeclarationsFast(f, src); d == "" {
-			fast++
-			bytesFast += len(src)
-		} else {
-			why[d]++
-		}
-	}
-	t.Logf("%d files: %d (%.1f%%, %.1f%% of the bytes) on the fast path, %d through tree-sitter",
-		len(files), fast, 100*float64(fast)/float64(len(files)), 100*float64(bytesFast)/float64(max(bytesIn, 1)), len(files)-fast)
-	reasons := slices.SortedFunc(maps.Keys(why), func(a, b jsDecline) int { return cmp.Compare(why[b], why[a]) })
-	for _, d := range reasons {
-		t.Logf("  %5d %s", why[d], d)
-	}
-	if fast < len(files)*3/4 {
-		t.Errorf("only %d of %d files took the fast path", fast, len(files))
-	}
+	dtsCase.agreesOnCorpus(t, files, nil)
 }
 
 // TestDeclarationsFastAgreesOnMutatedFiles is
@@ -92,44 +59,7 @@ func TestDeclarationsFastAgreesOnMutatedFiles(t *testing.T) {
 	toks := []string{",", "(", ")", "[", "]", "{", "}", ":", ";", " = ", "=>", "|", "&", "<", ">", ">>", "?", "`", "${",
 		"\"", "//", "/*", "*/", "\n", " extends ", " infer ", " keyof ", " typeof ", " readonly ", "declare ", "export ",
 		"import ", "type ", "interface ", "namespace ", "abstract ", "static ", " is ", "asserts ", "new ", ".", "...", "-", "!"}
-	accepted := 0
-	for i := 0; i < n; i++ {
-		src, err := os.ReadFile(files[r.IntN(len(files))])
-		if err != nil || len(src) > 60000 || len(src) == 0 {
-			continue
-		}
-		mut := mutateLines(r, src, toks)
-		if _, why := parseDeclarationsFast("m.d.ts", mut); why == "" {
-			accepted++
-		}
-		checkDTSFast(t, fmt.Sprintf("mutation %d", i), mut)
-		if t.Failed() {
-			f := filepath.Join(os.TempDir(), fmt.Sprintf("dtsfast-mutation-%d.d.ts", i))
-			if os.WriteFile(f, mut, 0o644) == nil {
-				t.Logf("the mutated file is %s", f)
-			}
-			return
-		}
-	}
-	t.Logf("%d mutated files, %d on the fast path", n, accepted)
-}
-
-// checkDTSFast fails t if the fast path accepts src and its record
-// differs from tree-sitter's, or tree-sitter finds an error in it.
-func checkDTSFast(t testing.TB, name string, src []byte) {
-	t.Helper()
-	got, why := parseDeclarationsFast("f.d.ts", src)
-	if why != "" {
-		return
-	}
-	want := parseTypeScriptTree("f.d.ts", src)
-	if want.Diag != "" {
-		t.Errorf("%s: the fast path accepted a file tree-sitter rejects: %s", name, want.Diag)
-		return
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: the fast path's record differs from tree-sitter's:\n%s", name, jsRecordDiff(got, want))
-	}
+	dtsCase.agreesOnMutations(t, files, n, r, toks, nil)
 }
 
 func FuzzDeclarationsFast(f *testing.F) {
@@ -137,7 +67,7 @@ func FuzzDeclarationsFast(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		checkDTSFast(t, "f.d.ts", src)
+		dtsCase.check(t, "f.d.ts", src)
 	})
 }
 
@@ -161,7 +91,7 @@ var dtsFastSeeds = []string{
 func TestDeclarationsFastSeeds(t *testing.T) {
 	taken := 0
 	for _, s := range dtsFastSeeds {
-		checkDTSFast(t, "seed.d.ts", []byte(s))
+		dtsCase.check(t, "seed.d.ts", []byte(s))
 		if _, why := parseDeclarationsFast("seed.d.ts", []byte(s)); why == "" {
 			taken++
 		}

@@ -2,10 +2,8 @@ package parse
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"io/fs"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -55,37 +53,7 @@ func pyCorpus(t testing.TB) []string {
 }
 
 func TestPythonFastAgreesWithTreeSitter(t *testing.T) {
-	files := pyCorpus(t)
-	files = raceSample(files, 300)
-	fast, bytesIn, bytesFast := 0, 0, 0
-	why := map[pyDecline]int{}
-	for i, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		checkPyFast(t, f, src)
-		if i%10 == 0 {
-			// Windows line endings: \r is white space, and a byte of a column.
-			checkPyFast(t, f+" (CRLF)", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
-		}
-		bytesIn += len(src)
-		if _, d := parsePythonFast(f, src); d == "" {
-			fast++
-			bytesFast += len(src)
-		} else {
-			why[d]++
-		}
-	}
-	t.Logf("%d files: %d (%.1f%%, %.1f%% of the bytes) on the fast path, %d through tree-sitter",
-		len(files), fast, 100*float64(fast)/float64(len(files)), 100*float64(bytesFast)/float64(max(bytesIn, 1)), len(files)-fast)
-	reasons := slices.SortedFunc(maps.Keys(why), func(a, b pyDecline) int { return cmp.Compare(why[b], why[a]) })
-	for _, d := range reasons {
-		t.Logf("  %5d %s", why[d], d)
-	}
-	if fast < len(files)*3/4 {
-		t.Errorf("only %d of %d files took the fast path", fast, len(files))
-	}
+	pyCase.agreesOnCorpus(t, raceSample(pyCorpus(t), 300), nil)
 }
 
 // TestPythonFastAgreesOnMutatedFiles holds the two paths equal on files
@@ -159,7 +127,7 @@ func TestPythonFastAgreesOnMutatedFiles(t *testing.T) {
 		if _, why := parsePythonFast("m.py", mut); why == "" {
 			accepted++
 		}
-		checkPyFast(t, fmt.Sprintf("mutation %d", i), mut)
+		pyCase.check(t, fmt.Sprintf("mutation %d", i), mut)
 		if t.Failed() {
 			f := filepath.Join(os.TempDir(), fmt.Sprintf("pyfast-mutation-%d.py", i))
 			if os.WriteFile(f, mut, 0o644) == nil {
@@ -169,58 +137,6 @@ func TestPythonFastAgreesOnMutatedFiles(t *testing.T) {
 		}
 	}
 	t.Logf("%d mutated files, %d on the fast path", n, accepted)
-}
-
-// checkPyFast fails t if the fast path accepts src and its record differs
-// from tree-sitter's, or tree-sitter finds an error in it.
-func checkPyFast(t testing.TB, name string, src []byte) {
-	t.Helper()
-	got, why := parsePythonFast(name, src)
-	if why != "" {
-		return
-	}
-	want := parsePythonTree(name, src)
-	if want.Diag != "" {
-		t.Errorf("%s: the fast path accepted a file tree-sitter rejects: %s", name, want.Diag)
-		return
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: the fast path's record differs from tree-sitter's:\n%s", name, pyRecordDiff(got, want))
-	}
-}
-
-func pyRecordDiff(got, want FileRecord) string {
-	var b strings.Builder
-	for i := 0; i < max(len(got.Imports), len(want.Imports)); i++ {
-		var g, w Import
-		if i < len(got.Imports) {
-			g = got.Imports[i]
-		}
-		if i < len(want.Imports) {
-			w = want.Imports[i]
-		}
-		if !reflect.DeepEqual(g, w) {
-			fmt.Fprintf(&b, "import %d: fast %+v, tree-sitter %+v\n", i, g, w)
-			break
-		}
-	}
-	for i := 0; i < max(len(got.Symbols), len(want.Symbols)); i++ {
-		var g, w Symbol
-		if i < len(got.Symbols) {
-			g = got.Symbols[i]
-		}
-		if i < len(want.Symbols) {
-			w = want.Symbols[i]
-		}
-		if g != w {
-			fmt.Fprintf(&b, "symbol %d: fast %+v, tree-sitter %+v\n", i, g, w)
-			break
-		}
-	}
-	if b.Len() == 0 {
-		fmt.Fprintf(&b, "fast %+v\ntree-sitter %+v\n", got, want)
-	}
-	return b.String()
 }
 
 // pyFastSeeds are small programs for the fuzzer: the corners the fast
@@ -261,13 +177,13 @@ func FuzzPythonFast(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		checkPyFast(t, "f.py", src)
+		pyCase.check(t, "f.py", src)
 	})
 }
 
 func TestPythonFastSeeds(t *testing.T) {
 	for _, s := range pyFastSeeds {
-		checkPyFast(t, "seed.py", []byte(s))
+		pyCase.check(t, "seed.py", []byte(s))
 	}
 }
 
@@ -304,7 +220,7 @@ func TestPythonFastRecord(t *testing.T) {
 	}
 	want := parsePythonTree("r.py", src)
 	if !reflect.DeepEqual(rec, want) {
-		t.Fatalf("differs:\n%s", pyRecordDiff(rec, want))
+		t.Fatalf("differs:\n%s", fastRecordDiff(rec, want))
 	}
 	if len(rec.Imports) != 5 || len(rec.Symbols) != 7 {
 		t.Fatalf("record too small: %+v", rec)
