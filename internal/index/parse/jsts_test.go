@@ -36,11 +36,7 @@ func dtsCorpus(t testing.TB) []string {
 
 func TestDeclarationsFastAgreesWithTreeSitter(t *testing.T) {
 	files := dtsCorpus(t)
-	if n, err := strconv.Atoi(os.Getenv("JSFAST_FILES")); err == nil {
-		files = raceSample(files, n)
-	} else {
-		files = raceSample(files, 400)
-	}
+	files = nodeModulesSample(files)
 	dtsCase.agreesOnCorpus(t, files, nil)
 }
 
