@@ -58,6 +58,25 @@ func ResetFastPathStats() {
 	fastStats.m = nil
 }
 
+// throughFastPath parses src with the fast path of lang, or, when it
+// declines, with the full parser, and counts which it was: the one home
+// of the fallback for the fast paths that say why they decline (Python,
+// JavaScript, TypeScript declaration files; Go's is in golang.go).
+func throughFastPath[D ~string](lang, path string, src []byte, fast func(string, []byte) (FileRecord, D), full func(string, []byte) FileRecord) FileRecord {
+	rec, why := fast(path, src)
+	if why == "" {
+		countFastPath(lang, FastPath)
+		return rec
+	}
+	rec = full(path, src)
+	reason := string(why)
+	if rec.Diag != "" {
+		reason = SyntaxErrorReason
+	}
+	countFastPath(lang, reason)
+	return rec
+}
+
 // goGiveUpSite names the function of the fast Go path that gave up, from
 // the stack of the panic being recovered: the first caller of giveUp
 // other than the helpers that only check a token.

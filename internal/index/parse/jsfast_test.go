@@ -18,15 +18,19 @@ import (
 // Inspector's, after npm ci) and of the system (npm's own). JSFAST_CORPUS
 // adds more roots, separated by the list separator.
 func jsCorpus(t testing.TB) []string {
-	roots := nodeModulesRoots()
+	return nodeModulesFiles(t, func(p string) bool {
+		return strings.HasSuffix(p, ".js") || strings.HasSuffix(p, ".mjs") || strings.HasSuffix(p, ".cjs")
+	})
+}
+
+// nodeModulesFiles lists the regular files of nodeModulesRoots that keep
+// takes, each once; the test is skipped when there are none.
+func nodeModulesFiles(t testing.TB, keep func(path string) bool) []string {
 	var files []string
 	seen := map[string]bool{}
-	for _, root := range roots {
+	for _, root := range nodeModulesRoots() {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if !d.IsDir() && d.Type().IsRegular() && (strings.HasSuffix(p, ".js") || strings.HasSuffix(p, ".mjs") || strings.HasSuffix(p, ".cjs")) && !seen[p] {
+			if err == nil && !d.IsDir() && d.Type().IsRegular() && keep(p) && !seen[p] {
 				seen[p] = true
 				files = append(files, p)
 			}

@@ -350,12 +350,17 @@ func tsParamModifier(w []byte) bool {
 // modifierAhead reports whether the word at the current token modifies
 // what follows it: another name, a pattern or a private name comes next
 // on the same line.
-func (p *jsFast) modifierAhead() bool {
+func (p *jsFast) modifierAhead() bool { return p.wordAhead(true) }
+
+// wordAhead reports whether the token after the current one, on the same
+// line, can follow a modifier: a name, a [ or private name, a string or
+// number name, a *; and a { or ... too where a pattern may (patterns).
+func (p *jsFast) wordAhead(patterns bool) bool {
 	save := p.s
 	p.s.next()
 	s := &p.s
-	ok := !s.nl && !s.blockNL && (s.tok == jtName || s.tok == jtLBrace || s.tok == jtLBrack ||
-		s.tok == jtPrivate || s.tok == jtStr || s.tok == jtNum || s.tok == jtEllipsis || p.isOp("*"))
+	ok := !s.nl && !s.blockNL && (s.tok == jtName || s.tok == jtLBrack || s.tok == jtPrivate ||
+		s.tok == jtStr || s.tok == jtNum || p.isOp("*") || patterns && (s.tok == jtLBrace || s.tok == jtEllipsis))
 	p.s = save
 	return ok
 }
@@ -532,15 +537,7 @@ func (p *jsFast) methodNamedAsModifier() bool {
 // memberModifierAhead reports whether a modifier word at the current
 // token is one: a member's name, an index signature or a private name
 // follows on the same line.
-func (p *jsFast) memberModifierAhead() bool {
-	save := p.s
-	p.s.next()
-	s := &p.s
-	ok := !s.nl && !s.blockNL && (s.tok == jtName || s.tok == jtLBrack || s.tok == jtPrivate ||
-		s.tok == jtStr || s.tok == jtNum || p.isOp("*"))
-	p.s = save
-	return ok
-}
+func (p *jsFast) memberModifierAhead() bool { return p.wordAhead(false) }
 
 // tsMemberEnd ends a class member or a type member: a semicolon, a comma
 // in a type, a line break, or the closing brace.

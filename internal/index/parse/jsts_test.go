@@ -1,10 +1,8 @@
 package parse
 
 import (
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -12,27 +10,7 @@ import (
 // dtsCorpus lists the TypeScript declaration files the fast path is held
 // to: those of the node_modules trees of jsCorpus (JSFAST_CORPUS adds
 // roots).
-func dtsCorpus(t testing.TB) []string {
-	roots := nodeModulesRoots()
-	var files []string
-	seen := map[string]bool{}
-	for _, root := range roots {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if !d.IsDir() && d.Type().IsRegular() && isDeclarationFile(p) && !seen[p] {
-				seen[p] = true
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	if len(files) == 0 {
-		t.Skip("no node_modules on this machine")
-	}
-	return files
-}
+func dtsCorpus(t testing.TB) []string { return nodeModulesFiles(t, isDeclarationFile) }
 
 func TestDeclarationsFastAgreesWithTreeSitter(t *testing.T) {
 	files := dtsCorpus(t)

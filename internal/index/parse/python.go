@@ -18,17 +18,7 @@ var pyGrammar = sync.OnceValue(func() *grammar { return newGrammar(python.GetLan
 // files take the fast path (pyfast.go); the rest, and every file with an
 // error, go through tree-sitter.
 func parsePython(path string, src []byte) FileRecord {
-	rec, why := parsePythonFast(path, src)
-	if why == "" {
-		countFastPath(LangPython, FastPath)
-		return rec
-	}
-	rec = parsePythonTree(path, src)
-	if rec.Diag != "" {
-		why = SyntaxErrorReason
-	}
-	countFastPath(LangPython, string(why))
-	return rec
+	return throughFastPath(LangPython, path, src, parsePythonFast, parsePythonTree)
 }
 
 // parsePythonTree is parsePython by way of tree-sitter's syntax tree.

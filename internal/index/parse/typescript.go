@@ -26,17 +26,7 @@ func parseTypeScript(path string, src []byte) FileRecord {
 	if !isDeclarationFile(path) {
 		return parseTypeScriptTree(path, src)
 	}
-	rec, why := parseDeclarationsFast(path, src)
-	if why == "" {
-		countFastPath(LangTypeScript, FastPath)
-		return rec
-	}
-	rec = parseTypeScriptTree(path, src)
-	if rec.Diag != "" {
-		why = SyntaxErrorReason
-	}
-	countFastPath(LangTypeScript, string(why))
-	return rec
+	return throughFastPath(LangTypeScript, path, src, parseDeclarationsFast, parseTypeScriptTree)
 }
 
 // parseTypeScriptTree is parseTypeScript by way of tree-sitter's syntax
@@ -54,17 +44,7 @@ func parseTypeScriptTree(path string, src []byte) FileRecord {
 // (jsfast.go); the rest, and every file with an error, go through
 // tree-sitter.
 func parseJavaScript(path string, src []byte) FileRecord {
-	rec, why := parseJavaScriptFast(path, src)
-	if why == "" {
-		countFastPath(LangJavaScript, FastPath)
-		return rec
-	}
-	rec = parseJavaScriptTree(path, src)
-	if rec.Diag != "" {
-		why = SyntaxErrorReason
-	}
-	countFastPath(LangJavaScript, string(why))
-	return rec
+	return throughFastPath(LangJavaScript, path, src, parseJavaScriptFast, parseJavaScriptTree)
 }
 
 // parseJavaScriptTree is parseJavaScript by way of tree-sitter's syntax
