@@ -110,13 +110,7 @@ func (p *jsFast) tsDeclaration(top, def bool) {
 		p.tsTypeParams()
 		if s.is("extends") {
 			s.next()
-			for {
-				p.tsTypeReference()
-				if s.tok != jtComma {
-					break
-				}
-				s.next()
-			}
+			p.tsTypeReferences()
 		}
 		p.tsObjectType()
 	case "type":
@@ -393,13 +387,7 @@ func (p *jsFast) tsClass(top, def bool) {
 	}
 	if s.is("implements") {
 		s.next()
-		for {
-			p.tsTypeReference()
-			if s.tok != jtComma {
-				break
-			}
-			s.next()
-		}
+		p.tsTypeReferences()
 	}
 	p.expect(jtLBrace)
 	for s.tok != jtRBrace {
@@ -778,6 +766,18 @@ func (p *jsFast) tsTypeReference() {
 	}
 	if s.tok == jtLess && !s.nl {
 		p.tsTypeArgs()
+	}
+}
+
+// tsTypeReferences reads a comma-separated list of named types: an
+// interface's extends, a class's implements.
+func (p *jsFast) tsTypeReferences() {
+	for {
+		p.tsTypeReference()
+		if p.s.tok != jtComma {
+			return
+		}
+		p.s.next()
 	}
 }
 
