@@ -165,12 +165,37 @@ func TestBrowserOnCoresOwnRepository(t *testing.T) {
 
 	t.Run("a click opens a project into its folders and files", func(t *testing.T) {
 		before := eval[int](t, b, `window.__core.nodes`)
+		if !eval[bool](t, b, `!document.querySelector('#details').hidden && document.querySelector('#details').textContent.includes('Nothing selected')`) {
+			t.Error("with nothing selected, the details column does not say how to fill it")
+		}
+		width := `document.querySelector('.sigma-nodes').width`
+		was := eval[int](t, b, width)
 		clickNode(t, b, "project:index")
 		b.waitFor(t, `document.querySelector('#status-text').textContent.includes('open: index') && window.__core.nodes > `+fmt.Sprint(before+20))
+		if now := eval[int](t, b, width); now != was {
+			// New canvases: sigma draws everything again into them.
+			t.Errorf("the selection narrowed the graph's canvas from %d to %d px", was, now)
+		}
 		b.waitFor(t, `window.__core.labels.some(l => l.id.startsWith('folder:index/'))`)
 		labelsDoNotOverlap(t, b)
 		if !eval[bool](t, b, `!document.querySelector('#details').hidden && document.querySelector('#expand').textContent === 'Fold project'`) {
 			t.Error("the opened project's details offer no fold")
+		}
+	})
+
+	t.Run("two clicks at once on two files are two clicks, not a double click", func(t *testing.T) {
+		// Sigma counts any two clicks within its timeout as a double click
+		// (a focus), wherever they land.
+		type point struct{ X, Y float64 }
+		first := eval[*point](t, b, `window.__core.where('file:internal/index/codec.go')`)
+		second := eval[*point](t, b, `window.__core.where('file:internal/index/cache.go')`)
+		if first == nil || second == nil {
+			t.Fatal("the opened project does not show codec.go and cache.go")
+		}
+		b.run(t, chromedp.MouseClickXY(first.X, first.Y), chromedp.MouseClickXY(second.X, second.Y))
+		b.waitFor(t, `document.querySelector('#details').textContent.includes('file:internal/index/cache.go')`)
+		if status := eval[string](t, b, `document.querySelector('#status-text').textContent`); strings.HasPrefix(status, "focus:") {
+			t.Errorf("the second click focused: %q", status)
 		}
 	})
 

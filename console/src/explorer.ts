@@ -600,8 +600,8 @@ export class Explorer {
       const c = this.circles.get(id);
       const n = this.raw.get(id);
       if (n?.kind === 'project' && c && !this.contents.has(n.name)) {
-        // Drawn with the opening: a frame of the selection alone costs as
-        // much as the opening's own in software WebGL, and delays it.
+        // Drawn with the opening: a frame of the selection alone would
+        // come first and hold the opening back by a frame.
         const opening = !this.expanding.has(n.name);
         void this.expand(n.name);
         this.select(id, !opening);
@@ -1353,8 +1353,7 @@ export class Explorer {
     const id = this.selected;
     const n = id ? this.raw.get(id) : undefined;
     if (!id || !n) {
-      el.replaceChildren();
-      show(el, false);
+      el.replaceChildren(...this.nothingSelected());
       return;
     }
     const circle = this.level === 'projects' ? this.circles.get(id) : undefined;
@@ -1366,7 +1365,6 @@ export class Explorer {
         h('div', { className: 'actions' }, closeBtn),
         ...this.compoundDetails(circle, n),
       );
-      show(el, true);
       return;
     }
     const fields: Array<[string, string | undefined]> = [
@@ -1459,7 +1457,24 @@ export class Explorer {
       edgeSection('Edges out', out),
       edgeSection('Edges in', inc),
     );
-    show(el, true);
+  }
+
+  /**
+   * nothingSelected is what the details panel says with no selection: how
+   * to fill it. The panel keeps its place then, so that a selection does
+   * not narrow the graph: a narrower graph means new canvases, and sigma
+   * drawing everything again into them (about 50 ms of software WebGL a
+   * click, BENCHMARKS.md, Explorer), and the picture moving sideways.
+   */
+  private nothingSelected(): HTMLElement[] {
+    const hints = [
+      this.level === 'projects' && !this.focusView
+        ? 'Click a project to open it into its folders and files, and any node or circle to see what it is and what it connects to.'
+        : 'Click a node to see what it is and what it connects to.',
+      'Double-click a node to focus on it and what lies near it.',
+      'Esc leaves a focus, then clears the selection.',
+    ];
+    return [h('header', {}, h('h2', { text: 'Nothing selected' })), ...hints.map((text) => h('p', { className: 'hint', text }))];
   }
 
   private edgesByKind(id: string, dir: 'in' | 'out'): Map<string, Neighbour[]> {

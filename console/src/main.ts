@@ -339,7 +339,7 @@ function showPanel(next: Panel): void {
   show(els.attention, next === 'attention');
   show(els.stage, next === 'graph');
   show(els.sidebar, next === 'graph');
-  if (next !== 'graph') show(els.details, false);
+  show(els.details, next === 'graph');
   els.indexProblems.classList.toggle('elsewhere', next !== 'graph');
   els.viewReview.setAttribute('aria-pressed', String(next === 'review'));
   els.viewInsight.setAttribute('aria-pressed', String(next === 'insight'));

@@ -67,6 +67,9 @@ export interface RendererHooks {
   busy(): boolean;
 }
 
+/** The ids of the nodes warmUp draws for a moment (no node id of the graph's starts with a NUL). */
+const WARM = '\u0000warm:';
+
 const LABEL_FONT = 'system-ui, sans-serif';
 const LABEL_SIZE = 12;
 /** At most this many labels a frame, and this many candidates looked at. */
@@ -74,6 +77,8 @@ const MAX_LABELS = 400;
 const MAX_SCANNED = 6000;
 /** A label cut to the room before its neighbour keeps at least this much (px), or is not drawn. */
 const MIN_CUT_LABEL = 30;
+/** Two clicks further apart than this (px) are two clicks, never a double click. */
+const DOUBLE_CLICK_SLOP = 6;
 /** A compound circle is labelled once it is this wide on screen (px). */
 const COMPOUND_LABEL_MIN = 36;
 
@@ -93,6 +98,8 @@ export class Renderer {
   private labelRoom: number | null = null;
   /** The settings tune last gave sigma. */
   private tuned = '';
+  /** warmUp's state: not yet asked, asked for the next idle moment, done. */
+  private warm: 'cold' | 'asked' | 'done' = 'cold';
 
   constructor(
     private readonly container: HTMLElement,
@@ -126,12 +133,13 @@ export class Renderer {
       // The label goes to caption: sigma adds every node with a label to
       // a grid of its own, at each indexing, for labels it does not draw.
       nodeReducer: (n, d) => {
+        if (n.startsWith(WARM)) return { ...d, highlighted: true, label: null };
         const out = hooks.nodeReducer(n, d as NodeAttrs & Partial<NodeDisplayData>) as Partial<NodeDisplayData> & Captioned;
         out.caption = out.label ?? '';
         out.label = null;
         return out;
       },
-      edgeReducer: (e, d) => hooks.edgeReducer(e, d as EdgeAttrs & Partial<EdgeDisplayData>),
+      edgeReducer: (e, d) => (e.startsWith(WARM) ? d : hooks.edgeReducer(e, d as EdgeAttrs & Partial<EdgeDisplayData>)),
     });
     this.compoundCanvas = this.sigma.createCanvas('compounds', { beforeLayer: 'edges' });
     this.compoundCanvas.classList.add('sigma-compounds');
@@ -143,6 +151,7 @@ export class Renderer {
     this.sigma.on('afterRender', () => {
       this.drawCompounds();
       this.drawLabels();
+      if (this.warm === 'cold' && this.level === 'projects' && this.graph.order > 0) this.askWarmUp();
     });
     this.sigma.on('clickNode', ({ node }) => {
       if (!this.pan.consumeClick()) hooks.click(node);
@@ -157,6 +166,19 @@ export class Renderer {
     this.sigma.on('clickStage', ({ event }) => {
       if (!this.pan.consumeClick()) hooks.clickStage(this.sigma.viewportToGraph({ x: event.x, y: event.y }));
     });
+    // Sigma takes any two clicks within its timeout for a double click,
+    // wherever they land; the browser takes only two on one spot. A click
+    // away from the one before starts afresh: open a project, then at
+    // once click one of its files, and the file is selected, not focused.
+    let lastClick = { x: NaN, y: NaN };
+    container.addEventListener(
+      'click',
+      (e) => {
+        if (!(Math.hypot(e.clientX - lastClick.x, e.clientY - lastClick.y) <= DOUBLE_CLICK_SLOP)) this.sigma.getMouseCaptor().clicks = 0;
+        lastClick = { x: e.clientX, y: e.clientY };
+      },
+      true,
+    );
     this.sigma.on('enterNode', () => container.classList.add('pointer'));
     this.sigma.on('leaveNode', () => container.classList.remove('pointer'));
     this.watch(graph);
@@ -357,7 +379,47 @@ export class Renderer {
     void cam.animate({ x: d.x, y: d.y, ratio: Math.min(cam.ratio, 0.35) }, { duration: 350 });
   }
 
+  /** askWarmUp runs warmUp at the page's next idle moment. */
+  private askWarmUp(): void {
+    this.warm = 'asked';
+    const run = () => {
+      if (this.warm !== 'asked') return;
+      this.warm = 'done';
+      this.warmUp();
+    };
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 2000 });
+    else setTimeout(run, 200);
+  }
+
+  /**
+   * warmUp draws, once and unseen, what the first opening of a project
+   * draws that the project level has not: its files as GL points, and
+   * the selected node again on sigma's hover layer. Software WebGL
+   * (SwiftShader, as in the browser tests) compiles a program's pipeline
+   * at its first draw in each context, and the first opening paid that
+   * at the click: 60 to 90 ms of its frame (BENCHMARKS.md, Explorer).
+   * Two transparent nodes of a pixel and an edge between them are drawn
+   * and dropped in one task, so no frame ever shows them.
+   */
+  private warmUp(): void {
+    const g = this.graph;
+    if (g.order === 0 || g.someNode((_id, a) => a.type === 'point')) return;
+    const at = g.getNodeAttributes(g.nodes()[0]!);
+    const nothing = { x: at.x, y: at.y, size: 1, color: 'rgba(0,0,0,0)', label: '', kind: 'warm' };
+    const ids = [`${WARM}point`, `${WARM}disc`] as const;
+    try {
+      g.addNode(ids[0], { ...nothing, type: 'point' });
+      g.addNode(ids[1], nothing);
+      g.addEdgeWithKey(`${WARM}edge`, ids[0], ids[1], { kind: 'warm', color: 'rgba(0,0,0,0)', size: 1 });
+      this.sigma.refresh();
+    } finally {
+      for (const id of ids) if (g.hasNode(id)) g.dropNode(id);
+    }
+    this.sigma.refresh();
+  }
+
   kill(): void {
+    this.warm = 'done';
     this.pan.kill();
     this.sigma.kill();
     this.container.replaceChildren();
