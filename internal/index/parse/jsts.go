@@ -152,6 +152,23 @@ func (p *jsFast) tsBlock() {
 	p.braced(p.tsStatement)
 }
 
+// tsDeclaredType reads what may follow a declared variable's or a class
+// field's name: a definite assignment (`x!`, which needs a type) and a
+// type annotation.
+func (p *jsFast) tsDeclaredType() {
+	s := &p.s
+	if s.tok == jtBang {
+		s.next()
+		if s.tok != jtColon {
+			jsGiveUp(jdSyntax) // x! needs a type
+		}
+	}
+	if s.tok == jtColon {
+		s.next()
+		p.tsType()
+	}
+}
+
 // tsName reads a name that is not a reserved word.
 func (p *jsFast) tsName() {
 	s := &p.s
@@ -199,16 +216,7 @@ func (p *jsFast) tsDeclarators(top bool) {
 		}
 		line, col, start, end := s.tline, s.tcol, s.start, s.end
 		p.tsName()
-		if s.tok == jtBang {
-			s.next()
-			if s.tok != jtColon {
-				jsGiveUp(jdSyntax) // x! needs a type
-			}
-		}
-		if s.tok == jtColon {
-			s.next()
-			p.tsType()
-		}
+		p.tsDeclaredType()
 		kind := "var"
 		if s.tok == jtAssign {
 			s.next()
@@ -496,16 +504,7 @@ func (p *jsFast) tsClassMember(class string) {
 	if method {
 		jsGiveUp(jdSyntax)
 	}
-	if s.tok == jtBang {
-		s.next()
-		if s.tok != jtColon {
-			jsGiveUp(jdSyntax) // x! needs a type
-		}
-	}
-	if s.tok == jtColon {
-		s.next()
-		p.tsType()
-	}
+	p.tsDeclaredType()
 	p.initializer()
 	p.tsMemberEnd()
 }
